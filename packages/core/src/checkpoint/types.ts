@@ -1,0 +1,343 @@
+/**
+ * The checkpointer interface: everything the runtime persists, and the only thing it talks to.
+ *
+ * Three backends implement it (MemorySaver here, SqliteSaver, PostgresSaver) and all pass the
+ * conformance suite exported from `@rein/core/testing`. Every method that changes several rows does
+ * so atomically: a crash leaves either all of it or none of it.
+ *
+ * Values (channel blobs, writes, payloads, answers) cross this interface as JS values; the store
+ * encodes them with its {@link Serializer}.
+ */
+import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
+import type { Serializer } from "../serde.ts";
+import type { AuditRecord, Interrupt, RunPathEntry, RunStatus, SteeringRecord } from "../types.ts";
+
+/**
+ * Key of one checkpoint stream within a thread: `""` for the root graph, the child run id for a
+ * subgraph run. Each stream has its own head.
+ */
+export type StreamKey = string;
+
+/** A task scheduled for a step. */
+export interface TaskSpec {
+  id: TaskId;
+  node: string;
+  /** `"edge"` for a node triggered by edges/goto, `"send:<i>"` for the i-th Send of the step. */
+  trigger: string;
+  /** The Send argument (the task's input instead of the state), when `trigger` is a send. */
+  arg?: unknown;
+}
+
+/** Where a checkpoint came from. */
+export type CheckpointSource = "input" | "loop" | "update" | "fork";
+
+/** The state of one stream before a step: channel versions and the tasks of the next step. */
+export interface CheckpointRecord {
+  threadId: ThreadId;
+  stream: StreamKey;
+  id: CheckpointId;
+  parentId: CheckpointId | null;
+  runId: RunId;
+  /** Step number of the stream; `-1` for the input checkpoint. */
+  step: number;
+  /** Channel name → version of the value this checkpoint references. */
+  versions: Record<string, string>;
+  /** Tasks of the next step (empty when the run is finished). */
+  next: TaskSpec[];
+  source: CheckpointSource;
+  createdAt: string;
+  /** Free-form metadata (e.g. `{ writes: { node: update } }`, `{ asNode }`). */
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * One stored version of a channel value. A `delta` holds only what was appended since version
+ * `prev` (append channels), so bytes per step do not grow with history; a `full` holds the whole
+ * value. Reading a version rebuilds it by following `prev` links down to a `full` blob.
+ */
+export interface ChannelBlob {
+  channel: string;
+  version: string;
+  kind: "full" | "delta";
+  prev: string | null;
+  /** For `delta`: the array of appended items. For `full`: the value. */
+  value: unknown;
+}
+
+/** One write of a finished task: `[channel, update]`. */
+export type ChannelWrite = [channel: string, value: unknown];
+
+/** What a task left behind in its step before the step committed. */
+export type TaskResult =
+  | {
+      kind: "writes";
+      taskId: TaskId;
+      node: string;
+      writes: ChannelWrite[];
+      /** Nodes to run next chosen by `Command({ goto })`. */
+      gotos: string[];
+      /** Sends chosen by `Command({ goto: [new Send(...)] })`. */
+      sends: { node: string; arg: unknown }[];
+    }
+  | {
+      /** The task is paused on at least one pending interrupt and waits for an answer. */
+      kind: "paused";
+      taskId: TaskId;
+      node: string;
+    };
+
+/** How a pending interrupt is resolved at its deadline. */
+export type OnTimeout = { kind: "value"; value: unknown } | { kind: "cancel" };
+
+/** An interrupt as stored: the public record plus what the runtime needs to match and list it. */
+export interface StoredInterrupt extends Interrupt {
+  /** Stream of the checkpoint the task belongs to. */
+  stream: StreamKey;
+  /** `"o:<order>"` or `"k:<key>"`: what the id was derived from. */
+  slot: string;
+  /** Grows when the determinism guard supersedes an earlier question in this slot. */
+  revision: number;
+  /** Run-tree path, root first. */
+  path: RunPathEntry[];
+  /** Name of the graph that owns the task. */
+  graph: string;
+  tenant: string | null;
+  /** The answer, once `status` is `answered`. `undefined` answers are stored as `null`. */
+  answer?: unknown;
+  answeredBy?: string | null;
+  answeredAt?: string | null;
+  /** ISO deadline after which a timer resolves it. */
+  deadline?: string | null;
+  onTimeout?: OnTimeout | null;
+  /** JSON Schema of the expected answer, when the node declared one. */
+  answerSchema?: unknown;
+}
+
+/** Record of a run: a root invocation or a child (subgraph) run. */
+export interface RunRecord {
+  runId: RunId;
+  threadId: ThreadId;
+  parentRunId: RunId | null;
+  parentTaskId: TaskId | null;
+  graph: string;
+  namespace: string[];
+  stream: StreamKey;
+  status: RunStatus;
+  createdAt: string;
+  updatedAt: string;
+  error?: { name: string; message: string; code?: string; node?: string } | null;
+  /** Per-run options that must survive a resume in another process (static interrupt selectors). */
+  options?: { interruptBefore?: string[]; interruptAfter?: string[] } | null;
+}
+
+/** Record of a thread. */
+export interface ThreadRecord {
+  threadId: ThreadId;
+  tenant: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Atomic commit of one superstep. */
+export interface StepCommit {
+  checkpoint: CheckpointRecord;
+  /**
+   * Compare-and-set: the head of `(threadId, stream)` must be this id (`null`: the stream must be
+   * empty). A mismatch throws {@link CheckpointConflictError} and writes nothing.
+   */
+  expectedHeadId: CheckpointId | null;
+  /** New channel versions referenced by the checkpoint (unchanged channels are not rewritten). */
+  blobs: ChannelBlob[];
+  /** Interrupt rows to insert or replace (e.g. `after` interrupts raised at the barrier). */
+  interrupts?: StoredInterrupt[];
+  /** Run rows to insert or replace with this commit. */
+  runs?: RunRecord[];
+}
+
+/** Atomic record of one task's outcome within an uncommitted step. */
+export interface TaskOutcome {
+  threadId: ThreadId;
+  stream: StreamKey;
+  checkpointId: CheckpointId;
+  result: TaskResult;
+  /** Interrupt rows raised by this execution (inserted, or replaced when the id exists). */
+  interrupts: StoredInterrupt[];
+  /** Ids to mark `superseded` (the determinism guard saw a different question). */
+  superseded: InterruptId[];
+}
+
+/** One answer in an {@link AnswerBatch}. */
+export interface InterruptAnswer {
+  id: InterruptId;
+  value: unknown;
+}
+
+/** A task whose `paused` marker an answer clears so the task runs again. */
+export interface TaskRef {
+  stream: StreamKey;
+  checkpointId: CheckpointId;
+  taskId: TaskId;
+}
+
+/** Atomic application of answers (and cancellations) to pending interrupts. */
+export interface AnswerBatch {
+  threadId: ThreadId;
+  answers: InterruptAnswer[];
+  /** Interrupts to move from `pending` to `cancelled` in the same transaction. */
+  cancel?: InterruptId[];
+  /** Tasks that become runnable: their `paused` results are deleted. */
+  wake: TaskRef[];
+  actor: string;
+  /** `answer` (a person), `timeout` (the deadline timer) or `cancel`. */
+  action: "answer" | "timeout" | "cancel";
+  /** Deduplication id: a batch with a request id already applied is refused with `duplicate`. */
+  requestId?: string | null;
+  /** When set, the head of this stream must be this checkpoint. */
+  expectedHead?: { stream: StreamKey; checkpointId: CheckpointId } | null;
+}
+
+/** Result of {@link Checkpointer.answerInterrupts}. Nothing is written unless `ok`. */
+export type AnswerOutcome =
+  | { ok: true }
+  /** Some targeted interrupts were no longer pending (another caller won, or they were resolved). */
+  | { ok: false; reason: "not_pending"; ids: InterruptId[] }
+  /** The head moved (`expectedHead` did not match). */
+  | { ok: false; reason: "head_moved"; headCheckpointId: CheckpointId | null }
+  /** The request id was applied before; `result` is what was stored for it (if anything). */
+  | { ok: false; reason: "duplicate"; result: unknown };
+
+/** Filter of {@link Checkpointer.listInterrupts}. Results are newest first. */
+export interface InterruptQuery {
+  status?: Interrupt["status"];
+  threadId?: ThreadId;
+  graph?: string;
+  /** Only this tenant's interrupts (`null`: threads without a tenant). Omitted: all tenants. */
+  tenant?: string | null;
+  runId?: RunId;
+  /** Opaque cursor from a previous page. */
+  cursor?: string | null;
+  limit?: number;
+}
+
+/** One page of interrupts. */
+export interface InterruptPage {
+  items: StoredInterrupt[];
+  nextCursor: string | null;
+}
+
+/** Filter of {@link Checkpointer.listAudit}. Oldest first. */
+export interface AuditQuery {
+  threadId?: ThreadId;
+  tenant?: string | null;
+  limit?: number;
+  cursor?: string | null;
+}
+
+/**
+ * Durable storage of threads, checkpoints, task results, interrupts, runs, steering, audit,
+ * once-results, request ids and leases.
+ */
+export interface Checkpointer {
+  /** The serializer this store encodes values with. */
+  readonly serializer: Serializer;
+
+  // Threads ------------------------------------------------------------------------------------
+  /** Creates the thread, or updates tenant/metadata of an existing one. */
+  putThread(thread: ThreadRecord): Promise<void>;
+  getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
+  /** Threads newest first. */
+  listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
+    items: ThreadRecord[];
+    nextCursor: string | null;
+  }>;
+  /** Deletes the thread and everything stored under it. */
+  deleteThread(threadId: ThreadId): Promise<void>;
+
+  // Checkpoints --------------------------------------------------------------------------------
+  /** Commits one step atomically, with compare-and-set on the stream head. */
+  commitStep(commit: StepCommit): Promise<void>;
+  /** The checkpoint `id`, or the stream head when `id` is omitted. */
+  getCheckpoint(
+    threadId: ThreadId,
+    stream: StreamKey,
+    id?: CheckpointId,
+  ): Promise<CheckpointRecord | undefined>;
+  /** Checkpoints of a stream, newest first, optionally only those older than `before`. */
+  listCheckpoints(
+    threadId: ThreadId,
+    stream: StreamKey,
+    options?: { limit?: number; before?: CheckpointId },
+  ): Promise<CheckpointRecord[]>;
+  /** Values of the given channel versions, with delta chains rebuilt into full values. */
+  getChannelValues(
+    threadId: ThreadId,
+    stream: StreamKey,
+    versions: Record<string, string>,
+  ): Promise<Record<string, unknown>>;
+
+  // Task results -------------------------------------------------------------------------------
+  /**
+   * Records a task's outcome (its writes, or that it paused) with its interrupt rows, atomically.
+   * Idempotent: once a task has a `writes` result, later outcomes for it are ignored.
+   */
+  putTaskOutcome(outcome: TaskOutcome): Promise<void>;
+  /** Results of the tasks of the step that starts at `checkpointId`. */
+  getTaskResults(threadId: ThreadId, stream: StreamKey, checkpointId: CheckpointId): Promise<TaskResult[]>;
+
+  // Interrupts ---------------------------------------------------------------------------------
+  getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
+  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
+  getThreadInterrupts(threadId: ThreadId, status?: Interrupt["status"]): Promise<StoredInterrupt[]>;
+  /** Interrupts across threads, newest first, served from an index. */
+  listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
+  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
+  listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
+  /**
+   * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
+   * (else nothing is written), the listed tasks are woken, one audit record per interrupt is
+   * appended with the actor, and the request id is remembered.
+   */
+  answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
+  /** Marks pending interrupts with another status (`cancelled`, `superseded`); others are left. */
+  setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void>;
+
+  // Request ids --------------------------------------------------------------------------------
+  /** Stores the outcome of a request id recorded by {@link Checkpointer.answerInterrupts}. */
+  putRequestResult(requestId: string, result: unknown): Promise<void>;
+
+  // Once ---------------------------------------------------------------------------------------
+  /** The stored result of `ctx.once(key)` for a task, if it ran. */
+  getOnce(threadId: ThreadId, taskId: TaskId, key: string): Promise<{ value: unknown } | undefined>;
+  /** Stores a once-result; first write wins and the stored value is returned. */
+  putOnce(threadId: ThreadId, taskId: TaskId, key: string, value: unknown): Promise<{ value: unknown }>;
+
+  // Runs ---------------------------------------------------------------------------------------
+  putRun(run: RunRecord): Promise<void>;
+  getRun(runId: RunId): Promise<RunRecord | undefined>;
+  /** Runs of a thread, oldest first. */
+  listRuns(threadId: ThreadId): Promise<RunRecord[]>;
+
+  // Steering and audit (append-only) ------------------------------------------------------------
+  appendSteering(record: SteeringRecord): Promise<void>;
+  /** Steering records of a thread, oldest first. */
+  listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
+  appendAudit(record: AuditRecord): Promise<void>;
+  listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }>;
+
+  // Leases -------------------------------------------------------------------------------------
+  /**
+   * Takes the thread's lease for `ttlMs` if it is free, expired, or already `owner`'s.
+   * Returns false when another owner holds an unexpired lease.
+   */
+  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends `owner`'s lease; false if `owner` no longer holds it. */
+  renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
+  /** Releases `owner`'s lease (no-op if someone else holds it). */
+  releaseLease(threadId: ThreadId, owner: string): Promise<void>;
+  /** The current lease holder, if unexpired. */
+  getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined>;
+
+  /** Releases connections and file handles. */
+  close(): Promise<void>;
+}

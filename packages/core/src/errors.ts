@@ -1,0 +1,244 @@
+/**
+ * Rein's error vocabulary. Every error a caller is expected to handle is a {@link ReinError} with a
+ * stable `code` from {@link ErrorCodes}; the HTTP layer maps codes to statuses in one table.
+ */
+
+/** Stable error codes. The type {@link ErrorCode} is derived from this map. */
+export const ErrorCodes = {
+  INVALID_GRAPH: "invalid_graph",
+  INVALID_UPDATE: "invalid_update",
+  INVALID_INPUT: "invalid_input",
+  INVALID_ANSWER: "invalid_answer",
+  MISSING_CHECKPOINTER: "missing_checkpointer",
+  MISSING_THREAD_ID: "missing_thread_id",
+  NON_SERIALIZABLE: "non_serializable",
+  AMBIGUOUS_RESUME: "ambiguous_resume",
+  STALE_TARGET: "stale_target",
+  NO_MATCHING_TARGET: "no_matching_target",
+  THREAD_INTERRUPTED: "thread_interrupted",
+  CHECKPOINT_CONFLICT: "checkpoint_conflict",
+  THREAD_BUSY: "thread_busy",
+  NOT_FOUND: "not_found",
+  SCHEMA_VERSION: "schema_version",
+  NODE_FAILED: "node_failed",
+  CANCELLED: "cancelled",
+  RECURSION_LIMIT: "recursion_limit",
+} as const;
+
+/** One of the stable codes in {@link ErrorCodes}. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+const REIN_ERROR = Symbol.for("rein.error");
+
+/**
+ * Base class of every error Rein raises on purpose.
+ *
+ * `instanceof` is symbol-based so that it still holds when two copies of `@rein/core` are loaded.
+ */
+export class ReinError extends Error {
+  /** Stable, machine-readable code. */
+  readonly code: ErrorCode;
+  /** Data the caller needs to act on the error (JSON-serializable). */
+  readonly details: Record<string, unknown>;
+  readonly [REIN_ERROR] = true;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+
+  /** True for any Rein error, from any copy of the package. */
+  static is(value: unknown): value is ReinError {
+    return typeof value === "object" && value !== null && REIN_ERROR in value;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (!ReinError.is(value)) return false;
+    // Subclasses match by name so two package copies agree on `x instanceof StaleTargetError`.
+    if (this === ReinError) return true;
+    let proto: unknown = Object.getPrototypeOf(value);
+    while (proto && proto !== Object.prototype) {
+      if ((proto as { constructor?: { name?: string } }).constructor?.name === this.name) return true;
+      proto = Object.getPrototypeOf(proto);
+    }
+    return false;
+  }
+
+  /** The JSON shape used at the HTTP edge and in persisted run errors. */
+  toJSON(): { error: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** A graph definition is wrong (unknown node, unreachable node, duplicate name...). */
+export class InvalidGraphError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_GRAPH, message, details);
+  }
+}
+
+/** A node returned an update the state cannot take (unknown channel, two writes to a last-value channel). */
+export class InvalidUpdateError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_UPDATE, message, details);
+  }
+}
+
+/** A call's arguments are wrong in a way that is not covered by a more specific error. */
+export class InvalidInputError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_INPUT, message, details);
+  }
+}
+
+/** A resume answer does not match the schema the interrupt declared. Nothing was stored. */
+export class InvalidAnswerError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_ANSWER, message, details);
+  }
+}
+
+/** `interrupt()` (or a resume) needs a checkpointer and the graph was compiled without one. */
+export class MissingCheckpointerError extends ReinError {
+  constructor(message = "This graph was compiled without a checkpointer; pass `compile({ checkpointer })` to use interrupts, resume or state.") {
+    super(ErrorCodes.MISSING_CHECKPOINTER, message);
+  }
+}
+
+/** A durable call was made without a thread id. */
+export class MissingThreadIdError extends ReinError {
+  constructor(message = "This call needs a thread id: pass `{ threadId: \"...\" }` (or `RunConfig.thread(id)`).") {
+    super(ErrorCodes.MISSING_THREAD_ID, message);
+  }
+}
+
+/** A value that must be stored cannot be serialized; `details.path` names where it is. */
+export class NonSerializableError extends ReinError {
+  constructor(path: string, what: string) {
+    super(
+      ErrorCodes.NON_SERIALIZABLE,
+      `Value at ${path} is not serializable (${what}); pass plain JSON data, Date, Map, Set, BigInt or Uint8Array.`,
+      { path, what },
+    );
+  }
+}
+
+/** `Command.resume(value)` found more than one pending interrupt in scope; `details.pending` lists them. */
+export class AmbiguousResumeError extends ReinError {
+  constructor(pending: readonly unknown[]) {
+    super(
+      ErrorCodes.AMBIGUOUS_RESUME,
+      `${pending.length} interrupts are pending in this scope; answer them with Command.resumeMap({ [interruptId]: value }) or narrow the target.`,
+      { pending },
+    );
+  }
+}
+
+/** The latest metadata carried by a {@link StaleTargetError}. */
+export interface StaleTargetDetails {
+  threadId: string;
+  runId: string | null;
+  runStatus: string | null;
+  headCheckpointId: string | null;
+  pendingInterrupts: unknown[];
+  reason: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A resume or steer addressed something that is no longer current: an interrupt that is not
+ * pending, a finished run, a checkpoint that is not the head, or a race another caller won.
+ * Nothing was applied. The details carry the latest metadata so the caller can re-decide.
+ */
+export class StaleTargetError extends ReinError {
+  declare readonly details: StaleTargetDetails;
+  constructor(message: string, details: StaleTargetDetails) {
+    super(ErrorCodes.STALE_TARGET, message, details);
+  }
+}
+
+/** A resume target matched no pending interrupt; `details.pending` lists what is pending. */
+export class NoMatchingTargetError extends ReinError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(ErrorCodes.NO_MATCHING_TARGET, message, details);
+  }
+}
+
+/**
+ * Plain input was sent to a thread that waits for answers. Resume it with `Command.resume` /
+ * `Command.resumeMap`, or pass `onPending: "cancel"` to drop the pending interrupts.
+ */
+export class ThreadInterruptedError extends ReinError {
+  constructor(threadId: string, pending: readonly unknown[]) {
+    super(
+      ErrorCodes.THREAD_INTERRUPTED,
+      `Thread ${threadId} is waiting on ${pending.length} interrupt(s). Answer with graph.resume(RunConfig.thread(id), Command.resume(value)) or Command.resumeMap({...}); to discard them and start anew pass { onPending: "cancel" }.`,
+      { threadId, pending },
+    );
+  }
+}
+
+/** A checkpoint commit lost a compare-and-set race on its parent: another writer moved the head. */
+export class CheckpointConflictError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.CHECKPOINT_CONFLICT, message, details);
+  }
+}
+
+/** Another process holds the thread's lease. */
+export class ThreadBusyError extends ReinError {
+  constructor(threadId: string, owner: string | null) {
+    super(ErrorCodes.THREAD_BUSY, `Thread ${threadId} is being run by ${owner ?? "another process"}; retry when it is idle.`, {
+      threadId,
+      owner,
+    });
+  }
+}
+
+/** Something addressed by id does not exist. */
+export class NotFoundError extends ReinError {
+  constructor(what: string, id: string) {
+    super(ErrorCodes.NOT_FOUND, `${what} ${id} does not exist.`, { what, id });
+  }
+}
+
+/** A store's schema is newer than this code understands. */
+export class SchemaVersionError extends ReinError {
+  constructor(found: number, known: number) {
+    super(
+      ErrorCodes.SCHEMA_VERSION,
+      `The store has schema version ${found} but this Rein knows only up to ${known}; upgrade Rein before opening it.`,
+      { found, known },
+    );
+  }
+}
+
+/** The run exceeded its step limit (a loop without an exit). */
+export class RecursionLimitError extends ReinError {
+  constructor(limit: number) {
+    super(ErrorCodes.RECURSION_LIMIT, `The run took more than ${limit} steps; raise \`recursionLimit\` or check the graph for a loop without an exit.`, {
+      limit,
+    });
+  }
+}
+
+/** The run was cancelled through its AbortSignal. */
+export class CancelledError extends ReinError {
+  constructor(reason?: unknown) {
+    super(ErrorCodes.CANCELLED, "The run was cancelled.", { reason: reason === undefined ? null : String(reason) });
+  }
+}
+
+/**
+ * A failure recorded in a checkpoint: it crossed a process boundary, so it is data, not a live
+ * exception with a stack of this process.
+ */
+export interface NodeFailure {
+  node: string;
+  taskId: string;
+  name: string;
+  message: string;
+  code?: string;
+}

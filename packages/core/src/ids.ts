@@ -1,0 +1,103 @@
+/**
+ * Branded identifiers and the deterministic id functions of the runtime.
+ *
+ * Task, interrupt and child-run ids are pure functions of where they occur, so a re-run after a
+ * resume (in any process) derives the same ids and finds its stored answers and writes.
+ */
+import { createHash, randomUUID } from "node:crypto";
+
+declare const brand: unique symbol;
+/** A string that the type system keeps apart from other strings. */
+export type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+/** Identifies a conversation / durable execution. Chosen by the caller. */
+export type ThreadId = Brand<string, "ThreadId">;
+/** Identifies one invocation (root run) or one subgraph execution (child run). */
+export type RunId = Brand<string, "RunId">;
+/** Identifies one task of one superstep. Deterministic. */
+export type TaskId = Brand<string, "TaskId">;
+/** Identifies one `interrupt()` call (or static interrupt). Deterministic. */
+export type InterruptId = Brand<string, "InterruptId">;
+/** Identifies one checkpoint. Time-ordered. */
+export type CheckpointId = Brand<string, "CheckpointId">;
+
+function digest(parts: readonly (string | number)[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) {
+    hash.update(String(part));
+    hash.update("\u0000");
+  }
+  return hash.digest("base64url").slice(0, 22);
+}
+
+/** A fresh root run id. */
+export function newRunId(): RunId {
+  return randomUUID() as RunId;
+}
+
+/** Deterministic task id: (thread, run, namespace, step, node, trigger). */
+export function taskIdFor(
+  threadId: string,
+  runId: string,
+  namespace: readonly string[],
+  step: number,
+  node: string,
+  trigger: string,
+): TaskId {
+  return `t_${digest([threadId, runId, namespace.join("/"), step, node, trigger])}` as TaskId;
+}
+
+/**
+ * Deterministic interrupt id: (thread, namespace, task, order or key, revision). The revision
+ * grows when the determinism guard supersedes an interrupt, so the new question gets a new id.
+ */
+export function interruptIdFor(
+  threadId: string,
+  namespace: readonly string[],
+  taskId: string,
+  slot: string,
+  revision: number,
+): InterruptId {
+  return `i_${digest([threadId, namespace.join("/"), taskId, slot, revision])}` as InterruptId;
+}
+
+/** Deterministic child run id: (parent run, parent task, invocation index). */
+export function childRunIdFor(parentRunId: string, parentTaskId: string, index: number): RunId {
+  return `r_${digest([parentRunId, parentTaskId, index])}` as RunId;
+}
+
+let lastMillis = 0;
+let counter = 0;
+
+/**
+ * A new checkpoint id greater than `after` (when given) and than every id this process made
+ * before: 12 hex digits of milliseconds, 6 of a counter, 6 random. Ordering along a thread's
+ * lineage is what makes "versions" of a channel sortable.
+ */
+export function newCheckpointId(after?: string | null): CheckpointId {
+  let millis = Date.now();
+  if (millis <= lastMillis) {
+    millis = lastMillis;
+    counter += 1;
+  } else {
+    lastMillis = millis;
+    counter = 0;
+  }
+  let id = format(millis, counter);
+  if (after && id <= after) {
+    // Another process with a clock ahead of ours wrote the parent: step just past it.
+    const parentMillis = Number.parseInt(after.slice(0, 12), 16);
+    const parentCounter = Number.parseInt(after.slice(13, 19), 16);
+    lastMillis = parentMillis;
+    counter = parentCounter + 1;
+    id = format(parentMillis, counter);
+  }
+  return id as CheckpointId;
+}
+
+function format(millis: number, count: number): string {
+  const random = Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, "0");
+  return `${millis.toString(16).padStart(12, "0")}-${count.toString(16).padStart(6, "0")}-${random}`;
+}

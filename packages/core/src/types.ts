@@ -1,0 +1,82 @@
+/**
+ * Public record types shared by the runtime, the stores and the server.
+ */
+import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
+
+/** How an interrupt came to be: an `interrupt()` call, or a static selector before/after a node. */
+export type InterruptKind = "dynamic" | "before" | "after";
+
+/** Lifecycle of an interrupt. Only `pending` ones can be answered. */
+export type InterruptStatus = "pending" | "answered" | "cancelled" | "superseded";
+
+/** One step of a run-tree path, root first. */
+export interface RunPathEntry {
+  runId: RunId;
+  graph: string;
+  node: string;
+  taskId: TaskId;
+}
+
+/** A question the run asked a person (or a static pause). */
+export interface Interrupt<Payload = unknown> {
+  id: InterruptId;
+  runId: RunId;
+  threadId: ThreadId;
+  node: string;
+  taskId: TaskId;
+  /** Subgraph namespace of the task: `[]` at the root, `["supervisor", "research"]` below. */
+  namespace: string[];
+  /** Index of the `interrupt()` call within its task run (0 for static interrupts). */
+  order: number;
+  payload: Payload;
+  kind: InterruptKind;
+  status: InterruptStatus;
+  /** The checkpoint the paused task belongs to (the head when it paused). */
+  checkpointId: CheckpointId;
+  createdAt: string;
+}
+
+/** Status of a run. */
+export type RunStatus = "running" | "done" | "interrupted" | "error" | "cancelled";
+
+/** What a run returns: the typed result of `invoke`, `resume` and `resumeTargeted`. */
+export interface RunResult<State = Record<string, unknown>> {
+  threadId: ThreadId;
+  runId: RunId;
+  status: "done" | "interrupted" | "error" | "cancelled";
+  values: State;
+  /** Pending interrupts of the thread after this call. */
+  interrupts: Interrupt[];
+  checkpointId: CheckpointId | null;
+  /** The recorded failure when `status` is `error`. */
+  error?: { name: string; message: string; code?: string; node?: string };
+}
+
+/** A steering instruction: recorded separately from answers, read by node code via `ctx.steering`. */
+export interface SteeringRecord {
+  id: string;
+  threadId: ThreadId;
+  runId: RunId;
+  taskId?: TaskId;
+  interruptId?: InterruptId;
+  namespace: string[];
+  text: string;
+  actor: string;
+  checkpointId: CheckpointId | null;
+  createdAt: string;
+}
+
+/** What an audit entry records. */
+export type AuditAction = "answer" | "cancel" | "timeout" | "steer" | "supersede" | "update_state";
+
+/** One line of the append-only audit log. */
+export interface AuditRecord {
+  id: string;
+  threadId: ThreadId;
+  runId: RunId | null;
+  interruptId?: InterruptId;
+  action: AuditAction;
+  actor: string;
+  data: unknown;
+  createdAt: string;
+}
