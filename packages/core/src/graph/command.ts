@@ -1,0 +1,90 @@
+/**
+ * What nodes return to steer control flow (`Command`, `Send`) and what callers pass to resume a
+ * paused run (`Command.resume`, `Command.resumeMap`).
+ */
+import type { InterruptId } from "../ids.ts";
+
+/** Fan-out: run `node` once with `arg` as its input (map-reduce over many inputs). */
+export class Send<Arg = unknown> {
+  readonly kind = "send" as const;
+  constructor(
+    readonly node: string,
+    readonly arg: Arg,
+  ) {}
+}
+
+/** What to do with pending child interrupts when a parent run is resumed. */
+export type PendingChildrenPolicy = "keep" | "cancel" | { resolve: unknown };
+
+/** Options that travel with an answer. */
+export interface ResumeOptions {
+  /** Instruction for the agent, recorded in the steering log, never merged into the answer. */
+  steering?: string;
+  /** Who answered (recorded in the audit log). The HTTP layer sets it from the token. */
+  actor?: string;
+  /** Parent resume only: what happens to child interrupts that stay pending. Default `"keep"`. */
+  pendingChildren?: PendingChildrenPolicy;
+  /** Deduplication id: the same id again returns the original outcome. */
+  requestId?: string;
+}
+
+/**
+ * An answer to pending interrupts. Built with {@link Command.resume} (one interrupt in scope) or
+ * {@link Command.resumeMap} (several, by id) — two constructors so that an object answer is never
+ * mistaken for a map.
+ */
+export type ResumeCommand =
+  | { readonly [RESUME]: true; readonly kind: "resume"; readonly value: unknown; readonly options: ResumeOptions }
+  | {
+      readonly [RESUME]: true;
+      readonly kind: "resumeMap";
+      readonly map: Readonly<Record<string, unknown>>;
+      readonly options: ResumeOptions;
+    };
+
+/** Brand of resume commands, so plain state input is never taken for one. */
+const RESUME: unique symbol = Symbol.for("rein.resume");
+
+/** Arguments of a node-returned command. */
+export interface CommandInit<Update> {
+  /** Node(s) or Send(s) to run next, in addition to the node's edges. */
+  goto?: string | Send | readonly (string | Send)[];
+  /** State update applied like a returned update. */
+  update?: Update;
+}
+
+/**
+ * Returned by a node to update state and choose where to go next:
+ * `return new Command({ update: { n: 1 }, goto: "review" })`.
+ */
+export class Command<Update = Record<string, unknown>> {
+  readonly kind = "command" as const;
+  readonly goto: readonly (string | Send)[];
+  readonly update: Update | undefined;
+
+  constructor(init: CommandInit<Update>) {
+    const goto = init.goto;
+    this.goto = goto === undefined ? [] : Array.isArray(goto) ? goto : [goto as string | Send];
+    this.update = init.update;
+  }
+
+  /**
+   * Answers the one pending interrupt in scope. More than one in scope is an
+   * `AmbiguousResumeError`. `Command.resume()` without a value continues a static interrupt.
+   *
+   * @example graph.resume(RunConfig.thread("t1"), Command.resume({ approved: true }))
+   */
+  static resume(value?: unknown, options: ResumeOptions = {}): ResumeCommand {
+    return { [RESUME]: true, kind: "resume", value, options };
+  }
+
+  /** Answers several pending interrupts at once, by interrupt id. */
+  static resumeMap(map: Readonly<Record<InterruptId | string, unknown>>, options: ResumeOptions = {}): ResumeCommand {
+    return { [RESUME]: true, kind: "resumeMap", map, options };
+  }
+}
+
+/** True for values built by `Command.resume` / `Command.resumeMap`. */
+export function isResumeCommand(value: unknown): value is ResumeCommand {
+  return typeof value === "object" && value !== null && RESUME in value;
+}

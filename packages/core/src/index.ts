@@ -1,0 +1,34 @@
+/**
+ * `@rein/core` — a durable graph runtime for LLM agents.
+ *
+ * Build a graph over typed channels with {@link StateGraph}, compile it with a checkpointer, and
+ * run it. A node can stop to ask a person with `ctx.interrupt(payload)`: the run is recorded and
+ * returns; any process can answer later with {@link Command.resume} and the node re-runs from its
+ * first statement with the answer. Sub-agents are compiled graphs used as nodes; each runs as a
+ * child run that can be resumed and steered on its own with `resumeTargeted` and `steer`.
+ *
+ * @packageDocumentation
+ */
+export { append, ephemeral, lastValue, reducer } from "./channels.ts";
+export type { Channel, ChannelKind, Schema, StateOf, UpdateOf } from "./channels.ts";
+export { Command, Send, isResumeCommand } from "./graph/command.ts";
+export type { CommandInit, PendingChildrenPolicy, ResumeCommand, ResumeOptions } from "./graph/command.ts";
+export { END, START, StateGraph } from "./graph/state-graph.ts";
+export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./graph/state-graph.ts";
+export { CompiledGraph, RunConfig } from "./runtime/compiled.ts";
+export type { CompileOptions, RunOptions, StreamOptions } from "./runtime/compiled.ts";
+export { interrupt } from "./runtime/context.ts";
+export type { InterruptOptions, NodeContext } from "./runtime/context.ts";
+export type { StreamEvent, StreamMode } from "./runtime/events.ts";
+export type { DeterminismMode } from "./runtime/execution.ts";
+export type { InterruptListItem, InterruptListQuery } from "./runtime/queue.ts";
+export type { ResumeTarget } from "./runtime/resume.ts";
+export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./runtime/state.ts";
+export { MemorySaver } from "./checkpoint/memory.ts";
+export type { MemorySaverOptions } from "./checkpoint/memory.ts";
+export type * from "./checkpoint/types.ts";
+export * from "./errors.ts";
+export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
+export { jsonSerializer } from "./serde.ts";
+export type { Serializer } from "./serde.ts";
+export type * from "./types.ts";

@@ -1,0 +1,131 @@
+/**
+ * The step barrier: folds the writes of a finished step into the state through the channels'
+ * reducers, decides the versions and blobs to store, and schedules the next step's tasks.
+ */
+import { appendedItems, DuplicateWriteError } from "../channels.ts";
+import type { ChannelBlob, TaskResult, TaskSpec } from "../checkpoint/types.ts";
+import { InvalidUpdateError } from "../errors.ts";
+import { taskIdFor } from "../ids.ts";
+import { Send } from "../graph/command.ts";
+import { END, type GraphShape } from "../graph/state-graph.ts";
+import type { Execution } from "./execution.ts";
+
+type Writes = Extract<TaskResult, { kind: "writes" }>;
+
+/** State after a barrier, and what to store for it. */
+export interface BarrierOutcome {
+  values: Record<string, unknown>;
+  versions: Record<string, string>;
+  blobs: ChannelBlob[];
+  /** Per node, the updates it wrote (for `updates` events and checkpoint metadata). */
+  writers: string[];
+}
+
+/**
+ * Applies the writes of `results` (in task order) to `values`.
+ *
+ * @throws InvalidUpdateError for an unknown channel, or two writes to a last-value channel in one
+ *   step (naming both nodes).
+ */
+export function applyWrites(
+  shape: GraphShape,
+  values: Record<string, unknown>,
+  versions: Record<string, string>,
+  results: readonly Writes[],
+  newVersion: string,
+): BarrierOutcome {
+  const updates = new Map<string, { values: unknown[]; writers: string[] }>();
+  for (const result of results) {
+    for (const [channel, value] of result.writes) {
+      if (!(channel in shape.schema))
+        throw new InvalidUpdateError(`Node "${result.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`, {
+          node: result.node,
+          channel,
+        });
+      let entry = updates.get(channel);
+      if (!entry) updates.set(channel, (entry = { values: [], writers: [] }));
+      entry.values.push(value);
+      entry.writers.push(result.node);
+    }
+  }
+  const nextValues = { ...values };
+  const nextVersions = { ...versions };
+  const blobs: ChannelBlob[] = [];
+  for (const [name, channel] of Object.entries(shape.schema)) {
+    const entry = updates.get(name);
+    if (!entry) {
+      // Ephemeral values live for one step only.
+      if (channel.kind === "ephemeral" && nextVersions[name] !== undefined) {
+        nextValues[name] = undefined;
+        delete nextVersions[name];
+      }
+      continue;
+    }
+    try {
+      nextValues[name] = channel.reduce(values[name], entry.values, entry.writers, name);
+    } catch (error) {
+      if (error instanceof DuplicateWriteError)
+        throw new InvalidUpdateError(error.message, { channel: name, nodes: entry.writers });
+      throw error;
+    }
+    const prev = versions[name] ?? null;
+    if (channel.kind === "append" && prev !== null) {
+      blobs.push({ channel: name, version: newVersion, kind: "delta", prev, value: appendedItems(entry.values) });
+    } else {
+      blobs.push({ channel: name, version: newVersion, kind: "full", prev: null, value: nextValues[name] });
+    }
+    nextVersions[name] = newVersion;
+  }
+  return { values: nextValues, versions: nextVersions, blobs, writers: results.map((r) => r.node) };
+}
+
+/**
+ * Tasks of the next step: edges and routers of the nodes that ran, `Command` gotos and Sends.
+ * A node reached several ways runs once; each Send is a task of its own.
+ */
+export async function scheduleNext(
+  shape: GraphShape,
+  exec: Execution,
+  ran: readonly Writes[] | readonly string[],
+  state: Record<string, unknown>,
+  step: number,
+): Promise<TaskSpec[]> {
+  const nodes: string[] = [];
+  const sends: Send[] = [];
+  const add = (target: string | Send): void => {
+    if (target instanceof Send) {
+      if (!shape.nodes.has(target.node)) throw new InvalidUpdateError(`Send to unknown node "${target.node}".`, { node: target.node });
+      sends.push(target);
+    } else if (target !== END) {
+      if (!shape.nodes.has(target)) throw new InvalidUpdateError(`Cannot go to unknown node "${target}".`, { node: target });
+      if (!nodes.includes(target)) nodes.push(target);
+    }
+  };
+  for (const item of ran) {
+    const from = typeof item === "string" ? item : item.node;
+    if (typeof item !== "string") {
+      for (const node of item.gotos) add(node);
+      for (const send of item.sends) add(new Send(send.node, send.arg));
+    }
+    for (const to of shape.edges.get(from) ?? []) add(to);
+    for (const branch of shape.branches.get(from) ?? []) {
+      const picked = await branch.router(state as never);
+      const list = Array.isArray(picked) ? (picked as (string | Send)[]) : [picked as string | Send];
+      for (const target of list) {
+        if (target instanceof Send) add(target);
+        else {
+          const mapped = branch.pathMap ? branch.pathMap[target] : target;
+          if (mapped === undefined)
+            throw new InvalidUpdateError(`Router of "${from}" returned "${target}", which its path map does not name.`, { from, target });
+          add(mapped);
+        }
+      }
+    }
+  }
+  const ns = exec.namespace;
+  const next: TaskSpec[] = nodes.map((node) => ({ id: taskIdFor(exec.threadId, exec.runId, ns, step, node, "edge"), node, trigger: "edge" }));
+  sends.forEach((send, index) => {
+    next.push({ id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, `send:${index}`), node: send.node, trigger: `send:${index}`, arg: send.arg });
+  });
+  return next;
+}

@@ -1,0 +1,421 @@
+/**
+ * A compiled, runnable graph: `invoke`, `stream`, `resume`, `resumeTargeted`, `steer`, state and
+ * history, and the interrupt queue.
+ */
+import { randomUUID } from "node:crypto";
+import type { Schema, StateOf, UpdateOf } from "../channels.ts";
+import { MemorySaver } from "../checkpoint/memory.ts";
+import type { Checkpointer, InterruptQuery, RunRecord, StoredInterrupt } from "../checkpoint/types.ts";
+import { InvalidInputError, MissingCheckpointerError, MissingThreadIdError, NotFoundError, StaleTargetError } from "../errors.ts";
+import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
+import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
+import type { GraphShape } from "../graph/state-graph.ts";
+import type { RunResult, SteeringRecord } from "../types.ts";
+import { currentTask } from "./context.ts";
+import { EventQueue, silentSink, type EventSink, type StreamEvent, type StreamMode } from "./events.ts";
+import { Execution, type DeterminismMode } from "./execution.ts";
+import { toPublicInterrupt } from "./interrupt-records.ts";
+import { defaultLease, withLease, type LeaseSettings } from "./lease.ts";
+import type { RunSelectors } from "./loop.ts";
+import { buildBatch, chooseAnswers, selectTarget, staleError, tasksToWake, validateAnswers, type ResumeTarget } from "./resume.ts";
+import { guardPending, InterruptCache, newRootRun, runStream, type GraphRuntime } from "./run.ts";
+import { parseSelectors } from "./selectors.ts";
+import { listInterruptsForPeople, type InterruptListItem, type InterruptListQuery } from "./queue.ts";
+import { getState, getStateHistory, updateState, type StateSnapshot } from "./state.ts";
+import { runChild } from "./child.ts";
+
+/** Options of `StateGraph.compile`. */
+export interface CompileOptions {
+  /** Where runs are stored. Required for interrupts, resume, state and history. */
+  checkpointer?: Checkpointer;
+  /** Pause before these nodes (names, or subgraph paths like `"supervisor/*\/tools"`). */
+  interruptBefore?: string[];
+  /** Pause after these nodes. */
+  interruptAfter?: string[];
+  /** Graph name: the sub-agent id is this name plus the child run id. Default `"graph"`. */
+  name?: string;
+  /** Determinism guard on re-run interrupt payloads. Default `"strict"`. */
+  determinism?: DeterminismMode;
+  /** Maximum supersteps per call. Default 100. */
+  recursionLimit?: number;
+  /** Lease timing for per-thread serialization across processes. */
+  lease?: Partial<LeaseSettings>;
+}
+
+/** Options of one call. */
+export interface RunOptions {
+  threadId?: string;
+  /** Run from this past checkpoint: a fork (a new run from that state). */
+  checkpointId?: string;
+  /** Per-run static interrupts; they hold for the whole run, across resumes. */
+  interruptBefore?: string[];
+  interruptAfter?: string[];
+  signal?: AbortSignal;
+  /** Plain input to a thread with pending interrupts: `"error"` (default) or `"cancel"` them. */
+  onPending?: "error" | "cancel";
+  /** Who acts (recorded in the audit log). */
+  actor?: string;
+  /** Tenant of a new thread. */
+  tenant?: string | null;
+  /** Metadata of a new thread. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Options of `stream`. */
+export interface StreamOptions extends RunOptions {
+  /** Modes to receive; default `["values"]`. `interrupt` and `end` events always come. */
+  streamMode?: StreamMode | StreamMode[];
+}
+
+/** Helpers to build call options. */
+export const RunConfig = {
+  /** Options addressing a thread: `RunConfig.thread("support-123")`. */
+  thread(threadId: string, extra: Omit<RunOptions, "threadId"> = {}): RunOptions {
+    return { ...extra, threadId };
+  },
+};
+
+/** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
+export class CompiledGraph<S extends Schema> {
+  /** The graph's name (sub-agent ids are this name plus a child run id). */
+  readonly name: string;
+  readonly checkpointer: Checkpointer | undefined;
+  readonly determinism: DeterminismMode;
+  /** @internal */
+  readonly runtime: GraphRuntime;
+  /** @internal */
+  readonly compileOptions: CompileOptions;
+  private readonly lease: LeaseSettings;
+
+  /** @internal Use `StateGraph.compile()`. */
+  constructor(shape: GraphShape, options: CompileOptions) {
+    this.name = options.name ?? "graph";
+    this.checkpointer = options.checkpointer;
+    this.determinism = options.determinism ?? "strict";
+    this.compileOptions = options;
+    this.runtime = { shape, name: this.name, recursionLimit: options.recursionLimit ?? 100 };
+    this.lease = { ...defaultLease, ...options.lease };
+  }
+
+  /**
+   * Runs the graph to its end or its first pause. Input is a state update, `null` to continue a
+   * thread, or a resume command.
+   *
+   * @example
+   * const r = await graph.invoke({ request: "refund" }, { threadId: "t1" });
+   * if (r.status === "interrupted") await graph.resume(RunConfig.thread("t1"), Command.resume(true));
+   * @throws MissingThreadIdError when the graph has a checkpointer and no thread id is given.
+   * @throws ThreadInterruptedError for plain input to a thread with pending interrupts.
+   */
+  async invoke(input: UpdateOf<S> | ResumeCommand | null, options: RunOptions = {}): Promise<RunResult<StateOf<S>>> {
+    const task = currentTask();
+    if (task && options.threadId === undefined && !isResumeCommand(input)) {
+      // Invoked from node code: a child run of the calling task.
+      return (await runChild(this as unknown as CompiledGraph<Schema>, input ?? {}, task, this.name)) as RunResult<StateOf<S>>;
+    }
+    return this.execute(input, options, silentSink);
+  }
+
+  /**
+   * Runs like `invoke` and yields events as they happen; the last event is `end` with the result.
+   */
+  stream(input: UpdateOf<S> | ResumeCommand | null, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
+    const modes = new Set<StreamMode>(Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"]);
+    const queue = new EventQueue(modes);
+    this.execute(input, options, queue).then(
+      (result) => {
+        queue.push({ type: "end", namespace: [], result });
+        queue.close();
+      },
+      (error: unknown) => queue.close(error),
+    );
+    return queue;
+  }
+
+  /** Answers pending interrupts of a thread and continues the run. Same as `invoke(command, config)`. */
+  resume(config: RunOptions, command: ResumeCommand): Promise<RunResult<StateOf<S>>> {
+    return this.execute(command, config, silentSink);
+  }
+
+  /**
+   * Answers the pending interrupts a target selects — the orchestrator run, one child run, one
+   * task, one namespace or one interrupt — and continues. Paused siblings do not run.
+   *
+   * @throws StaleTargetError when the target is no longer current (with the latest metadata).
+   * @throws NoMatchingTargetError / AmbiguousResumeError when the target selects none / several.
+   */
+  async resumeTargeted(target: ResumeTarget, command: ResumeCommand, options: Omit<RunOptions, "threadId"> = {}): Promise<RunResult<StateOf<S>>> {
+    const saver = this.requireSaver();
+    const run = await saver.getRun(target.runId as RunId);
+    if (!run) throw new NotFoundError("run", target.runId);
+    return this.resumeWith(run.threadId, command, target, { ...options, threadId: run.threadId }, silentSink);
+  }
+
+  /**
+   * Records a steering instruction for a run, task or interrupt without resuming. Node code of
+   * the next execution in that scope reads it through `ctx.steering`.
+   */
+  async steer(target: ResumeTarget, text: string, options: { actor?: string } = {}): Promise<SteeringRecord> {
+    const saver = this.requireSaver();
+    const run = await saver.getRun(target.runId as RunId);
+    if (!run) throw new NotFoundError("run", target.runId);
+    if (run.status === "done" || run.status === "cancelled" || run.status === "error")
+      throw await staleError(saver, run.threadId, run.runId, `Run ${run.runId} is ${run.status}; there is no next execution to steer.`);
+    return this.recordSteering(run.threadId, target, text, options.actor ?? "anonymous");
+  }
+
+  /** The current state of a thread: values, next tasks, pending interrupts, checkpoint. */
+  getState(config: RunOptions, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot<StateOf<S>>> {
+    return getState(this.runtime, this.requireSaver(), this.requireThread(config), config.checkpointId, options.subgraphs ?? false) as Promise<StateSnapshot<StateOf<S>>>;
+  }
+
+  /** Checkpoints of a thread, newest first. */
+  getStateHistory(config: RunOptions, options: { limit?: number; before?: string } = {}): Promise<StateSnapshot<StateOf<S>>[]> {
+    return getStateHistory(this.runtime, this.requireSaver(), this.requireThread(config), options) as Promise<StateSnapshot<StateOf<S>>[]>;
+  }
+
+  /**
+   * Writes values as if node `asNode` had returned them: a new checkpoint (a fork when
+   * `config.checkpointId` is not the head). Its edges decide the next tasks.
+   */
+  updateState(config: RunOptions, values: UpdateOf<S>, options: { asNode?: string } = {}): Promise<{ checkpointId: CheckpointId }> {
+    return updateState(this.runtime, this.requireSaver(), this.requireThread(config), values as Record<string, unknown>, config.checkpointId, options.asNode, config.actor ?? "anonymous");
+  }
+
+  /** Pending (or other) interrupts across threads, newest first, for people to act on. */
+  listInterrupts(query: InterruptListQuery = {}): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
+    return listInterruptsForPeople(this.requireSaver(), query as InterruptQuery);
+  }
+
+  /**
+   * Resolves every pending interrupt past its deadline (answer with `onTimeout`'s value or cancel
+   * its task) and continues the affected threads. Call at start and periodically; the server does.
+   */
+  async resolveExpiredInterrupts(now: Date = new Date()): Promise<number> {
+    const saver = this.requireSaver();
+    const expired = await saver.listExpiredInterrupts(now.toISOString(), 500);
+    const threads = new Set<ThreadId>();
+    for (const record of expired) {
+      const onTimeout = record.onTimeout ?? { kind: "cancel" };
+      const wake = await tasksToWake(saver, [record]);
+      const outcome = await saver.answerInterrupts({
+        threadId: record.threadId,
+        answers: onTimeout.kind === "value" ? [{ id: record.id, value: onTimeout.value ?? null }] : [],
+        cancel: onTimeout.kind === "cancel" ? [record.id] : [],
+        wake,
+        actor: "system:timer",
+        action: "timeout",
+      });
+      if (outcome.ok) threads.add(record.threadId);
+    }
+    for (const threadId of threads) await this.execute(null, { threadId, actor: "system:timer" }, silentSink);
+    return threads.size === 0 ? 0 : expired.length;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private requireSaver(): Checkpointer {
+    if (!this.checkpointer) throw new MissingCheckpointerError();
+    return this.checkpointer;
+  }
+
+  private requireThread(config: RunOptions): ThreadId {
+    if (!config.threadId) throw new MissingThreadIdError();
+    return config.threadId as ThreadId;
+  }
+
+  /** @internal Selectors for a run: compile-time ones plus the run's own. */
+  selectorsFor(run: RunRecord | null, base: number): RunSelectors {
+    return {
+      before: [...parseSelectors(this.compileOptions.interruptBefore, base), ...parseSelectors(run?.options?.interruptBefore, 0)],
+      after: [...parseSelectors(this.compileOptions.interruptAfter, base), ...parseSelectors(run?.options?.interruptAfter, 0)],
+    };
+  }
+
+  private async execute(input: UpdateOf<S> | ResumeCommand | null, options: RunOptions, sink: EventSink): Promise<RunResult<StateOf<S>>> {
+    if (isResumeCommand(input)) {
+      this.requireSaver();
+      return this.resumeWith(this.requireThread(options), input, null, options, sink);
+    }
+    if (input !== null && input !== undefined && (typeof input !== "object" || Array.isArray(input)))
+      throw new InvalidInputError("Input must be an object of channel updates, null (continue), or Command.resume(...).");
+    const durable = this.checkpointer !== undefined;
+    if (durable && !options.threadId) throw new MissingThreadIdError();
+    const saver = this.checkpointer ?? new MemorySaver();
+    const threadId = (options.threadId ?? `ephemeral-${randomUUID()}`) as ThreadId;
+    const work = (): Promise<RunResult<StateOf<S>>> => this.runRoot(saver, durable, threadId, input, options, sink);
+    return durable ? withLease(saver, threadId, this.lease, work) : work();
+  }
+
+  private async runRoot(
+    saver: Checkpointer,
+    durable: boolean,
+    threadId: ThreadId,
+    input: UpdateOf<S> | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    const actor = options.actor ?? "anonymous";
+    if (durable && !(await saver.getThread(threadId))) {
+      const now = new Date().toISOString();
+      await saver.putThread({ threadId, tenant: options.tenant ?? null, metadata: options.metadata ?? {}, createdAt: now, updatedAt: now });
+    }
+    const rows = durable ? await saver.getThreadInterrupts(threadId) : [];
+    const cache = new InterruptCache(rows);
+    const head = durable ? await saver.getCheckpoint(threadId, "") : undefined;
+    const runOptions = options.interruptBefore || options.interruptAfter ? { interruptBefore: options.interruptBefore ?? [], interruptAfter: options.interruptAfter ?? [] } : null;
+    let run: RunRecord;
+    let streamInput: Record<string, unknown> | undefined;
+    if (input === null || input === undefined) {
+      const previous = head && !options.checkpointId ? await saver.getRun(head.runId) : undefined;
+      run = previous ? { ...previous, status: "running", updatedAt: new Date().toISOString() } : newRootRun(threadId, this.name, runOptions);
+      streamInput = head ? undefined : {};
+    } else {
+      await guardPending(saver, threadId, cache.pending(), options.onPending ?? "error", actor);
+      run = newRootRun(threadId, this.name, runOptions);
+      streamInput = input as Record<string, unknown>;
+    }
+    if (options.checkpointId && run.runId === head?.runId) run = newRootRun(threadId, this.name, runOptions);
+    const thread = durable ? await saver.getThread(threadId) : undefined;
+    await saver.putRun(run);
+    const controller = linkSignal(options.signal);
+    const exec = new Execution({
+      threadId,
+      runId: run.runId,
+      stream: "",
+      namespace: [],
+      path: [],
+      graphName: this.name,
+      schema: this.runtime.shape.schema,
+      tenant: thread?.tenant ?? null,
+      saver,
+      durable,
+      determinism: this.determinism,
+      signal: controller,
+      sink,
+      steering: durable ? await saver.listSteering(threadId) : [],
+      lineage: [run.runId],
+      cache,
+      runSelectors: { before: parseSelectors(run.options?.interruptBefore, 0), after: parseSelectors(run.options?.interruptAfter, 0) },
+    });
+    const { outcome, state } = await runStream({
+      graph: this.runtime,
+      exec,
+      selectors: this.selectorsFor(run, 0),
+      cache,
+      input: streamInput,
+      fromCheckpointId: options.checkpointId as CheckpointId | undefined,
+      run,
+    });
+    const pending = outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
+    const result: RunResult<StateOf<S>> = {
+      threadId,
+      runId: run.runId,
+      status: outcome.status,
+      values: state.values as StateOf<S>,
+      interrupts: pending.map(toPublicInterrupt),
+      checkpointId: durable ? state.head.id : null,
+    };
+    if (outcome.status === "error") {
+      const err = outcome.error;
+      result.error = {
+        name: err instanceof Error ? err.name : "Error",
+        message: err instanceof Error ? err.message : String(err),
+        ...(err && typeof err === "object" && "code" in err && typeof err.code === "string" ? { code: err.code } : {}),
+        ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
+      };
+    }
+    return result;
+  }
+
+  private async resumeWith(
+    threadId: ThreadId,
+    command: ResumeCommand,
+    target: ResumeTarget | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    const saver = this.requireSaver();
+    const actor = command.options.actor ?? options.actor ?? "anonymous";
+    const pendingAll = await saver.getThreadInterrupts(threadId, "pending");
+    let expectedHead: { stream: string; checkpointId: CheckpointId } | null = null;
+    if (target) {
+      const run = await saver.getRun(target.runId as RunId);
+      if (!run || run.threadId !== threadId) throw new NotFoundError("run", target.runId);
+      if (run.status === "done" || run.status === "cancelled" || run.status === "error")
+        throw await staleError(saver, threadId, run.runId, `Run ${run.runId} is ${run.status}.`);
+      if (target.expectedCheckpointId !== undefined) {
+        const head = await saver.getCheckpoint(threadId, run.stream);
+        if (head?.id !== target.expectedCheckpointId)
+          throw await staleError(saver, threadId, run.runId, `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`);
+        expectedHead = { stream: run.stream, checkpointId: head.id };
+      }
+    }
+    const inScope = selectTarget(pendingAll, target);
+    const chosen = await chooseAnswers(saver, threadId, command, inScope, pendingAll, target);
+    // Parent resume: child interrupts below the target run follow the pendingChildren policy.
+    const cancel: StoredInterrupt[] = [];
+    const policy = command.options.pendingChildren ?? "keep";
+    if (target && policy !== "keep") {
+      const children = pendingAll.filter((i) => i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i));
+      for (const child of children) {
+        if (policy === "cancel") cancel.push(child);
+        else chosen.set(child, policy.resolve);
+      }
+    }
+    validateAnswers(chosen);
+    const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
+    const outcome = await saver.answerInterrupts(buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead));
+    if (!outcome.ok) {
+      if (outcome.reason === "duplicate") {
+        if (outcome.result !== null && outcome.result !== undefined) return outcome.result as RunResult<StateOf<S>>;
+      } else if (outcome.reason === "head_moved") {
+        throw await staleError(saver, threadId, target?.runId ?? null, "The head moved while answering.");
+      } else {
+        throw await staleError(saver, threadId, target?.runId ?? null, `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`);
+      }
+    }
+    if (outcome.ok) {
+      for (const runId of new Set(cancel.map((c) => c.runId))) {
+        const run = await saver.getRun(runId);
+        if (run) await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
+      }
+      if (command.options.steering !== undefined) {
+        const first = [...chosen.keys()][0];
+        const scope: ResumeTarget = target ?? { runId: first?.runId ?? "", namespace: first?.namespace ?? [], ...(first ? { taskId: first.taskId } : {}) };
+        await this.recordSteering(threadId, { ...scope, ...(first && !target?.interruptId ? {} : {}) }, command.options.steering, actor, first?.id);
+      }
+    }
+    const result = await this.execute(null, { ...options, threadId, actor }, sink);
+    if (command.options.requestId) await saver.putRequestResult(command.options.requestId, result);
+    return result;
+  }
+
+  private async recordSteering(threadId: ThreadId, target: ResumeTarget, text: string, actor: string, interruptId?: string): Promise<SteeringRecord> {
+    const saver = this.requireSaver();
+    if (typeof text !== "string" || text.trim() === "") throw new InvalidInputError("Steering text must be a non-empty string.");
+    const run = await saver.getRun(target.runId as RunId);
+    const head = await saver.getCheckpoint(threadId, run?.stream ?? "");
+    const record: SteeringRecord = {
+      id: `s_${randomUUID()}`,
+      threadId,
+      runId: target.runId as RunId,
+      ...(target.taskId !== undefined ? { taskId: target.taskId as SteeringRecord["taskId"] & string } : {}),
+      ...(target.interruptId !== undefined || interruptId !== undefined ? { interruptId: (target.interruptId ?? interruptId) as NonNullable<SteeringRecord["interruptId"]> } : {}),
+      namespace: [...target.namespace],
+      text,
+      actor,
+      checkpointId: head?.id ?? null,
+      createdAt: new Date().toISOString(),
+    };
+    await saver.appendSteering(record);
+    await saver.appendAudit({ id: `a_${randomUUID()}`, threadId, runId: record.runId, ...(record.interruptId ? { interruptId: record.interruptId } : {}), action: "steer", actor, data: { steeringId: record.id, text }, createdAt: record.createdAt });
+    return record;
+  }
+}
+
+function linkSignal(signal: AbortSignal | undefined): AbortSignal {
+  return signal ?? new AbortController().signal;
+}
+
+export { StaleTargetError };

@@ -1,0 +1,90 @@
+/**
+ * The environment of one run (root or child): who it is, where it stores, where its events go.
+ * Passed explicitly to everything that needs it — never a bag of magic keys.
+ */
+import type { Schema } from "../channels.ts";
+import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
+import type { RunId, ThreadId } from "../ids.ts";
+import type { Serializer } from "../serde.ts";
+import type { RunPathEntry, SteeringRecord } from "../types.ts";
+import type { EventSink } from "./events.ts";
+import type { RunSelectors } from "./loop.ts";
+import type { InterruptCache } from "./run.ts";
+
+/** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
+export type DeterminismMode = "strict" | "off";
+
+/** Fields of an {@link Execution}. */
+export interface ExecutionInit {
+  threadId: ThreadId;
+  runId: RunId;
+  stream: StreamKey;
+  namespace: string[];
+  /** Run-tree path of the parent tasks, root first (empty for a root run). */
+  path: RunPathEntry[];
+  graphName: string;
+  /** State schema of the run's graph. */
+  schema: Schema;
+  tenant: string | null;
+  saver: Checkpointer;
+  /** False when the graph has no checkpointer: a private memory store backs the run. */
+  durable: boolean;
+  determinism: DeterminismMode;
+  signal: AbortSignal;
+  sink: EventSink;
+  /** Steering records of the thread (oldest first). */
+  steering: SteeringRecord[];
+  /** Run ids of this run and its ancestors. */
+  lineage: RunId[];
+  /** Interrupt rows of the thread, loaded once per root call and shared with child runs. */
+  cache: InterruptCache;
+  /** The root run's own static interrupt selectors (relative to the root), inherited by children. */
+  runSelectors: RunSelectors;
+}
+
+/** The environment of one run. */
+export class Execution implements ExecutionInit {
+  readonly threadId!: ThreadId;
+  readonly runId!: RunId;
+  readonly stream!: StreamKey;
+  readonly namespace!: string[];
+  readonly path!: RunPathEntry[];
+  readonly graphName!: string;
+  readonly schema!: Schema;
+  readonly tenant!: string | null;
+  readonly saver!: Checkpointer;
+  readonly durable!: boolean;
+  readonly determinism!: DeterminismMode;
+  readonly signal!: AbortSignal;
+  readonly sink!: EventSink;
+  readonly steering!: SteeringRecord[];
+  readonly lineage!: RunId[];
+  readonly cache!: InterruptCache;
+  readonly runSelectors!: RunSelectors;
+
+  constructor(init: ExecutionInit) {
+    Object.assign(this, init);
+  }
+
+  get serializer(): Serializer {
+    return this.saver.serializer;
+  }
+
+  /** Emits a `debug` event. */
+  debug(message: string, data?: Record<string, unknown>): void {
+    if (this.sink.wants("debug")) this.sink.push({ type: "debug", namespace: [...this.namespace], message, ...(data ? { data } : {}) });
+  }
+
+  /** Steering records that target the task, this run or an ancestor run. */
+  steeringFor(taskId: string): SteeringRecord[] {
+    if (this.steering.length === 0) return [];
+    return this.steering.filter((record) =>
+      record.taskId !== undefined ? record.taskId === taskId : this.lineage.includes(record.runId),
+    );
+  }
+
+  /** An execution for a child run of this one. */
+  child(init: Pick<ExecutionInit, "runId" | "stream" | "namespace" | "path" | "graphName" | "determinism" | "schema">): Execution {
+    return new Execution({ ...this, ...init, lineage: [...this.lineage, init.runId] });
+  }
+}

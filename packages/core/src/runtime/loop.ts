@@ -1,0 +1,182 @@
+/**
+ * The superstep loop of one run (root or child): run the runnable tasks of the head checkpoint
+ * concurrently, record each outcome, and at the barrier commit one checkpoint atomically.
+ *
+ * A run stops when no task is left (done), when a task paused and nothing else can run
+ * (interrupted), when a task failed (error) or when the signal aborted (cancelled). Paused tasks
+ * whose interrupts were not answered are never re-executed: only tasks without a result run.
+ */
+import type { CheckpointRecord, RunRecord, StoredInterrupt, TaskResult, TaskSpec } from "../checkpoint/types.ts";
+import { InvalidUpdateError, RecursionLimitError } from "../errors.ts";
+import { newCheckpointId } from "../ids.ts";
+import type { GraphShape } from "../graph/state-graph.ts";
+import type { RunResult } from "../types.ts";
+import { applyWrites, scheduleNext } from "./barrier.ts";
+import type { Execution } from "./execution.ts";
+import { emitInterrupt, staticInterrupt } from "./interrupt-records.ts";
+import { selects, type Selector } from "./selectors.ts";
+import { runTask, type TaskOutcome } from "./task-runner.ts";
+
+/** Static interrupt selectors in force for a run. */
+export interface RunSelectors {
+  before: Selector[];
+  after: Selector[];
+}
+
+/** Mutable position of a loop: the head and the state it references. */
+export interface LoopState {
+  head: CheckpointRecord;
+  values: Record<string, unknown>;
+  versions: Record<string, string>;
+  /** Results already recorded for the head's step. */
+  results: TaskResult[];
+  /** Interrupt rows attached to the head checkpoint (all statuses). */
+  interrupts: StoredInterrupt[];
+}
+
+/** How a loop ended. */
+export interface LoopOutcome {
+  status: RunResult["status"];
+  error?: unknown;
+  failedNode?: string;
+}
+
+/** Settings of a loop. */
+export interface LoopOptions {
+  shape: GraphShape;
+  exec: Execution;
+  selectors: RunSelectors;
+  recursionLimit: number;
+  /** Called before each commit: lets the caller attach run rows to the commit. */
+  runRowsAtCommit?: (next: CheckpointRecord) => RunRecord[];
+}
+
+/** Runs supersteps from `state.head` until the run ends or pauses. `state` is updated in place. */
+export async function runLoop(options: LoopOptions, state: LoopState): Promise<LoopOutcome> {
+  const { exec, shape } = options;
+  let steps = 0;
+  for (;;) {
+    const head = state.head;
+    if (exec.signal.aborted) return { status: "cancelled" };
+    if (head.next.length === 0) return { status: "done" };
+    if (state.interrupts.some((i) => i.kind === "after" && i.status === "pending" && i.checkpointId === head.id)) return { status: "interrupted" };
+    if (steps++ >= options.recursionLimit) return { status: "error", error: new RecursionLimitError(options.recursionLimit) };
+
+    const recorded = new Map(state.results.map((r) => [r.taskId as string, r]));
+    const toRun: TaskSpec[] = [];
+    let paused = false;
+    for (const task of head.next) {
+      const result = recorded.get(task.id);
+      if (result?.kind === "writes") continue;
+      if (result?.kind === "paused") {
+        paused = true;
+        continue;
+      }
+      if (selects(options.selectors.before, exec.namespace, task.node) && !(await passBefore(exec, state, task))) {
+        paused = true;
+        continue;
+      }
+      toRun.push(task);
+    }
+
+    // A single-task step needs no separate task record: its commit is the record. With several
+    // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
+    // none of them and a finished task never runs again.
+    const persistEach = head.next.length > 1;
+    const outcomes: TaskOutcome[] = await Promise.all(
+      toRun.map((task) => runTask({ exec, shape, head, task, values: state.values, interrupts: state.interrupts, persist: persistEach })),
+    );
+    let failure: TaskOutcome | undefined;
+    for (const outcome of outcomes) {
+      if (outcome.kind === "paused") {
+        paused = true;
+        state.interrupts.push(...outcome.created);
+      } else if (outcome.kind === "error") failure ??= outcome;
+      if (outcome.result) {
+        recorded.set(outcome.task.id, outcome.result);
+        state.results.push(outcome.result);
+      }
+    }
+    if (failure?.kind === "error") return { status: "error", error: failure.error, failedNode: failure.task.node };
+    if (exec.signal.aborted) return { status: "cancelled" };
+    if (paused) return { status: "interrupted" };
+
+    const writes = head.next.map((task) => recorded.get(task.id)).filter((r): r is Extract<TaskResult, { kind: "writes" }> => r?.kind === "writes");
+    try {
+      await commitBarrier(options, state, writes);
+    } catch (error) {
+      if (error instanceof InvalidUpdateError) return { status: "error", error };
+      throw error;
+    }
+  }
+}
+
+async function commitBarrier(options: LoopOptions, state: LoopState, writes: Extract<TaskResult, { kind: "writes" }>[]): Promise<void> {
+  const { exec, shape } = options;
+  const head = state.head;
+  const id = newCheckpointId(head.id);
+  const barrier = applyWrites(shape, state.values, state.versions, writes, id);
+  const step = head.step + 1;
+  const next = await scheduleNext(shape, exec, writes, barrier.values, step + 1);
+  const checkpoint: CheckpointRecord = {
+    threadId: exec.threadId,
+    stream: exec.stream,
+    id,
+    parentId: head.id,
+    runId: exec.runId,
+    step,
+    versions: barrier.versions,
+    next,
+    source: "loop",
+    createdAt: new Date().toISOString(),
+    metadata: { writers: barrier.writers },
+  };
+  const afterInterrupts = writes
+    .filter((w) => selects(options.selectors.after, exec.namespace, w.node))
+    .map((w) => staticInterrupt(exec, "after", id, { id: w.taskId, node: w.node, trigger: "edge" }));
+  await exec.saver.commitStep({
+    checkpoint,
+    expectedHeadId: head.id,
+    blobs: barrier.blobs,
+    interrupts: afterInterrupts,
+    runs: next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit ? options.runRowsAtCommit(checkpoint) : [],
+  });
+  state.head = checkpoint;
+  state.values = barrier.values;
+  state.versions = barrier.versions;
+  state.results = [];
+  state.interrupts = afterInterrupts;
+  emitStep(exec, writes, checkpoint, barrier.values);
+  for (const interrupt of afterInterrupts) emitInterrupt(exec, interrupt);
+}
+
+function emitStep(exec: Execution, writes: Extract<TaskResult, { kind: "writes" }>[], checkpoint: CheckpointRecord, values: Record<string, unknown>): void {
+  const sink = exec.sink;
+  if (sink.wants("updates"))
+    for (const w of writes) sink.push({ type: "updates", namespace: [...exec.namespace], node: w.node, taskId: w.taskId, update: Object.fromEntries(w.writes) });
+  if (sink.wants("checkpoints"))
+    sink.push({ type: "checkpoints", namespace: [...exec.namespace], checkpointId: checkpoint.id, step: checkpoint.step, next: checkpoint.next.map((t) => t.node) });
+  if (sink.wants("values")) sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
+}
+
+/**
+ * A task selected by `interruptBefore` runs only once its `before` interrupt was answered; the
+ * first time, the interrupt is raised and the task recorded as paused.
+ */
+async function passBefore(exec: Execution, state: LoopState, task: TaskSpec): Promise<boolean> {
+  const existing = state.interrupts.find((i) => i.taskId === task.id && i.kind === "before" && i.checkpointId === state.head.id);
+  if (existing) return existing.status === "answered";
+  const record = staticInterrupt(exec, "before", state.head.id, task);
+  await exec.saver.putTaskOutcome({
+    threadId: exec.threadId,
+    stream: exec.stream,
+    checkpointId: state.head.id,
+    result: { kind: "paused", taskId: task.id, node: task.node },
+    interrupts: [record],
+    superseded: [],
+  });
+  state.interrupts.push(record);
+  state.results.push({ kind: "paused", taskId: task.id, node: task.node });
+  emitInterrupt(exec, record);
+  return false;
+}

@@ -1,0 +1,167 @@
+/**
+ * Turning a resume command into an atomic batch of answers: which pending interrupts it targets,
+ * that the answers fit their schemas, which tasks it wakes, and what a lost race looks like.
+ */
+import { z } from "zod";
+import type { AnswerBatch, Checkpointer, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
+import { AmbiguousResumeError, InvalidAnswerError, InvalidInputError, NoMatchingTargetError, StaleTargetError } from "../errors.ts";
+import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
+import type { ResumeCommand } from "../graph/command.ts";
+import { toPublicInterrupt } from "./interrupt-records.ts";
+
+/**
+ * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
+ * exactly `namespace`, narrowed by `taskId` and `interruptId`.
+ */
+export interface ResumeTarget {
+  runId: RunId | string;
+  namespace: readonly string[];
+  taskId?: TaskId | string;
+  interruptId?: InterruptId | string;
+  /** Refuse unless this checkpoint is still the head of the run's stream. */
+  expectedCheckpointId?: CheckpointId | string;
+}
+
+/** The interrupts a target selects among `pending`. */
+export function selectTarget(pending: readonly StoredInterrupt[], target: ResumeTarget | null): StoredInterrupt[] {
+  if (!target) return [...pending];
+  return pending.filter(
+    (i) =>
+      i.runId === target.runId &&
+      sameNamespace(i.namespace, target.namespace) &&
+      (target.taskId === undefined || i.taskId === target.taskId) &&
+      (target.interruptId === undefined || i.id === target.interruptId),
+  );
+}
+
+function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((segment, i) => segment === b[i]);
+}
+
+/** The latest metadata of a thread, carried by {@link StaleTargetError}. */
+export async function staleError(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  runId: string | null,
+  reason: string,
+  stream = "",
+): Promise<StaleTargetError> {
+  const run = runId ? await saver.getRun(runId as RunId) : undefined;
+  const head = await saver.getCheckpoint(threadId, run?.stream ?? stream);
+  const pending = await saver.getThreadInterrupts(threadId, "pending");
+  return new StaleTargetError(`${reason} Nothing was applied; re-read the pending interrupts and decide again.`, {
+    threadId,
+    runId: run?.runId ?? runId,
+    runStatus: run?.status ?? null,
+    headCheckpointId: head?.id ?? null,
+    pendingInterrupts: pending.map(toPublicInterrupt),
+    reason,
+  });
+}
+
+/** Answers chosen by a command: interrupt → value. */
+export type ChosenAnswers = Map<StoredInterrupt, unknown>;
+
+/**
+ * Picks the interrupts a command answers among those in scope.
+ *
+ * @throws StaleTargetError when nothing is pending, or a resumeMap id is unknown or not pending.
+ * @throws AmbiguousResumeError when `Command.resume(value)` has several interrupts in scope.
+ */
+export async function chooseAnswers(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  command: ResumeCommand,
+  inScope: readonly StoredInterrupt[],
+  allPending: readonly StoredInterrupt[],
+  target: ResumeTarget | null,
+): Promise<ChosenAnswers> {
+  const chosen: ChosenAnswers = new Map();
+  if (command.kind === "resume") {
+    if (inScope.length === 0) {
+      if (target && allPending.length > 0)
+        throw new NoMatchingTargetError("The target matches no pending interrupt; pick one of those pending.", {
+          target,
+          pending: allPending.map(toPublicInterrupt),
+        });
+      throw await staleError(saver, threadId, target?.runId ?? null, "No interrupt is pending in this scope.");
+    }
+    if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
+    chosen.set(inScope[0] as StoredInterrupt, command.value);
+    return chosen;
+  }
+  const byId = new Map(inScope.map((i) => [i.id as string, i]));
+  const entries = Object.entries(command.map);
+  if (entries.length === 0) throw new InvalidInputError("Command.resumeMap({}) answers nothing; give at least one interrupt id.");
+  const missing = entries.map(([id]) => id).filter((id) => !byId.has(id));
+  if (missing.length > 0) {
+    const record = missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
+    const why = record ? `Interrupt ${record.id} is ${record.status}, not pending.` : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;
+    throw await staleError(saver, threadId, target?.runId ?? record?.runId ?? null, why);
+  }
+  for (const [id, value] of entries) chosen.set(byId.get(id) as StoredInterrupt, value);
+  return chosen;
+}
+
+/**
+ * Checks each answer against the JSON Schema its interrupt declared.
+ *
+ * @throws InvalidAnswerError listing the schema errors; nothing is stored.
+ */
+export function validateAnswers(chosen: ChosenAnswers): void {
+  for (const [record, value] of chosen) {
+    if (record.answerSchema === null || record.answerSchema === undefined) continue;
+    const schema = z.fromJSONSchema(record.answerSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    const parsed = schema.safeParse(value);
+    if (!parsed.success)
+      throw new InvalidAnswerError(`The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`, {
+        interruptId: record.id,
+        issues: parsed.error.issues,
+      });
+  }
+}
+
+/**
+ * Tasks an answer wakes: the interrupt's own task and every ancestor task on its run-tree path
+ * (a parent task whose child run paused), each at the head of its stream.
+ */
+export async function tasksToWake(saver: Checkpointer, records: readonly StoredInterrupt[]): Promise<TaskRef[]> {
+  const refs = new Map<string, TaskRef>();
+  const heads = new Map<string, CheckpointId | null>();
+  const headOf = async (threadId: ThreadId, stream: string): Promise<CheckpointId | null> => {
+    if (!heads.has(stream)) heads.set(stream, (await saver.getCheckpoint(threadId, stream))?.id ?? null);
+    return heads.get(stream) ?? null;
+  };
+  for (const record of records) {
+    if (record.kind !== "after") refs.set(`${record.stream}|${record.taskId}`, { stream: record.stream, checkpointId: record.checkpointId, taskId: record.taskId });
+    for (const entry of record.path.slice(0, -1)) {
+      const run = await saver.getRun(entry.runId);
+      if (!run) continue;
+      const head = await headOf(record.threadId, run.stream);
+      if (head) refs.set(`${run.stream}|${entry.taskId}`, { stream: run.stream, checkpointId: head, taskId: entry.taskId });
+    }
+  }
+  return [...refs.values()];
+}
+
+/** Builds the atomic batch for chosen answers (plus cancellations). */
+export function buildBatch(
+  threadId: ThreadId,
+  chosen: ChosenAnswers,
+  cancel: readonly StoredInterrupt[],
+  wake: TaskRef[],
+  actor: string,
+  requestId: string | undefined,
+  expectedHead: AnswerBatch["expectedHead"],
+): AnswerBatch {
+  return {
+    threadId,
+    answers: [...chosen].map(([record, value]) => ({ id: record.id, value: value === undefined ? null : value })),
+    cancel: cancel.map((c) => c.id),
+    wake,
+    actor,
+    action: "answer",
+    requestId: requestId ?? null,
+    expectedHead: expectedHead ?? null,
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Executes one task: calls the node with its context, retries per policy, and turns the outcome
+ * (writes, pause, failure) into a task result that is stored before the step's barrier.
+ */
+import { setImmediate as tick } from "node:timers/promises";
+import type { CheckpointRecord, StoredInterrupt, TaskResult, TaskSpec } from "../checkpoint/types.ts";
+import { InvalidUpdateError, ReinError } from "../errors.ts";
+import { Command, Send } from "../graph/command.ts";
+import type { GraphShape, NodeSpec, RetryPolicy } from "../graph/state-graph.ts";
+import { GraphInterrupt, TaskCancelled, TaskRun, withTask } from "./context.ts";
+import type { Execution } from "./execution.ts";
+import { emitInterrupt } from "./interrupt-records.ts";
+
+/** Inputs of {@link runTask}. */
+export interface TaskInput {
+  exec: Execution;
+  shape: GraphShape;
+  head: CheckpointRecord;
+  task: TaskSpec;
+  values: Record<string, unknown>;
+  /** Interrupt rows of the head checkpoint. */
+  interrupts: readonly StoredInterrupt[];
+  /** Store a `writes` result right away (steps with several tasks). Pauses are always stored. */
+  persist: boolean;
+}
+
+/** What happened to one task. */
+export type TaskOutcome =
+  | { kind: "writes"; task: TaskSpec; result: TaskResult }
+  | { kind: "paused"; task: TaskSpec; result: TaskResult; created: StoredInterrupt[] }
+  | { kind: "error"; task: TaskSpec; error: unknown; result?: undefined };
+
+/** A node body that runs a compiled graph as a child run; installed by the compiled graph. */
+export type ChildRunner = (spec: NodeSpec, input: unknown, run: TaskRun) => Promise<unknown>;
+
+let childRunner: ChildRunner | null = null;
+
+/** Installs how graph-valued nodes run (breaks the import cycle with the compiled graph). */
+export function setChildRunner(runner: ChildRunner): void {
+  childRunner = runner;
+}
+
+/** Runs one task to an outcome. Never throws for node errors: they become `error` outcomes. */
+export async function runTask(input: TaskInput): Promise<TaskOutcome> {
+  const { exec, task, head } = input;
+  const spec = input.shape.nodes.get(task.node);
+  if (!spec) return { kind: "error", task, error: new InvalidUpdateError(`Task for unknown node "${task.node}".`, { node: task.node }) };
+  const mine = input.interrupts.filter((i) => i.taskId === task.id && i.checkpointId === head.id && i.kind === "dynamic");
+  const nodeInput = task.trigger.startsWith("send:") ? task.arg : input.values;
+  const policy = spec.options.retry;
+  const maxAttempts = policy ? Math.max(1, policy.maxAttempts ?? 3) : 1;
+  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "start" });
+
+  for (let attempt = 1; ; attempt++) {
+    const run = new TaskRun(exec, task, head.id, head.step + 1, mine);
+    let returned: unknown;
+    let thrown: unknown;
+    let threw = false;
+    try {
+      returned = await withTask(run, () => invokeNode(spec, nodeInput, run));
+    } catch (error) {
+      threw = true;
+      thrown = error;
+    }
+    if (run.pausedOn.length > 0 || run.childPaused) {
+      // Calls made concurrently (Promise.all over tools) may reach interrupt() a tick after the
+      // first one rejected the node's promise: give them that tick so every call is recorded.
+      await tick();
+      await tick();
+      return pause(input, run, threw ? thrown : undefined, threw);
+    }
+    if (threw && thrown instanceof TaskCancelled) return finish(input, { kind: "writes", taskId: task.id, node: task.node, writes: [], gotos: [], sends: [] }, "cancelled");
+    if (threw) {
+      if (attempt < maxAttempts && retryable(policy, thrown) && !exec.signal.aborted) {
+        exec.debug(`task ${task.id} (${task.node}) failed on attempt ${attempt}; retrying`, { error: String(thrown) });
+        await sleep(backoff(policy, attempt), exec.signal);
+        continue;
+      }
+      if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome: "error" });
+      return { kind: "error", task, error: thrown };
+    }
+    let result: TaskResult;
+    try {
+      result = toWrites(input.shape, task, returned);
+    } catch (error) {
+      return { kind: "error", task, error };
+    }
+    return finish(input, result, "writes");
+  }
+}
+
+function invokeNode(spec: NodeSpec, input: unknown, run: TaskRun): Promise<unknown> | unknown {
+  if (typeof spec.run === "function") return spec.run(input, run);
+  if (!childRunner) throw new Error("child runner not installed");
+  return childRunner(spec, input, run);
+}
+
+async function finish(input: TaskInput, result: TaskResult, outcome: "writes" | "cancelled"): Promise<TaskOutcome> {
+  const { exec, task, head } = input;
+  if (input.persist)
+    await exec.saver.putTaskOutcome({ threadId: exec.threadId, stream: exec.stream, checkpointId: head.id, result, interrupts: [], superseded: [] });
+  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome });
+  return { kind: "writes", task, result };
+}
+
+async function pause(input: TaskInput, run: TaskRun, thrown: unknown, threw: boolean): Promise<TaskOutcome> {
+  const { exec, task, head } = input;
+  if (!threw || !(thrown instanceof GraphInterrupt || isChildPause(thrown)))
+    exec.debug(`task ${task.id} (${task.node}) caught its interrupt; it stays paused and its return value is discarded`, {
+      taskId: task.id,
+      interrupts: run.pausedOn,
+    });
+  const result: TaskResult = { kind: "paused", taskId: task.id, node: task.node };
+  await exec.saver.putTaskOutcome({
+    threadId: exec.threadId,
+    stream: exec.stream,
+    checkpointId: head.id,
+    result,
+    interrupts: run.created,
+    superseded: run.superseded.map((s) => s.id),
+  });
+  for (const record of run.superseded) record.status = "superseded";
+  for (const record of run.created) emitInterrupt(exec, record);
+  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome: "paused" });
+  return { kind: "paused", task, result, created: run.created };
+}
+
+/** Marker error thrown from a graph-valued node whose child run paused. */
+export class ChildPaused extends Error {
+  constructor() {
+    super("A child run paused on an interrupt.");
+    this.name = "ChildPaused";
+  }
+}
+
+function isChildPause(error: unknown): boolean {
+  return error instanceof ChildPaused;
+}
+
+function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskResult {
+  const result: TaskResult = { kind: "writes", taskId: task.id, node: task.node, writes: [], gotos: [], sends: [] };
+  let update: unknown = returned;
+  if (returned instanceof Command) {
+    update = returned.update;
+    for (const target of returned.goto) {
+      if (target instanceof Send) result.sends.push({ node: target.node, arg: target.arg });
+      else result.gotos.push(target);
+    }
+  }
+  if (update === undefined || update === null) return result;
+  if (typeof update !== "object" || Array.isArray(update))
+    throw new InvalidUpdateError(`Node "${task.node}" returned ${Array.isArray(update) ? "an array" : typeof update}; return an object of channel updates, a Command, or nothing.`, {
+      node: task.node,
+    });
+  for (const [channel, value] of Object.entries(update)) {
+    if (value === undefined) continue;
+    if (!(channel in shape.schema))
+      throw new InvalidUpdateError(`Node "${task.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`, {
+        node: task.node,
+        channel,
+      });
+    result.writes.push([channel, value]);
+  }
+  return result;
+}
+
+function retryable(policy: RetryPolicy | undefined, error: unknown): boolean {
+  if (!policy) return false;
+  if (policy.retryOn) return policy.retryOn(error);
+  return !ReinError.is(error);
+}
+
+function backoff(policy: RetryPolicy | undefined, attempt: number): number {
+  const initial = policy?.initialIntervalMs ?? 100;
+  const factor = policy?.backoffFactor ?? 2;
+  const max = policy?.maxIntervalMs ?? 10_000;
+  return Math.min(max, initial * factor ** (attempt - 1));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
