@@ -1,0 +1,241 @@
+/** Checkpoints: atomic step commits with compare-and-set on the stream head, reads and history. */
+import { expect } from "vitest";
+import { CheckpointConflictError } from "../../errors.ts";
+import type { Checkpointer } from "../../checkpoint/types.ts";
+import type { CheckpointId } from "../../ids.ts";
+import {
+  at,
+  checkpointId,
+  fullBlob,
+  makeCheckpoint,
+  makeCommit,
+  makeInterrupt,
+  makeRun,
+  runId,
+  taskId,
+  threadId,
+} from "../fixtures.ts";
+import type { SpecModule } from "../suite.ts";
+
+const T = threadId("t1");
+
+/** Commits a linear chain of `count` checkpoints c(1)..c(count) on the root stream. */
+async function commitChain(saver: Checkpointer, count: number, stream = ""): Promise<void> {
+  let head: CheckpointId | null = null;
+  for (let n = 1; n <= count; n += 1) {
+    const id = checkpointId(n);
+    await saver.commitStep(
+      makeCommit(makeCheckpoint("t1", id, { stream, parentId: head, step: n - 1 }), head),
+    );
+    head = id;
+  }
+}
+
+/** Specs of commitStep, getCheckpoint and listCheckpoints. */
+export const checkpointSpecs: SpecModule = {
+  concern: "checkpoints",
+  register({ spec }) {
+    spec("commitStep stores the checkpoint and makes it the head", async (saver) => {
+      const checkpoint = makeCheckpoint("t1", checkpointId(1), {
+        step: -1,
+        source: "input",
+        versions: { messages: "v1" },
+        next: [{ id: taskId("task-a"), node: "a", trigger: "edge" }],
+        metadata: { writes: { __input__: { x: 1 } } },
+      });
+      await saver.commitStep(makeCommit(checkpoint, null));
+      expect(await saver.getCheckpoint(T, "")).toEqual(checkpoint);
+      expect(await saver.getCheckpoint(T, "", checkpointId(1))).toEqual(checkpoint);
+    });
+
+    spec("getCheckpoint of an empty stream or an unknown id is undefined", async (saver) => {
+      expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+      await commitChain(saver, 1);
+      expect(await saver.getCheckpoint(T, "", checkpointId(99))).toBeUndefined();
+      expect(await saver.getCheckpoint(threadId("other"), "")).toBeUndefined();
+    });
+
+    spec(
+      "the head follows each commit and older checkpoints stay readable by id",
+      async (saver) => {
+        await commitChain(saver, 3);
+        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(3));
+        const first = await saver.getCheckpoint(T, "", checkpointId(1));
+        expect(first?.id).toBe(checkpointId(1));
+        expect(first?.parentId).toBeNull();
+        expect((await saver.getCheckpoint(T, "", checkpointId(2)))?.parentId).toBe(checkpointId(1));
+      },
+    );
+
+    spec(
+      "a commit whose expectedHeadId is not the head throws CheckpointConflictError and writes nothing",
+      async (saver) => {
+        await commitChain(saver, 2);
+        const stale = makeCheckpoint("t1", checkpointId(3), {
+          parentId: checkpointId(1),
+          versions: { x: "vx" },
+        });
+        const commit = makeCommit(stale, checkpointId(1), {
+          blobs: [fullBlob("x", "vx", 42)],
+          interrupts: [makeInterrupt("t1", "i-stale")],
+          runs: [makeRun("t1", "run-stale")],
+        });
+        await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(CheckpointConflictError);
+        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(2));
+        expect(await saver.getCheckpoint(T, "", checkpointId(3))).toBeUndefined();
+        expect(await saver.getInterrupt(makeInterrupt("t1", "i-stale").id)).toBeUndefined();
+        expect(await saver.getRun(runId("run-stale"))).toBeUndefined();
+        await expect(saver.getChannelValues(T, "", { x: "vx" })).rejects.toThrow();
+      },
+    );
+
+    spec("the conflict error carries the expected and the actual head", async (saver) => {
+      await commitChain(saver, 2);
+      const error: unknown = await saver
+        .commitStep(makeCommit(makeCheckpoint("t1", checkpointId(3)), checkpointId(1)))
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CheckpointConflictError);
+      expect((error as CheckpointConflictError).code).toBe("checkpoint_conflict");
+      expect((error as CheckpointConflictError).details).toMatchObject({
+        expectedHeadId: checkpointId(1),
+        headCheckpointId: checkpointId(2),
+      });
+    });
+
+    spec(
+      "the first commit of a stream must expect a null head, later ones must not",
+      async (saver) => {
+        await expect(
+          saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(1)), checkpointId(7))),
+        ).rejects.toBeInstanceOf(CheckpointConflictError);
+        expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+        await commitChain(saver, 1);
+        await expect(
+          saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(2)), null)),
+        ).rejects.toBeInstanceOf(CheckpointConflictError);
+        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(1));
+      },
+    );
+
+    spec("two concurrent commits on the same head: exactly one wins", async (saver) => {
+      await commitChain(saver, 1);
+      const contenders = [2, 3, 4].map((n) =>
+        saver.commitStep(
+          makeCommit(
+            makeCheckpoint("t1", checkpointId(n), { parentId: checkpointId(1) }),
+            checkpointId(1),
+            {
+              blobs: [fullBlob("x", `v${n}`, n)],
+            },
+          ),
+        ),
+      );
+      const results = await Promise.allSettled(contenders);
+      const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i + 2] : []));
+      expect(won).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect(r.reason).toBeInstanceOf(CheckpointConflictError);
+      }
+      const winner = won[0] as number;
+      expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(winner));
+      expect(await saver.listCheckpoints(T, "")).toHaveLength(2);
+    });
+
+    spec("streams of one thread have separate heads", async (saver) => {
+      await commitChain(saver, 2, "");
+      await saver.commitStep(
+        makeCommit(makeCheckpoint("t1", checkpointId(10), { stream: "child-run" }), null),
+      );
+      expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(2));
+      expect((await saver.getCheckpoint(T, "child-run"))?.id).toBe(checkpointId(10));
+      expect((await saver.listCheckpoints(T, "child-run")).map((c) => c.id)).toEqual([
+        checkpointId(10),
+      ]);
+      await expect(
+        saver.commitStep(
+          makeCommit(
+            makeCheckpoint("t1", checkpointId(11), { stream: "child-run" }),
+            checkpointId(2),
+          ),
+        ),
+      ).rejects.toBeInstanceOf(CheckpointConflictError);
+    });
+
+    spec("listCheckpoints is newest first, honours limit and before", async (saver) => {
+      await commitChain(saver, 5);
+      const ids = async (options?: { limit?: number; before?: CheckpointId }) =>
+        (await saver.listCheckpoints(T, "", options)).map((c) => c.step);
+      expect(await ids()).toEqual([4, 3, 2, 1, 0]);
+      expect(await ids({ limit: 2 })).toEqual([4, 3]);
+      expect(await ids({ before: checkpointId(4) })).toEqual([2, 1, 0]);
+      expect(await ids({ before: checkpointId(4), limit: 2 })).toEqual([2, 1]);
+      expect(await ids({ before: checkpointId(1) })).toEqual([]);
+      expect(await saver.listCheckpoints(threadId("other"), "")).toEqual([]);
+    });
+
+    spec("a fork commit (parent older than the head) becomes the head", async (saver) => {
+      await commitChain(saver, 3);
+      const fork = makeCheckpoint("t1", checkpointId(4), {
+        parentId: checkpointId(1),
+        source: "fork",
+      });
+      await saver.commitStep(makeCommit(fork, checkpointId(3)));
+      expect(await saver.getCheckpoint(T, "")).toEqual(fork);
+      expect((await saver.listCheckpoints(T, "")).map((c) => c.id)).toEqual(
+        [4, 3, 2, 1].map(checkpointId),
+      );
+    });
+
+    spec("a commit stores its interrupts and runs with the checkpoint", async (saver) => {
+      const interrupt = makeInterrupt("t1", "i-after", {
+        kind: "after",
+        checkpointId: checkpointId(1),
+      });
+      const run = makeRun("t1", "run-1", { status: "interrupted", updatedAt: at(5) });
+      await saver.commitStep(
+        makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
+          interrupts: [interrupt],
+          runs: [run],
+        }),
+      );
+      expect(await saver.getInterrupt(interrupt.id)).toEqual(interrupt);
+      expect(await saver.getRun(runId("run-1"))).toEqual(run);
+    });
+
+    spec("a commit replaces interrupt and run rows that already exist", async (saver) => {
+      await saver.putRun(makeRun("t1", "run-1", { status: "running" }));
+      await saver.commitStep(
+        makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
+          interrupts: [makeInterrupt("t1", "i1", { payload: { v: 1 } })],
+        }),
+      );
+      await saver.commitStep(
+        makeCommit(makeCheckpoint("t1", checkpointId(2)), checkpointId(1), {
+          interrupts: [makeInterrupt("t1", "i1", { payload: { v: 2 } })],
+          runs: [makeRun("t1", "run-1", { status: "done" })],
+        }),
+      );
+      expect((await saver.getInterrupt(makeInterrupt("t1", "i1").id))?.payload).toEqual({ v: 2 });
+      expect((await saver.getRun(runId("run-1")))?.status).toBe("done");
+      expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
+    });
+
+    spec(
+      "a stored checkpoint does not change when the caller mutates its objects",
+      async (saver) => {
+        const checkpoint = makeCheckpoint("t1", checkpointId(1), {
+          versions: { a: "v1" },
+          metadata: { writes: { n: 1 } },
+        });
+        await saver.commitStep(makeCommit(checkpoint, null));
+        checkpoint.versions["a"] = "mutated";
+        checkpoint.metadata["writes"] = "mutated";
+        const read = await saver.getCheckpoint(T, "");
+        if (read) read.versions["a"] = "mutated-too";
+        const again = await saver.getCheckpoint(T, "");
+        expect(again?.versions).toEqual({ a: "v1" });
+        expect(again?.metadata).toEqual({ writes: { n: 1 } });
+      },
+    );
+  },
+};

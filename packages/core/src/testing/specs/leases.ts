@@ -1,0 +1,89 @@
+/** Thread leases: one owner at a time, renewal, release and expiry. */
+import { expect } from "vitest";
+import { sleep, threadId } from "../fixtures.ts";
+import type { SpecModule } from "../suite.ts";
+
+const T = threadId("t1");
+/** Short enough to keep the suite fast, long enough to be unexpired across a few round trips. */
+const SHORT_TTL = 250;
+const LONG_TTL = 60_000;
+
+/** Specs of the lease methods. */
+export const leaseSpecs: SpecModule = {
+  concern: "leases",
+  register({ spec }) {
+    spec("acquireLease takes a free lease and getLease reports owner and expiry", async (saver) => {
+      expect(await saver.getLease(T)).toBeUndefined();
+      const before = Date.now();
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      const lease = await saver.getLease(T);
+      expect(lease?.owner).toBe("worker-a");
+      const expires = Date.parse(lease?.expiresAt ?? "");
+      expect(expires).toBeGreaterThan(before + LONG_TTL - 5_000);
+      expect(expires).toBeLessThan(Date.now() + LONG_TTL + 5_000);
+    });
+
+    spec("another owner is refused while the lease is unexpired", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(false);
+      expect((await saver.getLease(T))?.owner).toBe("worker-a");
+    });
+
+    spec("the holder may acquire again, which extends its lease", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", 10_000)).toBe(true);
+      const first = Date.parse((await saver.getLease(T))?.expiresAt ?? "");
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      const second = Date.parse((await saver.getLease(T))?.expiresAt ?? "");
+      expect(second).toBeGreaterThan(first);
+    });
+
+    spec("an expired lease can be taken by another owner", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      await sleep(SHORT_TTL + 150);
+      expect(await saver.getLease(T)).toBeUndefined();
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(true);
+      expect((await saver.getLease(T))?.owner).toBe("worker-b");
+      expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
+    });
+
+    spec("renewLease extends the holder's lease and refuses anyone else", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      expect(await saver.renewLease(T, "worker-b", LONG_TTL)).toBe(false);
+      expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(true);
+      await sleep(SHORT_TTL + 150);
+      // Still held: the renewal moved the expiry.
+      expect((await saver.getLease(T))?.owner).toBe("worker-a");
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(false);
+    });
+
+    spec("renewLease of an expired lease is refused", async (saver) => {
+      expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      await sleep(SHORT_TTL + 150);
+      expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
+      expect(await saver.getLease(T)).toBeUndefined();
+    });
+
+    spec("releaseLease frees the holder's lease and ignores other owners", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      await saver.releaseLease(T, "worker-b");
+      expect((await saver.getLease(T))?.owner).toBe("worker-a");
+      await saver.releaseLease(T, "worker-a");
+      expect(await saver.getLease(T)).toBeUndefined();
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(true);
+    });
+
+    spec("leases are per thread", async (saver) => {
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(threadId("t2"), "worker-b", LONG_TTL)).toBe(true);
+      expect((await saver.getLease(threadId("t2")))?.owner).toBe("worker-b");
+    });
+
+    spec("concurrent acquisitions of a free lease: exactly one owner wins", async (saver) => {
+      const owners = ["w1", "w2", "w3", "w4"];
+      const results = await Promise.all(owners.map((o) => saver.acquireLease(T, o, LONG_TTL)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await saver.getLease(T))?.owner).toBe(owners[results.indexOf(true)]);
+    });
+  },
+};

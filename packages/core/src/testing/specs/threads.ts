@@ -1,0 +1,108 @@
+/** Threads: create, update, read, list newest first with tenant filter and cursor. */
+import { expect } from "vitest";
+import type { Checkpointer, ThreadRecord } from "../../checkpoint/types.ts";
+import { at, makeThread, threadId } from "../fixtures.ts";
+import type { SpecModule } from "../suite.ts";
+
+async function listAll(
+  saver: Checkpointer,
+  query: { tenant?: string | null; limit: number },
+): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 100; page += 1) {
+    const result: { items: ThreadRecord[]; nextCursor: string | null } = await saver.listThreads({
+      ...query,
+      cursor,
+    });
+    expect(result.items.length).toBeLessThanOrEqual(query.limit);
+    ids.push(...result.items.map((t) => t.threadId));
+    cursor = result.nextCursor;
+    if (cursor === null) return ids;
+  }
+  throw new Error("listThreads did not terminate");
+}
+
+/** Specs of the thread methods. */
+export const threadSpecs: SpecModule = {
+  concern: "threads",
+  register({ spec }) {
+    spec("putThread then getThread returns the record", async (saver) => {
+      const thread = makeThread("t1", {
+        tenant: "acme",
+        metadata: { title: "Refund", tags: ["a"] },
+      });
+      await saver.putThread(thread);
+      expect(await saver.getThread(threadId("t1"))).toEqual(thread);
+    });
+
+    spec("getThread of an unknown thread is undefined", async (saver) => {
+      await saver.putThread(makeThread("t1"));
+      expect(await saver.getThread(threadId("nope"))).toBeUndefined();
+    });
+
+    spec(
+      "putThread on an existing thread updates tenant and metadata, keeps createdAt",
+      async (saver) => {
+        await saver.putThread(
+          makeThread("t1", { metadata: { v: 1 }, createdAt: at(1), updatedAt: at(1) }),
+        );
+        await saver.putThread(
+          makeThread("t1", {
+            tenant: "acme",
+            metadata: { v: 2 },
+            createdAt: at(9),
+            updatedAt: at(9),
+          }),
+        );
+        expect(await saver.getThread(threadId("t1"))).toEqual(
+          makeThread("t1", {
+            tenant: "acme",
+            metadata: { v: 2 },
+            createdAt: at(1),
+            updatedAt: at(9),
+          }),
+        );
+      },
+    );
+
+    spec("listThreads is newest first and pages without duplicates or gaps", async (saver) => {
+      // Two threads share a timestamp: the id breaks the tie, so paging stays exact.
+      const seconds = [5, 1, 3, 3, 4, 2, 6];
+      for (const [i, s] of seconds.entries()) {
+        await saver.putThread(makeThread(`t${i}`, { createdAt: at(s), updatedAt: at(s) }));
+      }
+      const all = await saver.listThreads({ limit: 100 });
+      expect(all.nextCursor).toBeNull();
+      expect(all.items.map((t) => t.threadId)).toEqual(["t6", "t0", "t4", "t3", "t2", "t5", "t1"]);
+      expect(await listAll(saver, { limit: 2 })).toEqual([
+        "t6",
+        "t0",
+        "t4",
+        "t3",
+        "t2",
+        "t5",
+        "t1",
+      ]);
+    });
+
+    spec("listThreads filters by tenant, null meaning threads without one", async (saver) => {
+      await saver.putThread(makeThread("a1", { tenant: "acme", createdAt: at(1) }));
+      await saver.putThread(makeThread("b1", { tenant: "beta", createdAt: at(2) }));
+      await saver.putThread(makeThread("n1", { tenant: null, createdAt: at(3) }));
+      await saver.putThread(makeThread("a2", { tenant: "acme", createdAt: at(4) }));
+      expect(await listAll(saver, { tenant: "acme", limit: 1 })).toEqual(["a2", "a1"]);
+      expect(await listAll(saver, { tenant: null, limit: 10 })).toEqual(["n1"]);
+      expect(await listAll(saver, { limit: 10 })).toEqual(["a2", "n1", "b1", "a1"]);
+    });
+
+    spec("a stored thread does not change when the caller mutates its objects", async (saver) => {
+      const thread = makeThread("t1", { metadata: { nested: { n: 1 } } });
+      await saver.putThread(thread);
+      (thread.metadata["nested"] as { n: number }).n = 2;
+      const read = await saver.getThread(threadId("t1"));
+      (read?.metadata["nested"] as { n: number }).n = 3;
+      expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({ nested: { n: 1 } });
+    });
+  },
+};
