@@ -5,7 +5,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { z } from "zod";
 import type { Schema } from "../channels.ts";
-import { InvalidInputError, MissingCheckpointerError, ReinError } from "../errors.ts";
+import { InvalidInputError, MissingCheckpointerError, NonSerializableError, ReinError } from "../errors.ts";
+import type { Serializer } from "../serde.ts";
 import { interruptIdFor, type RunId, type TaskId, type ThreadId } from "../ids.ts";
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import type { SteeringRecord } from "../types.ts";
@@ -159,7 +160,7 @@ export class TaskRun implements NodeContext {
     const slot = options.key !== undefined ? `k:${options.key}` : `o:${order}`;
     // Serializing now both validates the payload (NonSerializableError names the bad path before
     // anything is stored) and gives the canonical text the determinism guard compares.
-    const text = this.exec.serializer.serialize(payload === undefined ? null : payload);
+    const text = serializePayload(this.exec.serializer, payload);
     const latest = this.latestInSlot(slot);
     if (latest) {
       const same = this.exec.serializer.serialize(latest.payload ?? null) === text;
@@ -255,6 +256,19 @@ export class TaskRun implements NodeContext {
   emit(data: unknown): void {
     const sink = this.exec.sink;
     if (sink.wants("custom")) sink.push({ type: "custom", namespace: [...this.exec.namespace], node: this.task.node, taskId: this.task.id, data });
+  }
+}
+
+function serializePayload(serializer: Serializer, payload: unknown): string {
+  try {
+    return serializer.serialize(payload === undefined ? null : payload);
+  } catch (error) {
+    if (error instanceof NonSerializableError) {
+      const path = String(error.details.path ?? "");
+      const what = String(error.details.what ?? "a value that cannot be stored");
+      throw new NonSerializableError(path === "" ? "payload" : path.startsWith("[") ? `payload${path}` : `payload.${path}`, what);
+    }
+    throw error;
   }
 }
 

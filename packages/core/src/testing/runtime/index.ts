@@ -1,0 +1,25 @@
+/**
+ * `@rein/core/testing/runtime`: the runtime contract suite. Each store runs it to prove that the
+ * contracts of interrupts, targeted resume and steering hold on that store.
+ *
+ * @example
+ * ```ts
+ * import { runRuntimeContracts } from "@rein/core/testing/runtime";
+ * runRuntimeContracts({ name: "sqlite", create: async () => new SqliteSaver({ path: ":memory:" }), destroy: (s) => s.close() });
+ * ```
+ *
+ * @module
+ */
+import { describe } from "vitest";
+import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
+import { interruptContracts } from "./interrupts.ts";
+
+export type { RuntimeTestInitializer } from "./harness.ts";
+export { Counter } from "./harness.ts";
+
+/** Registers every runtime contract (vitest tests) against fresh stores of one backend. */
+export function runRuntimeContracts(init: RuntimeTestInitializer): void {
+  describe(`runtime contracts on ${init.name}`, () => {
+    describe("interrupts", () => registerContracts(init, interruptContracts));
+  });
+}
