@@ -13,6 +13,7 @@
 import { describe } from "vitest";
 import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
 import { interruptContracts } from "./interrupts.ts";
+import { deadlineContracts, runTreeContracts, wideFanOutContracts } from "./run-trees.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
@@ -21,5 +22,8 @@ export { Counter } from "./harness.ts";
 export function runRuntimeContracts(init: RuntimeTestInitializer): void {
   describe(`runtime contracts on ${init.name}`, () => {
     describe("interrupts", () => registerContracts(init, interruptContracts));
+    describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
+    describe("deadlines", () => registerContracts(init, deadlineContracts));
+    describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }
