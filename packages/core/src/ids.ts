@@ -4,6 +4,7 @@
  * Task, interrupt and child-run ids are pure functions of where they occur, so a re-run after a
  * resume (in any process) derives the same ids and finds its stored answers and writes.
  */
+import * as crypto from "node:crypto";
 import { createHash, randomUUID } from "node:crypto";
 
 declare const brand: unique symbol;
@@ -21,13 +22,13 @@ export type InterruptId = Brand<string, "InterruptId">;
 /** Identifies one checkpoint. Time-ordered. */
 export type CheckpointId = Brand<string, "CheckpointId">;
 
+/** One-shot hashing (Node ≥ 20.12) avoids a Hash object per id; older Node uses createHash. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }).hash;
+
 function digest(parts: readonly (string | number)[]): string {
-  const hash = createHash("sha256");
-  for (const part of parts) {
-    hash.update(String(part));
-    hash.update("\u0000");
-  }
-  return hash.digest("base64url").slice(0, 22);
+  const text = parts.join("\u0000");
+  const hashed = oneShot ? oneShot("sha256", text, "base64url") : createHash("sha256").update(text).digest("base64url");
+  return hashed.slice(0, 22);
 }
 
 /** A fresh root run id. */

@@ -414,8 +414,11 @@ export class CompiledGraph<S extends Schema> {
   }
 }
 
+/** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
+const NEVER_ABORTED = new AbortController().signal;
+
 function linkSignal(signal: AbortSignal | undefined): AbortSignal {
-  return signal ?? new AbortController().signal;
+  return signal ?? NEVER_ABORTED;
 }
 
 export { StaleTargetError };
