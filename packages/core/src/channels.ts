@@ -15,7 +15,12 @@ export interface Channel<Value, Update = Value> {
   /** Value before the first write. */
   initial(): Value;
   /** Folds one step's updates (in task order) into the value. */
-  reduce(current: Value, updates: readonly Update[], writers: readonly string[], name: string): Value;
+  reduce(
+    current: Value,
+    updates: readonly Update[],
+    writers: readonly string[],
+    name: string,
+  ): Value;
   /** Phantom field carrying the update type for inference. */
   readonly __update?: Update;
 }
@@ -24,7 +29,9 @@ export interface Channel<Value, Update = Value> {
 export type Schema = Record<string, Channel<unknown, unknown>>;
 
 /** The state a node reads: channel name → value. */
-export type StateOf<S extends Schema> = { [K in keyof S]: S[K] extends Channel<infer V, infer _U> ? V : never };
+export type StateOf<S extends Schema> = {
+  [K in keyof S]: S[K] extends Channel<infer V, infer _U> ? V : never;
+};
 
 /** A partial update a node returns: channel name → update. */
 export type UpdateOf<S extends Schema> = {
@@ -71,7 +78,7 @@ export function append<T>(): Channel<T[], T | T[]> {
       if (updates.length === 0) return current;
       const next = current.slice();
       for (const update of updates) {
-        if (Array.isArray(update)) next.push(...(update as T[]));
+        if (Array.isArray(update)) next.push(...update);
         else next.push(update);
       }
       return next;
@@ -80,7 +87,10 @@ export function append<T>(): Channel<T[], T | T[]> {
 }
 
 /** A channel folded with a custom reducer `(a, b) => c`, starting from `initial()`. */
-export function reducer<T, U = T>(fn: (current: T, update: U) => T, initial: () => T): Channel<T, U> {
+export function reducer<T, U = T>(
+  fn: (current: T, update: U) => T,
+  initial: () => T,
+): Channel<T, U> {
   return {
     kind: "reducer",
     initial,

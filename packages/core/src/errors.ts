@@ -60,7 +60,8 @@ export class ReinError extends Error {
     if (this === ReinError) return true;
     let proto: unknown = Object.getPrototypeOf(value);
     while (proto && proto !== Object.prototype) {
-      if ((proto as { constructor?: { name?: string } }).constructor?.name === this.name) return true;
+      if ((proto as { constructor?: { name?: string } }).constructor?.name === this.name)
+        return true;
       proto = Object.getPrototypeOf(proto);
     }
     return false;
@@ -102,14 +103,18 @@ export class InvalidAnswerError extends ReinError {
 
 /** `interrupt()` (or a resume) needs a checkpointer and the graph was compiled without one. */
 export class MissingCheckpointerError extends ReinError {
-  constructor(message = "This graph was compiled without a checkpointer; pass `compile({ checkpointer })` to use interrupts, resume or state.") {
+  constructor(
+    message = "This graph was compiled without a checkpointer; pass `compile({ checkpointer })` to use interrupts, resume or state.",
+  ) {
     super(ErrorCodes.MISSING_CHECKPOINTER, message);
   }
 }
 
 /** A durable call was made without a thread id. */
 export class MissingThreadIdError extends ReinError {
-  constructor(message = "This call needs a thread id: pass `{ threadId: \"...\" }` (or `RunConfig.thread(id)`).") {
+  constructor(
+    message = 'This call needs a thread id: pass `{ threadId: "..." }` (or `RunConfig.thread(id)`).',
+  ) {
     super(ErrorCodes.MISSING_THREAD_ID, message);
   }
 }
@@ -190,10 +195,14 @@ export class CheckpointConflictError extends ReinError {
 /** Another process holds the thread's lease. */
 export class ThreadBusyError extends ReinError {
   constructor(threadId: string, owner: string | null) {
-    super(ErrorCodes.THREAD_BUSY, `Thread ${threadId} is being run by ${owner ?? "another process"}; retry when it is idle.`, {
-      threadId,
-      owner,
-    });
+    super(
+      ErrorCodes.THREAD_BUSY,
+      `Thread ${threadId} is being run by ${owner ?? "another process"}; retry when it is idle.`,
+      {
+        threadId,
+        owner,
+      },
+    );
   }
 }
 
@@ -218,16 +227,29 @@ export class SchemaVersionError extends ReinError {
 /** The run exceeded its step limit (a loop without an exit). */
 export class RecursionLimitError extends ReinError {
   constructor(limit: number) {
-    super(ErrorCodes.RECURSION_LIMIT, `The run took more than ${limit} steps; raise \`recursionLimit\` or check the graph for a loop without an exit.`, {
-      limit,
-    });
+    super(
+      ErrorCodes.RECURSION_LIMIT,
+      `The run took more than ${limit} steps; raise \`recursionLimit\` or check the graph for a loop without an exit.`,
+      {
+        limit,
+      },
+    );
   }
 }
 
 /** The run was cancelled through its AbortSignal. */
 export class CancelledError extends ReinError {
   constructor(reason?: unknown) {
-    super(ErrorCodes.CANCELLED, "The run was cancelled.", { reason: reason === undefined ? null : String(reason) });
+    super(ErrorCodes.CANCELLED, "The run was cancelled.", {
+      reason:
+        reason === undefined
+          ? null
+          : reason instanceof Error
+            ? reason.message
+            : typeof reason === "string"
+              ? reason
+              : JSON.stringify(reason),
+    });
   }
 }
 

@@ -23,11 +23,15 @@ export type InterruptId = Brand<string, "InterruptId">;
 export type CheckpointId = Brand<string, "CheckpointId">;
 
 /** One-shot hashing (Node ≥ 20.12) avoids a Hash object per id; older Node uses createHash. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }).hash;
+const oneShot = (
+  crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }
+).hash;
 
 function digest(parts: readonly (string | number)[]): string {
   const text = parts.join("\u0000");
-  const hashed = oneShot ? oneShot("sha256", text, "base64url") : createHash("sha256").update(text).digest("base64url");
+  const hashed = oneShot
+    ? oneShot("sha256", text, "base64url")
+    : createHash("sha256").update(text).digest("base64url");
   return hashed.slice(0, 22);
 }
 

@@ -12,7 +12,12 @@
 export { append, ephemeral, lastValue, reducer } from "./channels.ts";
 export type { Channel, ChannelKind, Schema, StateOf, UpdateOf } from "./channels.ts";
 export { Command, Send, isResumeCommand } from "./graph/command.ts";
-export type { CommandInit, PendingChildrenPolicy, ResumeCommand, ResumeOptions } from "./graph/command.ts";
+export type {
+  CommandInit,
+  PendingChildrenPolicy,
+  ResumeCommand,
+  ResumeOptions,
+} from "./graph/command.ts";
 export { END, START, StateGraph } from "./graph/state-graph.ts";
 export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./graph/state-graph.ts";
 export { CompiledGraph, RunConfig } from "./runtime/compiled.ts";

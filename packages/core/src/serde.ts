@@ -60,9 +60,13 @@ function encode(value: unknown, path: string, seen: Set<object>): unknown {
       };
     }
     if (obj instanceof Set) {
-      return { [TAG]: "set", v: [...obj].map((item: unknown, i) => encode(item, `${path}<item ${i}>`, seen)) };
+      return {
+        [TAG]: "set",
+        v: [...obj].map((item: unknown, i) => encode(item, `${path}<item ${i}>`, seen)),
+      };
     }
-    if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: Buffer.from(obj).toString("base64") };
+    if (obj instanceof Uint8Array)
+      return { [TAG]: "bytes", v: Buffer.from(obj).toString("base64") };
     if (!isPlainObject(obj)) {
       const name = (obj as { constructor?: { name?: string } }).constructor?.name ?? "unknown";
       throw new NonSerializableError(path, `an instance of ${name}`);
@@ -117,7 +121,8 @@ function isPlainJson(value: unknown, depth: number): boolean {
       if (value === null) return true;
       if (depth > 64) return false;
       if (Array.isArray(value)) {
-        for (const item of value) if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+        for (const item of value)
+          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
         return true;
       }
       const proto: unknown = Object.getPrototypeOf(value);

@@ -34,7 +34,12 @@ export interface ResumeOptions {
  * mistaken for a map.
  */
 export type ResumeCommand =
-  | { readonly [RESUME]: true; readonly kind: "resume"; readonly value: unknown; readonly options: ResumeOptions }
+  | {
+      readonly [RESUME]: true;
+      readonly kind: "resume";
+      readonly value: unknown;
+      readonly options: ResumeOptions;
+    }
   | {
       readonly [RESUME]: true;
       readonly kind: "resumeMap";
@@ -79,7 +84,10 @@ export class Command<Update = Record<string, unknown>> {
   }
 
   /** Answers several pending interrupts at once, by interrupt id. */
-  static resumeMap(map: Readonly<Record<InterruptId | string, unknown>>, options: ResumeOptions = {}): ResumeCommand {
+  static resumeMap(
+    map: Readonly<Record<InterruptId | string, unknown>>,
+    options: ResumeOptions = {},
+  ): ResumeCommand {
     return { [RESUME]: true, kind: "resumeMap", map, options };
   }
 }

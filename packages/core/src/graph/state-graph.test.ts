@@ -8,18 +8,27 @@ const schema = { n: lastValue<number>(() => 0), log: append<string>() };
 
 describe("StateGraph compile-time checks", () => {
   it("rejects an edge to an unknown node", () => {
-    const graph = new StateGraph(schema).addNode("a", () => ({})).addEdge(START, "a").addEdge("a", "missing");
+    const graph = new StateGraph(schema)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .addEdge("a", "missing");
     expect(() => graph.compile()).toThrow(InvalidGraphError);
     expect(() => graph.compile()).toThrow(/unknown node "missing"/);
   });
 
   it("rejects an edge from an unknown node", () => {
-    const graph = new StateGraph(schema).addNode("a", () => ({})).addEdge(START, "a").addEdge("ghost", "a");
+    const graph = new StateGraph(schema)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .addEdge("ghost", "a");
     expect(() => graph.compile()).toThrow(/unknown node "ghost"/);
   });
 
   it("rejects a node that no path reaches", () => {
-    const graph = new StateGraph(schema).addNode("a", () => ({})).addNode("island", () => ({})).addEdge(START, "a");
+    const graph = new StateGraph(schema)
+      .addNode("a", () => ({}))
+      .addNode("island", () => ({}))
+      .addEdge(START, "a");
     expect(() => graph.compile()).toThrow(/"island" is unreachable/);
   });
 
@@ -53,7 +62,14 @@ describe("StateGraph compile-time checks", () => {
 
 describe("state types are inferred", () => {
   it("types node input, updates and invoke results from the schema", async () => {
-    const graph = new StateGraph({ count: lastValue<number>(() => 0), items: append<string>(), total: reducer((a: number, b: number) => a + b, () => 0) })
+    const graph = new StateGraph({
+      count: lastValue<number>(() => 0),
+      items: append<string>(),
+      total: reducer(
+        (a: number, b: number) => a + b,
+        () => 0,
+      ),
+    })
       .addNode("a", (state) => {
         expectTypeOf(state.count).toEqualTypeOf<number>();
         expectTypeOf(state.items).toEqualTypeOf<string[]>();
@@ -86,7 +102,15 @@ describe("channels and control flow", () => {
   });
 
   it("append, custom reducer and ephemeral channels fold one step's writes", async () => {
-    const graph = new StateGraph({ log: append<string>(), sum: reducer((a: number, b: number) => a + b, () => 10), flash: ephemeral<string>(), seen: lastValue<string | undefined>() })
+    const graph = new StateGraph({
+      log: append<string>(),
+      sum: reducer(
+        (a: number, b: number) => a + b,
+        () => 10,
+      ),
+      flash: ephemeral<string>(),
+      seen: lastValue<string | undefined>(),
+    })
       .addNode("fan", () => ({ flash: "hello" }))
       .addNode("a", (s) => ({ log: ["a1", "a2"], sum: 1, seen: s.flash }))
       .addNode("b", () => ({ log: "b", sum: 5 }))
@@ -103,12 +127,21 @@ describe("channels and control flow", () => {
   });
 
   it("conditional edges route on the state, and Send fans out one task per input (map-reduce)", async () => {
-    const graph = new StateGraph({ words: lastValue<string[]>(() => []), lengths: append<number>(), route: lastValue<string>() })
+    const graph = new StateGraph({
+      words: lastValue<string[]>(() => []),
+      lengths: append<number>(),
+      route: lastValue<string>(),
+    })
       .addNode("split", () => ({}))
       .addNode("measure", (input: { word: string }) => ({ lengths: input.word.length }))
       .addNode("short", () => ({ route: "short" }))
       .addEdge(START, "split")
-      .addConditionalEdges("split", (s) => (s.words.length === 0 ? "short" : s.words.map((word) => new Send("measure", { word }))), ["short", "measure"])
+      .addConditionalEdges(
+        "split",
+        (s) =>
+          s.words.length === 0 ? "short" : s.words.map((word) => new Send("measure", { word })),
+        ["short", "measure"],
+      )
       .compile();
     expect((await graph.invoke({ words: ["a", "abc", "ab"] })).values.lengths).toEqual([1, 3, 2]);
     expect((await graph.invoke({ words: [] })).values.route).toBe("short");
@@ -116,7 +149,11 @@ describe("channels and control flow", () => {
 
   it("Command({ goto, update }) updates state and chooses the next node", async () => {
     const graph = new StateGraph(schema)
-      .addNode("decide", (s) => new Command({ update: { n: s.n + 1 }, goto: s.n > 0 ? "big" : "small" }), { ends: ["big", "small"] })
+      .addNode(
+        "decide",
+        (s) => new Command({ update: { n: s.n + 1 }, goto: s.n > 0 ? "big" : "small" }),
+        { ends: ["big", "small"] },
+      )
       .addNode("big", () => ({ log: "big" }))
       .addNode("small", () => ({ log: "small" }))
       .addEdge(START, "decide")

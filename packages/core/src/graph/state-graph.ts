@@ -46,7 +46,8 @@ export interface NodeOptions {
 /** A router of a conditional edge: names the next node(s) or Sends from the state. */
 export type Router<S extends Schema> = (
   state: StateOf<S>,
-) => string | Send | readonly (string | Send)[] | Promise<string | Send | readonly (string | Send)[]>;
+) =>
+  string | Send | readonly (string | Send)[] | Promise<string | Send | readonly (string | Send)[]>;
 
 /** A graph node as stored by the builder. */
 export interface NodeSpec {
@@ -95,11 +96,20 @@ export class StateGraph<S extends Schema> {
     run: NodeFn<S, Input> | CompiledGraph<Schema>,
     options: NodeOptions = {},
   ): this {
-    if (RESERVED.has(name)) throw new InvalidGraphError(`"${name}" is reserved; pick another node name.`, { node: name });
-    if (name.includes("/")) throw new InvalidGraphError(`Node name "${name}" must not contain "/" (it separates namespace segments).`, { node: name });
+    if (RESERVED.has(name))
+      throw new InvalidGraphError(`"${name}" is reserved; pick another node name.`, { node: name });
+    if (name.includes("/"))
+      throw new InvalidGraphError(
+        `Node name "${name}" must not contain "/" (it separates namespace segments).`,
+        { node: name },
+      );
     if (name in this.shape.schema)
-      throw new InvalidGraphError(`Node "${name}" has the name of a state channel; rename one of them.`, { node: name });
-    if (this.shape.nodes.has(name)) throw new InvalidGraphError(`Node "${name}" is already defined.`, { node: name });
+      throw new InvalidGraphError(
+        `Node "${name}" has the name of a state channel; rename one of them.`,
+        { node: name },
+      );
+    if (this.shape.nodes.has(name))
+      throw new InvalidGraphError(`Node "${name}" is already defined.`, { node: name });
     this.shape.nodes.set(name, { name, run: run as NodeSpec["run"], options });
     return this;
   }
@@ -118,9 +128,18 @@ export class StateGraph<S extends Schema> {
    * Adds a conditional edge: after `from` runs, `router(state)` picks the next node(s) or Sends.
    * Pass `pathMap` (result → node, or the list of possible nodes) so reachability can be checked.
    */
-  addConditionalEdges(from: string, router: Router<S>, pathMap?: Record<string, string> | readonly string[]): this {
+  addConditionalEdges(
+    from: string,
+    router: Router<S>,
+    pathMap?: Record<string, string> | readonly string[],
+  ): this {
     if (from === END) throw new InvalidGraphError("END has no outgoing edges.");
-    const map = pathMap === undefined ? null : Array.isArray(pathMap) ? Object.fromEntries(pathMap.map((n: string) => [n, n])) : (pathMap as Record<string, string>);
+    const map =
+      pathMap === undefined
+        ? null
+        : Array.isArray(pathMap)
+          ? Object.fromEntries(pathMap.map((n: string) => [n, n]))
+          : (pathMap as Record<string, string>);
     const list = this.shape.branches.get(from) ?? [];
     list.push({ router: router as Router<Schema>, pathMap: map });
     this.shape.branches.set(from, list);
@@ -142,24 +161,39 @@ export class StateGraph<S extends Schema> {
 function validate(shape: GraphShape): void {
   const known = (name: string): boolean => shape.nodes.has(name) || name === END || name === START;
   for (const [from, targets] of shape.edges) {
-    if (!known(from)) throw new InvalidGraphError(`Edge from unknown node "${from}".`, { node: from });
-    for (const to of targets) if (!known(to)) throw new InvalidGraphError(`Edge from "${from}" to unknown node "${to}".`, { from, to });
+    if (!known(from))
+      throw new InvalidGraphError(`Edge from unknown node "${from}".`, { node: from });
+    for (const to of targets)
+      if (!known(to))
+        throw new InvalidGraphError(`Edge from "${from}" to unknown node "${to}".`, { from, to });
   }
   for (const [from, branches] of shape.branches) {
-    if (!known(from)) throw new InvalidGraphError(`Conditional edge from unknown node "${from}".`, { node: from });
+    if (!known(from))
+      throw new InvalidGraphError(`Conditional edge from unknown node "${from}".`, { node: from });
     for (const branch of branches)
       for (const to of Object.values(branch.pathMap ?? {}))
-        if (!known(to)) throw new InvalidGraphError(`Conditional edge from "${from}" maps to unknown node "${to}".`, { from, to });
+        if (!known(to))
+          throw new InvalidGraphError(
+            `Conditional edge from "${from}" maps to unknown node "${to}".`,
+            { from, to },
+          );
   }
   for (const node of shape.nodes.values())
     for (const to of node.options.ends ?? [])
-      if (!known(to)) throw new InvalidGraphError(`Node "${node.name}" declares goto target "${to}", which is not a node.`, { from: node.name, to });
+      if (!known(to))
+        throw new InvalidGraphError(
+          `Node "${node.name}" declares goto target "${to}", which is not a node.`,
+          { from: node.name, to },
+        );
   if (!shape.edges.has(START) && !shape.branches.has(START))
     throw new InvalidGraphError("The graph has no entry: add an edge from START.", {});
   const reached = reachable(shape);
   for (const name of shape.nodes.keys())
     if (!reached.has(name))
-      throw new InvalidGraphError(`Node "${name}" is unreachable from START; connect it with an edge or remove it.`, { node: name });
+      throw new InvalidGraphError(
+        `Node "${name}" is unreachable from START; connect it with an edge or remove it.`,
+        { node: name },
+      );
 }
 
 function successors(shape: GraphShape, from: string): string[] | "any" {

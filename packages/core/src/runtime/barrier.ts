@@ -38,10 +38,13 @@ export function applyWrites(
   for (const result of results) {
     for (const [channel, value] of result.writes) {
       if (!(channel in shape.schema))
-        throw new InvalidUpdateError(`Node "${result.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`, {
-          node: result.node,
-          channel,
-        });
+        throw new InvalidUpdateError(
+          `Node "${result.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+          {
+            node: result.node,
+            channel,
+          },
+        );
       let entry = updates.get(channel);
       if (!entry) updates.set(channel, (entry = { values: [], writers: [] }));
       entry.values.push(value);
@@ -70,9 +73,21 @@ export function applyWrites(
     }
     const prev = versions[name] ?? null;
     if (channel.kind === "append" && prev !== null) {
-      blobs.push({ channel: name, version: newVersion, kind: "delta", prev, value: appendedItems(entry.values) });
+      blobs.push({
+        channel: name,
+        version: newVersion,
+        kind: "delta",
+        prev,
+        value: appendedItems(entry.values),
+      });
     } else {
-      blobs.push({ channel: name, version: newVersion, kind: "full", prev: null, value: nextValues[name] });
+      blobs.push({
+        channel: name,
+        version: newVersion,
+        kind: "full",
+        prev: null,
+        value: nextValues[name],
+      });
     }
     nextVersions[name] = newVersion;
   }
@@ -94,10 +109,14 @@ export async function scheduleNext(
   const sends: Send[] = [];
   const add = (target: string | Send): void => {
     if (target instanceof Send) {
-      if (!shape.nodes.has(target.node)) throw new InvalidUpdateError(`Send to unknown node "${target.node}".`, { node: target.node });
+      if (!shape.nodes.has(target.node))
+        throw new InvalidUpdateError(`Send to unknown node "${target.node}".`, {
+          node: target.node,
+        });
       sends.push(target);
     } else if (target !== END) {
-      if (!shape.nodes.has(target)) throw new InvalidUpdateError(`Cannot go to unknown node "${target}".`, { node: target });
+      if (!shape.nodes.has(target))
+        throw new InvalidUpdateError(`Cannot go to unknown node "${target}".`, { node: target });
       if (!nodes.includes(target)) nodes.push(target);
     }
   };
@@ -109,23 +128,37 @@ export async function scheduleNext(
     }
     for (const to of shape.edges.get(from) ?? []) add(to);
     for (const branch of shape.branches.get(from) ?? []) {
-      const picked = await branch.router(state as never);
-      const list = Array.isArray(picked) ? (picked as (string | Send)[]) : [picked as string | Send];
+      const picked = await branch.router(state);
+      const list = Array.isArray(picked)
+        ? (picked as (string | Send)[])
+        : [picked as string | Send];
       for (const target of list) {
         if (target instanceof Send) add(target);
         else {
           const mapped = branch.pathMap ? branch.pathMap[target] : target;
           if (mapped === undefined)
-            throw new InvalidUpdateError(`Router of "${from}" returned "${target}", which its path map does not name.`, { from, target });
+            throw new InvalidUpdateError(
+              `Router of "${from}" returned "${target}", which its path map does not name.`,
+              { from, target },
+            );
           add(mapped);
         }
       }
     }
   }
   const ns = exec.namespace;
-  const next: TaskSpec[] = nodes.map((node) => ({ id: taskIdFor(exec.threadId, exec.runId, ns, step, node, "edge"), node, trigger: "edge" }));
+  const next: TaskSpec[] = nodes.map((node) => ({
+    id: taskIdFor(exec.threadId, exec.runId, ns, step, node, "edge"),
+    node,
+    trigger: "edge",
+  }));
   sends.forEach((send, index) => {
-    next.push({ id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, `send:${index}`), node: send.node, trigger: `send:${index}`, arg: send.arg });
+    next.push({
+      id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, `send:${index}`),
+      node: send.node,
+      trigger: `send:${index}`,
+      arg: send.arg,
+    });
   });
   return next;
 }

@@ -18,7 +18,12 @@ import { ChildPaused, setChildRunner } from "./task-runner.ts";
  * Runs `graph` as a child run of the task `parent`. Returns the child's result when it finished;
  * throws {@link ChildPaused} (and marks the parent task paused) when it paused.
  */
-export async function runChild(graph: CompiledGraph<Schema>, input: unknown, parent: TaskRun, _name: string): Promise<RunResult> {
+export async function runChild(
+  graph: CompiledGraph<Schema>,
+  input: unknown,
+  parent: TaskRun,
+  _name: string,
+): Promise<RunResult> {
   const pexec = parent.exec;
   const saver = pexec.saver;
   const runId = childRunIdFor(pexec.runId, parent.task.id, parent.childIndex++);
@@ -27,13 +32,25 @@ export async function runChild(graph: CompiledGraph<Schema>, input: unknown, par
     runId,
     stream: runId,
     namespace,
-    path: [...pexec.path, { runId: pexec.runId, graph: pexec.graphName, node: parent.task.node, taskId: parent.task.id }],
+    path: [
+      ...pexec.path,
+      {
+        runId: pexec.runId,
+        graph: pexec.graphName,
+        node: parent.task.node,
+        taskId: parent.task.id,
+      },
+    ],
     graphName: graph.name,
     determinism: graph.determinism,
     schema: graph.runtime.shape.schema,
   });
   const existing = await saver.getRun(runId);
-  const result = (status: RunResult["status"], values: Record<string, unknown>, checkpointId: string | null): RunResult => ({
+  const result = (
+    status: RunResult["status"],
+    values: Record<string, unknown>,
+    checkpointId: string | null,
+  ): RunResult => ({
     threadId: pexec.threadId,
     runId,
     status,
@@ -50,13 +67,29 @@ export async function runChild(graph: CompiledGraph<Schema>, input: unknown, par
   const now = new Date().toISOString();
   const run: RunRecord = existing
     ? { ...existing, status: "running", updatedAt: now }
-    : { runId, threadId: pexec.threadId, parentRunId: pexec.runId, parentTaskId: parent.task.id, graph: graph.name, namespace, stream: runId, status: "running", createdAt: now, updatedAt: now, error: null, options: null };
+    : {
+        runId,
+        threadId: pexec.threadId,
+        parentRunId: pexec.runId,
+        parentTaskId: parent.task.id,
+        graph: graph.name,
+        namespace,
+        stream: runId,
+        status: "running",
+        createdAt: now,
+        updatedAt: now,
+        error: null,
+        options: null,
+      };
   await saver.putRun(run);
   const own = graph.selectorsFor(null, namespace.length);
   const { outcome, state } = await runStream({
     graph: graph.runtime,
     exec,
-    selectors: { before: [...own.before, ...pexec.runSelectors.before], after: [...own.after, ...pexec.runSelectors.after] },
+    selectors: {
+      before: [...own.before, ...pexec.runSelectors.before],
+      after: [...own.after, ...pexec.runSelectors.after],
+    },
     cache: pexec.cache,
     input: existing ? undefined : childInput(graph, input),
     run,
@@ -76,7 +109,9 @@ export async function runChild(graph: CompiledGraph<Schema>, input: unknown, par
 
 function childInput(graph: CompiledGraph<Schema>, input: unknown): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input))
-    throw new InvalidInputError(`Subgraph "${graph.name}" needs an object input of its channels.`, { graph: graph.name });
+    throw new InvalidInputError(`Subgraph "${graph.name}" needs an object input of its channels.`, {
+      graph: graph.name,
+    });
   const schema = graph.runtime.shape.schema;
   return Object.fromEntries(Object.entries(input).filter(([key]) => key in schema));
 }
@@ -85,8 +120,15 @@ function childInput(graph: CompiledGraph<Schema>, input: unknown): Record<string
  * The parent update of a finished child: the keys the parent's schema has. For an append channel
  * only what the child appended is returned, since the child started from the parent's list.
  */
-function toParentUpdate(values: Record<string, unknown>, input: unknown, parentSchema: Schema): Record<string, unknown> {
-  const given = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+function toParentUpdate(
+  values: Record<string, unknown>,
+  input: unknown,
+  parentSchema: Schema,
+): Record<string, unknown> {
+  const given = (typeof input === "object" && input !== null ? input : {}) as Record<
+    string,
+    unknown
+  >;
   const update: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
     const channel = parentSchema[key];

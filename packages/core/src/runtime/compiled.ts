@@ -5,22 +5,51 @@
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
-import type { Checkpointer, InterruptQuery, RunRecord, StoredInterrupt } from "../checkpoint/types.ts";
-import { InvalidInputError, MissingCheckpointerError, MissingThreadIdError, NotFoundError, StaleTargetError } from "../errors.ts";
+import type {
+  Checkpointer,
+  InterruptQuery,
+  RunRecord,
+  StoredInterrupt,
+} from "../checkpoint/types.ts";
+import {
+  InvalidInputError,
+  MissingCheckpointerError,
+  MissingThreadIdError,
+  NotFoundError,
+  StaleTargetError,
+} from "../errors.ts";
 import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
 import type { GraphShape } from "../graph/state-graph.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
 import { currentTask } from "./context.ts";
-import { EventQueue, silentSink, type EventSink, type StreamEvent, type StreamMode } from "./events.ts";
+import {
+  EventQueue,
+  silentSink,
+  type EventSink,
+  type StreamEvent,
+  type StreamMode,
+} from "./events.ts";
 import { Execution, type DeterminismMode } from "./execution.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
 import { defaultLease, withLease, type LeaseSettings } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
-import { buildBatch, chooseAnswers, selectTarget, staleError, tasksToWake, validateAnswers, type ResumeTarget } from "./resume.ts";
+import {
+  buildBatch,
+  chooseAnswers,
+  selectTarget,
+  staleError,
+  tasksToWake,
+  validateAnswers,
+  type ResumeTarget,
+} from "./resume.ts";
 import { guardPending, InterruptCache, newRootRun, runStream, type GraphRuntime } from "./run.ts";
 import { parseSelectors } from "./selectors.ts";
-import { listInterruptsForPeople, type InterruptListItem, type InterruptListQuery } from "./queue.ts";
+import {
+  listInterruptsForPeople,
+  type InterruptListItem,
+  type InterruptListQuery,
+} from "./queue.ts";
 import { getState, getStateHistory, updateState, type StateSnapshot } from "./state.ts";
 import { runChild } from "./child.ts";
 
@@ -107,11 +136,14 @@ export class CompiledGraph<S extends Schema> {
    * @throws MissingThreadIdError when the graph has a checkpointer and no thread id is given.
    * @throws ThreadInterruptedError for plain input to a thread with pending interrupts.
    */
-  async invoke(input: UpdateOf<S> | ResumeCommand | null, options: RunOptions = {}): Promise<RunResult<StateOf<S>>> {
+  async invoke(
+    input: UpdateOf<S> | ResumeCommand | null,
+    options: RunOptions = {},
+  ): Promise<RunResult<StateOf<S>>> {
     const task = currentTask();
     if (task && options.threadId === undefined && !isResumeCommand(input)) {
       // Invoked from node code: a child run of the calling task.
-      return (await runChild(this as unknown as CompiledGraph<Schema>, input ?? {}, task, this.name)) as RunResult<StateOf<S>>;
+      return (await runChild(this, input ?? {}, task, this.name)) as RunResult<StateOf<S>>;
     }
     return this.execute(input, options, silentSink);
   }
@@ -119,8 +151,13 @@ export class CompiledGraph<S extends Schema> {
   /**
    * Runs like `invoke` and yields events as they happen; the last event is `end` with the result.
    */
-  stream(input: UpdateOf<S> | ResumeCommand | null, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
-    const modes = new Set<StreamMode>(Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"]);
+  stream(
+    input: UpdateOf<S> | ResumeCommand | null,
+    options: StreamOptions = {},
+  ): AsyncIterable<StreamEvent> {
+    const modes = new Set<StreamMode>(
+      Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"],
+    );
     const queue = new EventQueue(modes);
     this.execute(input, options, queue).then(
       (result) => {
@@ -144,46 +181,96 @@ export class CompiledGraph<S extends Schema> {
    * @throws StaleTargetError when the target is no longer current (with the latest metadata).
    * @throws NoMatchingTargetError / AmbiguousResumeError when the target selects none / several.
    */
-  async resumeTargeted(target: ResumeTarget, command: ResumeCommand, options: Omit<RunOptions, "threadId"> = {}): Promise<RunResult<StateOf<S>>> {
+  async resumeTargeted(
+    target: ResumeTarget,
+    command: ResumeCommand,
+    options: Omit<RunOptions, "threadId"> = {},
+  ): Promise<RunResult<StateOf<S>>> {
     const saver = this.requireSaver();
     const run = await saver.getRun(target.runId as RunId);
     if (!run) throw new NotFoundError("run", target.runId);
-    return this.resumeWith(run.threadId, command, target, { ...options, threadId: run.threadId }, silentSink);
+    return this.resumeWith(
+      run.threadId,
+      command,
+      target,
+      { ...options, threadId: run.threadId },
+      silentSink,
+    );
   }
 
   /**
    * Records a steering instruction for a run, task or interrupt without resuming. Node code of
    * the next execution in that scope reads it through `ctx.steering`.
    */
-  async steer(target: ResumeTarget, text: string, options: { actor?: string } = {}): Promise<SteeringRecord> {
+  async steer(
+    target: ResumeTarget,
+    text: string,
+    options: { actor?: string } = {},
+  ): Promise<SteeringRecord> {
     const saver = this.requireSaver();
     const run = await saver.getRun(target.runId as RunId);
     if (!run) throw new NotFoundError("run", target.runId);
     if (run.status === "done" || run.status === "cancelled" || run.status === "error")
-      throw await staleError(saver, run.threadId, run.runId, `Run ${run.runId} is ${run.status}; there is no next execution to steer.`);
+      throw await staleError(
+        saver,
+        run.threadId,
+        run.runId,
+        `Run ${run.runId} is ${run.status}; there is no next execution to steer.`,
+      );
     return this.recordSteering(run.threadId, target, text, options.actor ?? "anonymous");
   }
 
   /** The current state of a thread: values, next tasks, pending interrupts, checkpoint. */
-  getState(config: RunOptions, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot<StateOf<S>>> {
-    return getState(this.runtime, this.requireSaver(), this.requireThread(config), config.checkpointId, options.subgraphs ?? false) as Promise<StateSnapshot<StateOf<S>>>;
+  getState(
+    config: RunOptions,
+    options: { subgraphs?: boolean } = {},
+  ): Promise<StateSnapshot<StateOf<S>>> {
+    return getState(
+      this.runtime,
+      this.requireSaver(),
+      this.requireThread(config),
+      config.checkpointId,
+      options.subgraphs ?? false,
+    ) as Promise<StateSnapshot<StateOf<S>>>;
   }
 
   /** Checkpoints of a thread, newest first. */
-  getStateHistory(config: RunOptions, options: { limit?: number; before?: string } = {}): Promise<StateSnapshot<StateOf<S>>[]> {
-    return getStateHistory(this.runtime, this.requireSaver(), this.requireThread(config), options) as Promise<StateSnapshot<StateOf<S>>[]>;
+  getStateHistory(
+    config: RunOptions,
+    options: { limit?: number; before?: string } = {},
+  ): Promise<StateSnapshot<StateOf<S>>[]> {
+    return getStateHistory(
+      this.runtime,
+      this.requireSaver(),
+      this.requireThread(config),
+      options,
+    ) as Promise<StateSnapshot<StateOf<S>>[]>;
   }
 
   /**
    * Writes values as if node `asNode` had returned them: a new checkpoint (a fork when
    * `config.checkpointId` is not the head). Its edges decide the next tasks.
    */
-  updateState(config: RunOptions, values: UpdateOf<S>, options: { asNode?: string } = {}): Promise<{ checkpointId: CheckpointId }> {
-    return updateState(this.runtime, this.requireSaver(), this.requireThread(config), values as Record<string, unknown>, config.checkpointId, options.asNode, config.actor ?? "anonymous");
+  updateState(
+    config: RunOptions,
+    values: UpdateOf<S>,
+    options: { asNode?: string } = {},
+  ): Promise<{ checkpointId: CheckpointId }> {
+    return updateState(
+      this.runtime,
+      this.requireSaver(),
+      this.requireThread(config),
+      values,
+      config.checkpointId,
+      options.asNode,
+      config.actor ?? "anonymous",
+    );
   }
 
   /** Pending (or other) interrupts across threads, newest first, for people to act on. */
-  listInterrupts(query: InterruptListQuery = {}): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
+  listInterrupts(
+    query: InterruptListQuery = {},
+  ): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
     return listInterruptsForPeople(this.requireSaver(), query as InterruptQuery);
   }
 
@@ -200,7 +287,8 @@ export class CompiledGraph<S extends Schema> {
       const wake = await tasksToWake(saver, [record]);
       const outcome = await saver.answerInterrupts({
         threadId: record.threadId,
-        answers: onTimeout.kind === "value" ? [{ id: record.id, value: onTimeout.value ?? null }] : [],
+        answers:
+          onTimeout.kind === "value" ? [{ id: record.id, value: onTimeout.value ?? null }] : [],
         cancel: onTimeout.kind === "cancel" ? [record.id] : [],
         wake,
         actor: "system:timer",
@@ -208,7 +296,8 @@ export class CompiledGraph<S extends Schema> {
       });
       if (outcome.ok) threads.add(record.threadId);
     }
-    for (const threadId of threads) await this.execute(null, { threadId, actor: "system:timer" }, silentSink);
+    for (const threadId of threads)
+      await this.execute(null, { threadId, actor: "system:timer" }, silentSink);
     return threads.size === 0 ? 0 : expired.length;
   }
 
@@ -227,23 +316,40 @@ export class CompiledGraph<S extends Schema> {
   /** @internal Selectors for a run: compile-time ones plus the run's own. */
   selectorsFor(run: RunRecord | null, base: number): RunSelectors {
     return {
-      before: [...parseSelectors(this.compileOptions.interruptBefore, base), ...parseSelectors(run?.options?.interruptBefore, 0)],
-      after: [...parseSelectors(this.compileOptions.interruptAfter, base), ...parseSelectors(run?.options?.interruptAfter, 0)],
+      before: [
+        ...parseSelectors(this.compileOptions.interruptBefore, base),
+        ...parseSelectors(run?.options?.interruptBefore, 0),
+      ],
+      after: [
+        ...parseSelectors(this.compileOptions.interruptAfter, base),
+        ...parseSelectors(run?.options?.interruptAfter, 0),
+      ],
     };
   }
 
-  private async execute(input: UpdateOf<S> | ResumeCommand | null, options: RunOptions, sink: EventSink): Promise<RunResult<StateOf<S>>> {
+  private async execute(
+    input: UpdateOf<S> | ResumeCommand | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
     if (isResumeCommand(input)) {
       this.requireSaver();
       return this.resumeWith(this.requireThread(options), input, null, options, sink);
     }
-    if (input !== null && input !== undefined && (typeof input !== "object" || Array.isArray(input)))
-      throw new InvalidInputError("Input must be an object of channel updates, null (continue), or Command.resume(...).");
+    if (
+      input !== null &&
+      input !== undefined &&
+      (typeof input !== "object" || Array.isArray(input))
+    )
+      throw new InvalidInputError(
+        "Input must be an object of channel updates, null (continue), or Command.resume(...).",
+      );
     const durable = this.checkpointer !== undefined;
     if (durable && !options.threadId) throw new MissingThreadIdError();
     const saver = this.checkpointer ?? new MemorySaver();
     const threadId = (options.threadId ?? `ephemeral-${randomUUID()}`) as ThreadId;
-    const work = (): Promise<RunResult<StateOf<S>>> => this.runRoot(saver, durable, threadId, input, options, sink);
+    const work = (): Promise<RunResult<StateOf<S>>> =>
+      this.runRoot(saver, durable, threadId, input, options, sink);
     return durable ? withLease(saver, threadId, this.lease, work) : work();
   }
 
@@ -258,24 +364,39 @@ export class CompiledGraph<S extends Schema> {
     const actor = options.actor ?? "anonymous";
     if (durable && !(await saver.getThread(threadId))) {
       const now = new Date().toISOString();
-      await saver.putThread({ threadId, tenant: options.tenant ?? null, metadata: options.metadata ?? {}, createdAt: now, updatedAt: now });
+      await saver.putThread({
+        threadId,
+        tenant: options.tenant ?? null,
+        metadata: options.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      });
     }
     const rows = durable ? await saver.getThreadInterrupts(threadId) : [];
     const cache = new InterruptCache(rows);
     const head = durable ? await saver.getCheckpoint(threadId, "") : undefined;
-    const runOptions = options.interruptBefore || options.interruptAfter ? { interruptBefore: options.interruptBefore ?? [], interruptAfter: options.interruptAfter ?? [] } : null;
+    const runOptions =
+      options.interruptBefore || options.interruptAfter
+        ? {
+            interruptBefore: options.interruptBefore ?? [],
+            interruptAfter: options.interruptAfter ?? [],
+          }
+        : null;
     let run: RunRecord;
     let streamInput: Record<string, unknown> | undefined;
     if (input === null || input === undefined) {
       const previous = head && !options.checkpointId ? await saver.getRun(head.runId) : undefined;
-      run = previous ? { ...previous, status: "running", updatedAt: new Date().toISOString() } : newRootRun(threadId, this.name, runOptions);
+      run = previous
+        ? { ...previous, status: "running", updatedAt: new Date().toISOString() }
+        : newRootRun(threadId, this.name, runOptions);
       streamInput = head ? undefined : {};
     } else {
       await guardPending(saver, threadId, cache.pending(), options.onPending ?? "error", actor);
       run = newRootRun(threadId, this.name, runOptions);
-      streamInput = input as Record<string, unknown>;
+      streamInput = input;
     }
-    if (options.checkpointId && run.runId === head?.runId) run = newRootRun(threadId, this.name, runOptions);
+    if (options.checkpointId && run.runId === head?.runId)
+      run = newRootRun(threadId, this.name, runOptions);
     const thread = durable ? await saver.getThread(threadId) : undefined;
     await saver.putRun(run);
     const controller = linkSignal(options.signal);
@@ -296,7 +417,10 @@ export class CompiledGraph<S extends Schema> {
       steering: durable ? await saver.listSteering(threadId) : [],
       lineage: [run.runId],
       cache,
-      runSelectors: { before: parseSelectors(run.options?.interruptBefore, 0), after: parseSelectors(run.options?.interruptAfter, 0) },
+      runSelectors: {
+        before: parseSelectors(run.options?.interruptBefore, 0),
+        after: parseSelectors(run.options?.interruptAfter, 0),
+      },
     });
     const { outcome, state } = await runStream({
       graph: this.runtime,
@@ -307,7 +431,8 @@ export class CompiledGraph<S extends Schema> {
       fromCheckpointId: options.checkpointId as CheckpointId | undefined,
       run,
     });
-    const pending = outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
+    const pending =
+      outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
     const result: RunResult<StateOf<S>> = {
       threadId,
       runId: run.runId,
@@ -321,7 +446,9 @@ export class CompiledGraph<S extends Schema> {
       result.error = {
         name: err instanceof Error ? err.name : "Error",
         message: err instanceof Error ? err.message : String(err),
-        ...(err && typeof err === "object" && "code" in err && typeof err.code === "string" ? { code: err.code } : {}),
+        ...(err && typeof err === "object" && "code" in err && typeof err.code === "string"
+          ? { code: err.code }
+          : {}),
         ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
       };
     }
@@ -347,7 +474,12 @@ export class CompiledGraph<S extends Schema> {
       if (target.expectedCheckpointId !== undefined) {
         const head = await saver.getCheckpoint(threadId, run.stream);
         if (head?.id !== target.expectedCheckpointId)
-          throw await staleError(saver, threadId, run.runId, `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`);
+          throw await staleError(
+            saver,
+            threadId,
+            run.runId,
+            `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`,
+          );
         expectedHead = { stream: run.stream, checkpointId: head.id };
       }
     }
@@ -357,7 +489,12 @@ export class CompiledGraph<S extends Schema> {
     const cancel: StoredInterrupt[] = [];
     const policy = command.options.pendingChildren ?? "keep";
     if (target && policy !== "keep") {
-      const children = pendingAll.filter((i) => i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i));
+      const children = pendingAll.filter(
+        (i) =>
+          i.runId !== target.runId &&
+          i.path.some((p) => p.runId === target.runId) &&
+          !chosen.has(i),
+      );
       for (const child of children) {
         if (policy === "cancel") cancel.push(child);
         else chosen.set(child, policy.resolve);
@@ -365,25 +502,49 @@ export class CompiledGraph<S extends Schema> {
     }
     validateAnswers(chosen);
     const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
-    const outcome = await saver.answerInterrupts(buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead));
+    const outcome = await saver.answerInterrupts(
+      buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
+    );
     if (!outcome.ok) {
       if (outcome.reason === "duplicate") {
-        if (outcome.result !== null && outcome.result !== undefined) return outcome.result as RunResult<StateOf<S>>;
+        if (outcome.result !== null && outcome.result !== undefined)
+          return outcome.result as RunResult<StateOf<S>>;
       } else if (outcome.reason === "head_moved") {
-        throw await staleError(saver, threadId, target?.runId ?? null, "The head moved while answering.");
+        throw await staleError(
+          saver,
+          threadId,
+          target?.runId ?? null,
+          "The head moved while answering.",
+        );
       } else {
-        throw await staleError(saver, threadId, target?.runId ?? null, `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`);
+        throw await staleError(
+          saver,
+          threadId,
+          target?.runId ?? null,
+          `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`,
+        );
       }
     }
     if (outcome.ok) {
       for (const runId of new Set(cancel.map((c) => c.runId))) {
         const run = await saver.getRun(runId);
-        if (run) await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
+        if (run)
+          await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
       }
       if (command.options.steering !== undefined) {
         const first = [...chosen.keys()][0];
-        const scope: ResumeTarget = target ?? { runId: first?.runId ?? "", namespace: first?.namespace ?? [], ...(first ? { taskId: first.taskId } : {}) };
-        await this.recordSteering(threadId, { ...scope, ...(first && !target?.interruptId ? {} : {}) }, command.options.steering, actor, first?.id);
+        const scope: ResumeTarget = target ?? {
+          runId: first?.runId ?? "",
+          namespace: first?.namespace ?? [],
+          ...(first ? { taskId: first.taskId } : {}),
+        };
+        await this.recordSteering(
+          threadId,
+          { ...scope, ...(first && !target?.interruptId ? {} : {}) },
+          command.options.steering,
+          actor,
+          first?.id,
+        );
       }
     }
     const result = await this.execute(null, { ...options, threadId, actor }, sink);
@@ -391,17 +552,32 @@ export class CompiledGraph<S extends Schema> {
     return result;
   }
 
-  private async recordSteering(threadId: ThreadId, target: ResumeTarget, text: string, actor: string, interruptId?: string): Promise<SteeringRecord> {
+  private async recordSteering(
+    threadId: ThreadId,
+    target: ResumeTarget,
+    text: string,
+    actor: string,
+    interruptId?: string,
+  ): Promise<SteeringRecord> {
     const saver = this.requireSaver();
-    if (typeof text !== "string" || text.trim() === "") throw new InvalidInputError("Steering text must be a non-empty string.");
+    if (typeof text !== "string" || text.trim() === "")
+      throw new InvalidInputError("Steering text must be a non-empty string.");
     const run = await saver.getRun(target.runId as RunId);
     const head = await saver.getCheckpoint(threadId, run?.stream ?? "");
     const record: SteeringRecord = {
       id: `s_${randomUUID()}`,
       threadId,
       runId: target.runId as RunId,
-      ...(target.taskId !== undefined ? { taskId: target.taskId as SteeringRecord["taskId"] & string } : {}),
-      ...(target.interruptId !== undefined || interruptId !== undefined ? { interruptId: (target.interruptId ?? interruptId) as NonNullable<SteeringRecord["interruptId"]> } : {}),
+      ...(target.taskId !== undefined
+        ? { taskId: target.taskId as SteeringRecord["taskId"] & string }
+        : {}),
+      ...(target.interruptId !== undefined || interruptId !== undefined
+        ? {
+            interruptId: (target.interruptId ?? interruptId) as NonNullable<
+              SteeringRecord["interruptId"]
+            >,
+          }
+        : {}),
       namespace: [...target.namespace],
       text,
       actor,
@@ -409,7 +585,16 @@ export class CompiledGraph<S extends Schema> {
       createdAt: new Date().toISOString(),
     };
     await saver.appendSteering(record);
-    await saver.appendAudit({ id: `a_${randomUUID()}`, threadId, runId: record.runId, ...(record.interruptId ? { interruptId: record.interruptId } : {}), action: "steer", actor, data: { steeringId: record.id, text }, createdAt: record.createdAt });
+    await saver.appendAudit({
+      id: `a_${randomUUID()}`,
+      threadId,
+      runId: record.runId,
+      ...(record.interruptId ? { interruptId: record.interruptId } : {}),
+      action: "steer",
+      actor,
+      data: { steeringId: record.id, text },
+      createdAt: record.createdAt,
+    });
     return record;
   }
 }

@@ -5,7 +5,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { z } from "zod";
 import type { Schema } from "../channels.ts";
-import { InvalidInputError, MissingCheckpointerError, NonSerializableError, ReinError } from "../errors.ts";
+import {
+  InvalidInputError,
+  MissingCheckpointerError,
+  NonSerializableError,
+  ReinError,
+} from "../errors.ts";
 import type { Serializer } from "../serde.ts";
 import { interruptIdFor, type RunId, type TaskId, type ThreadId } from "../ids.ts";
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
@@ -62,7 +67,9 @@ export interface NodeContext<_S extends Schema = Schema> {
 /** Thrown by `interrupt()` to unwind the node; the runtime turns it into a pause. */
 export class GraphInterrupt extends Error {
   constructor(readonly interruptId: string) {
-    super("The task paused on an interrupt. (This exception is caught by the Rein runtime; if you see it, a node swallowed and rethrew it outside a run.)");
+    super(
+      "The task paused on an interrupt. (This exception is caught by the Rein runtime; if you see it, a node swallowed and rethrew it outside a run.)",
+    );
     this.name = "GraphInterrupt";
   }
 }
@@ -87,9 +94,15 @@ export function withTask<T>(run: TaskRun, fn: () => T): T {
  *
  * @throws InvalidInputError when called outside a running node.
  */
-export function interrupt<Answer = unknown>(payload: unknown, options?: InterruptOptions<Answer>): Answer {
+export function interrupt<Answer = unknown>(
+  payload: unknown,
+  options?: InterruptOptions<Answer>,
+): Answer {
   const run = storage.getStore();
-  if (!run) throw new InvalidInputError("interrupt() was called outside a running node; call it from node code (or use ctx.interrupt).");
+  if (!run)
+    throw new InvalidInputError(
+      "interrupt() was called outside a running node; call it from node code (or use ctx.interrupt).",
+    );
   return run.interrupt(payload, options);
 }
 
@@ -152,9 +165,12 @@ export class TaskRun implements NodeContext {
     const order = this.calls++;
     if (options.key !== undefined) {
       if (this.keys.has(options.key))
-        throw new InvalidInputError(`interrupt key "${options.key}" was used twice in one task; keys must be unique per task.`, {
-          key: options.key,
-        });
+        throw new InvalidInputError(
+          `interrupt key "${options.key}" was used twice in one task; keys must be unique per task.`,
+          {
+            key: options.key,
+          },
+        );
       this.keys.add(options.key);
     }
     const slot = options.key !== undefined ? `k:${options.key}` : `o:${order}`;
@@ -166,11 +182,14 @@ export class TaskRun implements NodeContext {
       const same = this.exec.serializer.serialize(latest.payload ?? null) === text;
       if (!same && this.exec.determinism === "strict" && latest.status !== "superseded") {
         this.superseded.push(latest);
-        this.exec.debug(`interrupt ${latest.id} superseded: the node asked a different question on re-run (order ${order}), so its answer is not applied`, {
-          interruptId: latest.id,
-          taskId: this.task.id,
-          order,
-        });
+        this.exec.debug(
+          `interrupt ${latest.id} superseded: the node asked a different question on re-run (order ${order}), so its answer is not applied`,
+          {
+            interruptId: latest.id,
+            taskId: this.task.id,
+            order,
+          },
+        );
         return this.raise(payload, order, slot, latest.revision + 1, options);
       }
       if (latest.status === "answered") return this.decodeAnswer(latest, options);
@@ -200,7 +219,13 @@ export class TaskRun implements NodeContext {
     return options.answer.parse(record.answer);
   }
 
-  private raise<Answer>(payload: unknown, order: number, slot: string, revision: number, options: InterruptOptions<Answer>): never {
+  private raise<Answer>(
+    payload: unknown,
+    order: number,
+    slot: string,
+    revision: number,
+    options: InterruptOptions<Answer>,
+  ): never {
     const exec = this.exec;
     const id = interruptIdFor(exec.threadId, exec.namespace, this.task.id, slot, revision);
     const now = new Date();
@@ -209,7 +234,9 @@ export class TaskRun implements NodeContext {
     if (options.timeout !== undefined) {
       deadline = new Date(now.getTime() + parseDuration(options.timeout)).toISOString();
       onTimeout =
-        options.onTimeout === undefined || options.onTimeout === "cancel" ? { kind: "cancel" } : { kind: "value", value: options.onTimeout };
+        options.onTimeout === undefined || options.onTimeout === "cancel"
+          ? { kind: "cancel" }
+          : { kind: "value", value: options.onTimeout };
     }
     const record: StoredInterrupt = {
       id,
@@ -227,7 +254,10 @@ export class TaskRun implements NodeContext {
       stream: exec.stream,
       slot,
       revision,
-      path: [...exec.path, { runId: exec.runId, graph: exec.graphName, node: this.task.node, taskId: this.task.id }],
+      path: [
+        ...exec.path,
+        { runId: exec.runId, graph: exec.graphName, node: this.task.node, taskId: this.task.id },
+      ],
       graph: exec.graphName,
       tenant: exec.tenant,
       deadline,
@@ -255,7 +285,14 @@ export class TaskRun implements NodeContext {
 
   emit(data: unknown): void {
     const sink = this.exec.sink;
-    if (sink.wants("custom")) sink.push({ type: "custom", namespace: [...this.exec.namespace], node: this.task.node, taskId: this.task.id, data });
+    if (sink.wants("custom"))
+      sink.push({
+        type: "custom",
+        namespace: [...this.exec.namespace],
+        node: this.task.node,
+        taskId: this.task.id,
+        data,
+      });
   }
 }
 
@@ -264,9 +301,15 @@ function serializePayload(serializer: Serializer, payload: unknown): string {
     return serializer.serialize(payload === undefined ? null : payload);
   } catch (error) {
     if (error instanceof NonSerializableError) {
-      const path = String(error.details.path ?? "");
-      const what = String(error.details.what ?? "a value that cannot be stored");
-      throw new NonSerializableError(path === "" ? "payload" : path.startsWith("[") ? `payload${path}` : `payload.${path}`, what);
+      const path = typeof error.details.path === "string" ? error.details.path : "";
+      const what =
+        typeof error.details.what === "string"
+          ? error.details.what
+          : "a value that cannot be stored";
+      throw new NonSerializableError(
+        path === "" ? "payload" : path.startsWith("[") ? `payload${path}` : `payload.${path}`,
+        what,
+      );
     }
     throw error;
   }

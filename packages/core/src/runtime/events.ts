@@ -21,7 +21,13 @@ export type StreamEvent =
       phase: "start" | "end";
       outcome?: "writes" | "paused" | "error" | "cancelled";
     }
-  | { type: "checkpoints"; namespace: string[]; checkpointId: CheckpointId; step: number; next: string[] }
+  | {
+      type: "checkpoints";
+      namespace: string[];
+      checkpointId: CheckpointId;
+      step: number;
+      next: string[];
+    }
   | { type: "debug"; namespace: string[]; message: string; data?: Record<string, unknown> }
   | { type: "interrupt"; namespace: string[]; interrupt: Interrupt }
   | { type: "end"; namespace: string[]; result: RunResult };
@@ -70,6 +76,11 @@ export class EventQueue implements EventSink, AsyncIterable<StreamEvent> {
     }
   }
 
+  private rethrow(): void {
+    if (this.failure === null) return;
+    throw this.failure instanceof Error ? this.failure : new Error(JSON.stringify(this.failure));
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     for (;;) {
       const next = this.buffer.shift();
@@ -78,14 +89,14 @@ export class EventQueue implements EventSink, AsyncIterable<StreamEvent> {
         continue;
       }
       if (this.closed) {
-        if (this.failure) throw this.failure;
+        this.rethrow();
         return;
       }
       const result = await new Promise<IteratorResult<StreamEvent>>((resolve) => {
         this.waiting = resolve;
       });
       if (result.done) {
-        if (this.failure) throw this.failure;
+        this.rethrow();
         return;
       }
       yield result.value;

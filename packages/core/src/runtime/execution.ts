@@ -72,7 +72,13 @@ export class Execution implements ExecutionInit {
 
   /** Emits a `debug` event. */
   debug(message: string, data?: Record<string, unknown>): void {
-    if (this.sink.wants("debug")) this.sink.push({ type: "debug", namespace: [...this.namespace], message, ...(data ? { data } : {}) });
+    if (this.sink.wants("debug"))
+      this.sink.push({
+        type: "debug",
+        namespace: [...this.namespace],
+        message,
+        ...(data ? { data } : {}),
+      });
   }
 
   /** Steering records that target the task, this run or an ancestor run. */
@@ -84,7 +90,12 @@ export class Execution implements ExecutionInit {
   }
 
   /** An execution for a child run of this one. */
-  child(init: Pick<ExecutionInit, "runId" | "stream" | "namespace" | "path" | "graphName" | "determinism" | "schema">): Execution {
+  child(
+    init: Pick<
+      ExecutionInit,
+      "runId" | "stream" | "namespace" | "path" | "graphName" | "determinism" | "schema"
+    >,
+  ): Execution {
     return new Execution({ ...this, ...init, lineage: [...this.lineage, init.runId] });
   }
 }

@@ -8,7 +8,11 @@ import type { Execution } from "./execution.ts";
 
 /** Emits an `interrupt` event for a stored interrupt. */
 export function emitInterrupt(exec: Execution, record: StoredInterrupt): void {
-  exec.sink.push({ type: "interrupt", namespace: [...record.namespace], interrupt: toPublicInterrupt(record) });
+  exec.sink.push({
+    type: "interrupt",
+    namespace: [...record.namespace],
+    interrupt: toPublicInterrupt(record),
+  });
 }
 
 /** The public {@link Interrupt} view of a stored row. */
@@ -30,7 +34,12 @@ export function toPublicInterrupt(record: StoredInterrupt): Interrupt {
 }
 
 /** A `before`/`after` interrupt row for a task. */
-export function staticInterrupt(exec: Execution, kind: "before" | "after", checkpointId: CheckpointId, task: TaskSpec): StoredInterrupt {
+export function staticInterrupt(
+  exec: Execution,
+  kind: "before" | "after",
+  checkpointId: CheckpointId,
+  task: TaskSpec,
+): StoredInterrupt {
   return {
     id: interruptIdFor(exec.threadId, exec.namespace, task.id, kind, 0),
     runId: exec.runId,
@@ -47,7 +56,10 @@ export function staticInterrupt(exec: Execution, kind: "before" | "after", check
     stream: exec.stream,
     slot: kind,
     revision: 0,
-    path: [...exec.path, { runId: exec.runId, graph: exec.graphName, node: task.node, taskId: task.id }],
+    path: [
+      ...exec.path,
+      { runId: exec.runId, graph: exec.graphName, node: task.node, taskId: task.id },
+    ],
     graph: exec.graphName,
     tenant: exec.tenant,
     deadline: null,
@@ -55,4 +67,3 @@ export function staticInterrupt(exec: Execution, kind: "before" | "after", check
     answerSchema: null,
   };
 }
-

@@ -25,18 +25,27 @@ export const processOwner = `${process.pid}-${randomUUID().slice(0, 8)}`;
  *
  * @throws ThreadBusyError when another owner keeps the lease longer than `settings.waitMs`.
  */
-export async function withLease<T>(saver: Checkpointer, threadId: ThreadId, settings: LeaseSettings, fn: () => Promise<T>): Promise<T> {
+export async function withLease<T>(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  settings: LeaseSettings,
+  fn: () => Promise<T>,
+): Promise<T> {
   const owner = `${processOwner}:${randomUUID().slice(0, 8)}`;
   const deadline = Date.now() + settings.waitMs;
   let delay = 2;
   while (!(await saver.acquireLease(threadId, owner, settings.ttlMs))) {
-    if (Date.now() >= deadline) throw new ThreadBusyError(threadId, (await saver.getLease(threadId))?.owner ?? null);
+    if (Date.now() >= deadline)
+      throw new ThreadBusyError(threadId, (await saver.getLease(threadId))?.owner ?? null);
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
   }
-  const renew = setInterval(() => {
-    saver.renewLease(threadId, owner, settings.ttlMs).catch(() => undefined);
-  }, Math.max(50, Math.floor(settings.ttlMs / 3)));
+  const renew = setInterval(
+    () => {
+      saver.renewLease(threadId, owner, settings.ttlMs).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(settings.ttlMs / 3)),
+  );
   renew.unref();
   try {
     return await fn();

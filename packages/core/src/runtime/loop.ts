@@ -6,7 +6,13 @@
  * (interrupted), when a task failed (error) or when the signal aborted (cancelled). Paused tasks
  * whose interrupts were not answered are never re-executed: only tasks without a result run.
  */
-import type { CheckpointRecord, RunRecord, StoredInterrupt, TaskResult, TaskSpec } from "../checkpoint/types.ts";
+import type {
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  TaskResult,
+  TaskSpec,
+} from "../checkpoint/types.ts";
 import { InvalidUpdateError, RecursionLimitError } from "../errors.ts";
 import { newCheckpointId } from "../ids.ts";
 import type { GraphShape } from "../graph/state-graph.ts";
@@ -59,8 +65,14 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     const head = state.head;
     if (exec.signal.aborted) return { status: "cancelled" };
     if (head.next.length === 0) return { status: "done" };
-    if (state.interrupts.some((i) => i.kind === "after" && i.status === "pending" && i.checkpointId === head.id)) return { status: "interrupted" };
-    if (steps++ >= options.recursionLimit) return { status: "error", error: new RecursionLimitError(options.recursionLimit) };
+    if (
+      state.interrupts.some(
+        (i) => i.kind === "after" && i.status === "pending" && i.checkpointId === head.id,
+      )
+    )
+      return { status: "interrupted" };
+    if (steps++ >= options.recursionLimit)
+      return { status: "error", error: new RecursionLimitError(options.recursionLimit) };
 
     const recorded = new Map(state.results.map((r) => [r.taskId as string, r]));
     const toRun: TaskSpec[] = [];
@@ -72,7 +84,10 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
         paused = true;
         continue;
       }
-      if (selects(options.selectors.before, exec.namespace, task.node) && !(await passBefore(exec, state, task))) {
+      if (
+        selects(options.selectors.before, exec.namespace, task.node) &&
+        !(await passBefore(exec, state, task))
+      ) {
         paused = true;
         continue;
       }
@@ -84,7 +99,17 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     // none of them and a finished task never runs again.
     const persistEach = head.next.length > 1;
     const outcomes: TaskOutcome[] = await Promise.all(
-      toRun.map((task) => runTask({ exec, shape, head, task, values: state.values, interrupts: state.interrupts, persist: persistEach })),
+      toRun.map((task) =>
+        runTask({
+          exec,
+          shape,
+          head,
+          task,
+          values: state.values,
+          interrupts: state.interrupts,
+          persist: persistEach,
+        }),
+      ),
     );
     let failure: TaskOutcome | undefined;
     for (const outcome of outcomes) {
@@ -97,11 +122,14 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
         state.results.push(outcome.result);
       }
     }
-    if (failure?.kind === "error") return { status: "error", error: failure.error, failedNode: failure.task.node };
+    if (failure?.kind === "error")
+      return { status: "error", error: failure.error, failedNode: failure.task.node };
     if (exec.signal.aborted) return { status: "cancelled" };
     if (paused) return { status: "interrupted" };
 
-    const writes = head.next.map((task) => recorded.get(task.id)).filter((r): r is Extract<TaskResult, { kind: "writes" }> => r?.kind === "writes");
+    const writes = head.next
+      .map((task) => recorded.get(task.id))
+      .filter((r): r is Extract<TaskResult, { kind: "writes" }> => r?.kind === "writes");
     try {
       await commitBarrier(options, state, writes);
     } catch (error) {
@@ -111,7 +139,11 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
   }
 }
 
-async function commitBarrier(options: LoopOptions, state: LoopState, writes: Extract<TaskResult, { kind: "writes" }>[]): Promise<void> {
+async function commitBarrier(
+  options: LoopOptions,
+  state: LoopState,
+  writes: Extract<TaskResult, { kind: "writes" }>[],
+): Promise<void> {
   const { exec, shape } = options;
   const head = state.head;
   const id = newCheckpointId(head.id);
@@ -133,13 +165,18 @@ async function commitBarrier(options: LoopOptions, state: LoopState, writes: Ext
   };
   const afterInterrupts = writes
     .filter((w) => selects(options.selectors.after, exec.namespace, w.node))
-    .map((w) => staticInterrupt(exec, "after", id, { id: w.taskId, node: w.node, trigger: "edge" }));
+    .map((w) =>
+      staticInterrupt(exec, "after", id, { id: w.taskId, node: w.node, trigger: "edge" }),
+    );
   await exec.saver.commitStep({
     checkpoint,
     expectedHeadId: head.id,
     blobs: barrier.blobs,
     interrupts: afterInterrupts,
-    runs: next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit ? options.runRowsAtCommit(checkpoint) : [],
+    runs:
+      next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit
+        ? options.runRowsAtCommit(checkpoint)
+        : [],
   });
   state.head = checkpoint;
   state.values = barrier.values;
@@ -150,13 +187,32 @@ async function commitBarrier(options: LoopOptions, state: LoopState, writes: Ext
   for (const interrupt of afterInterrupts) emitInterrupt(exec, interrupt);
 }
 
-function emitStep(exec: Execution, writes: Extract<TaskResult, { kind: "writes" }>[], checkpoint: CheckpointRecord, values: Record<string, unknown>): void {
+function emitStep(
+  exec: Execution,
+  writes: Extract<TaskResult, { kind: "writes" }>[],
+  checkpoint: CheckpointRecord,
+  values: Record<string, unknown>,
+): void {
   const sink = exec.sink;
   if (sink.wants("updates"))
-    for (const w of writes) sink.push({ type: "updates", namespace: [...exec.namespace], node: w.node, taskId: w.taskId, update: Object.fromEntries(w.writes) });
+    for (const w of writes)
+      sink.push({
+        type: "updates",
+        namespace: [...exec.namespace],
+        node: w.node,
+        taskId: w.taskId,
+        update: Object.fromEntries(w.writes),
+      });
   if (sink.wants("checkpoints"))
-    sink.push({ type: "checkpoints", namespace: [...exec.namespace], checkpointId: checkpoint.id, step: checkpoint.step, next: checkpoint.next.map((t) => t.node) });
-  if (sink.wants("values")) sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
+    sink.push({
+      type: "checkpoints",
+      namespace: [...exec.namespace],
+      checkpointId: checkpoint.id,
+      step: checkpoint.step,
+      next: checkpoint.next.map((t) => t.node),
+    });
+  if (sink.wants("values"))
+    sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
 }
 
 /**
@@ -164,7 +220,9 @@ function emitStep(exec: Execution, writes: Extract<TaskResult, { kind: "writes" 
  * first time, the interrupt is raised and the task recorded as paused.
  */
 async function passBefore(exec: Execution, state: LoopState, task: TaskSpec): Promise<boolean> {
-  const existing = state.interrupts.find((i) => i.taskId === task.id && i.kind === "before" && i.checkpointId === state.head.id);
+  const existing = state.interrupts.find(
+    (i) => i.taskId === task.id && i.kind === "before" && i.checkpointId === state.head.id,
+  );
   if (existing) return existing.status === "answered";
   const record = staticInterrupt(exec, "before", state.head.id, task);
   await exec.saver.putTaskOutcome({

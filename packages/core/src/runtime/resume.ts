@@ -4,7 +4,13 @@
  */
 import { z } from "zod";
 import type { AnswerBatch, Checkpointer, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
-import { AmbiguousResumeError, InvalidAnswerError, InvalidInputError, NoMatchingTargetError, StaleTargetError } from "../errors.ts";
+import {
+  AmbiguousResumeError,
+  InvalidAnswerError,
+  InvalidInputError,
+  NoMatchingTargetError,
+  StaleTargetError,
+} from "../errors.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
@@ -23,7 +29,10 @@ export interface ResumeTarget {
 }
 
 /** The interrupts a target selects among `pending`. */
-export function selectTarget(pending: readonly StoredInterrupt[], target: ResumeTarget | null): StoredInterrupt[] {
+export function selectTarget(
+  pending: readonly StoredInterrupt[],
+  target: ResumeTarget | null,
+): StoredInterrupt[] {
   if (!target) return [...pending];
   return pending.filter(
     (i) =>
@@ -49,14 +58,17 @@ export async function staleError(
   const run = runId ? await saver.getRun(runId as RunId) : undefined;
   const head = await saver.getCheckpoint(threadId, run?.stream ?? stream);
   const pending = await saver.getThreadInterrupts(threadId, "pending");
-  return new StaleTargetError(`${reason} Nothing was applied; re-read the pending interrupts and decide again.`, {
-    threadId,
-    runId: run?.runId ?? runId,
-    runStatus: run?.status ?? null,
-    headCheckpointId: head?.id ?? null,
-    pendingInterrupts: pending.map(toPublicInterrupt),
-    reason,
-  });
+  return new StaleTargetError(
+    `${reason} Nothing was applied; re-read the pending interrupts and decide again.`,
+    {
+      threadId,
+      runId: run?.runId ?? runId,
+      runStatus: run?.status ?? null,
+      headCheckpointId: head?.id ?? null,
+      pendingInterrupts: pending.map(toPublicInterrupt),
+      reason,
+    },
+  );
 }
 
 /** Answers chosen by a command: interrupt → value. */
@@ -80,11 +92,19 @@ export async function chooseAnswers(
   if (command.kind === "resume") {
     if (inScope.length === 0) {
       if (target && allPending.length > 0)
-        throw new NoMatchingTargetError("The target matches no pending interrupt; pick one of those pending.", {
-          target,
-          pending: allPending.map(toPublicInterrupt),
-        });
-      throw await staleError(saver, threadId, target?.runId ?? null, "No interrupt is pending in this scope.");
+        throw new NoMatchingTargetError(
+          "The target matches no pending interrupt; pick one of those pending.",
+          {
+            target,
+            pending: allPending.map(toPublicInterrupt),
+          },
+        );
+      throw await staleError(
+        saver,
+        threadId,
+        target?.runId ?? null,
+        "No interrupt is pending in this scope.",
+      );
     }
     if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
     chosen.set(inScope[0] as StoredInterrupt, command.value);
@@ -92,11 +112,17 @@ export async function chooseAnswers(
   }
   const byId = new Map(inScope.map((i) => [i.id as string, i]));
   const entries = Object.entries(command.map);
-  if (entries.length === 0) throw new InvalidInputError("Command.resumeMap({}) answers nothing; give at least one interrupt id.");
+  if (entries.length === 0)
+    throw new InvalidInputError(
+      "Command.resumeMap({}) answers nothing; give at least one interrupt id.",
+    );
   const missing = entries.map(([id]) => id).filter((id) => !byId.has(id));
   if (missing.length > 0) {
-    const record = missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
-    const why = record ? `Interrupt ${record.id} is ${record.status}, not pending.` : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;
+    const record =
+      missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
+    const why = record
+      ? `Interrupt ${record.id} is ${record.status}, not pending.`
+      : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;
     throw await staleError(saver, threadId, target?.runId ?? record?.runId ?? null, why);
   }
   for (const [id, value] of entries) chosen.set(byId.get(id) as StoredInterrupt, value);
@@ -114,10 +140,13 @@ export function validateAnswers(chosen: ChosenAnswers): void {
     const schema = z.fromJSONSchema(record.answerSchema as Parameters<typeof z.fromJSONSchema>[0]);
     const parsed = schema.safeParse(value);
     if (!parsed.success)
-      throw new InvalidAnswerError(`The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`, {
-        interruptId: record.id,
-        issues: parsed.error.issues,
-      });
+      throw new InvalidAnswerError(
+        `The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`,
+        {
+          interruptId: record.id,
+          issues: parsed.error.issues,
+        },
+      );
   }
 }
 
@@ -125,20 +154,34 @@ export function validateAnswers(chosen: ChosenAnswers): void {
  * Tasks an answer wakes: the interrupt's own task and every ancestor task on its run-tree path
  * (a parent task whose child run paused), each at the head of its stream.
  */
-export async function tasksToWake(saver: Checkpointer, records: readonly StoredInterrupt[]): Promise<TaskRef[]> {
+export async function tasksToWake(
+  saver: Checkpointer,
+  records: readonly StoredInterrupt[],
+): Promise<TaskRef[]> {
   const refs = new Map<string, TaskRef>();
   const heads = new Map<string, CheckpointId | null>();
   const headOf = async (threadId: ThreadId, stream: string): Promise<CheckpointId | null> => {
-    if (!heads.has(stream)) heads.set(stream, (await saver.getCheckpoint(threadId, stream))?.id ?? null);
+    if (!heads.has(stream))
+      heads.set(stream, (await saver.getCheckpoint(threadId, stream))?.id ?? null);
     return heads.get(stream) ?? null;
   };
   for (const record of records) {
-    if (record.kind !== "after") refs.set(`${record.stream}|${record.taskId}`, { stream: record.stream, checkpointId: record.checkpointId, taskId: record.taskId });
+    if (record.kind !== "after")
+      refs.set(`${record.stream}|${record.taskId}`, {
+        stream: record.stream,
+        checkpointId: record.checkpointId,
+        taskId: record.taskId,
+      });
     for (const entry of record.path.slice(0, -1)) {
       const run = await saver.getRun(entry.runId);
       if (!run) continue;
       const head = await headOf(record.threadId, run.stream);
-      if (head) refs.set(`${run.stream}|${entry.taskId}`, { stream: run.stream, checkpointId: head, taskId: entry.taskId });
+      if (head)
+        refs.set(`${run.stream}|${entry.taskId}`, {
+          stream: run.stream,
+          checkpointId: head,
+          taskId: entry.taskId,
+        });
     }
   }
   return [...refs.values()];
@@ -156,7 +199,10 @@ export function buildBatch(
 ): AnswerBatch {
   return {
     threadId,
-    answers: [...chosen].map(([record, value]) => ({ id: record.id, value: value === undefined ? null : value })),
+    answers: [...chosen].map(([record, value]) => ({
+      id: record.id,
+      value: value === undefined ? null : value,
+    })),
     cancel: cancel.map((c) => c.id),
     wake,
     actor,

@@ -1,13 +1,25 @@
 /**
  * Starting and continuing runs: loading the head of a stream, applying input, running the loop,
- * recording the run's status, and shaping the {@link RunResult}.
+ * recording the run's status.
  */
 import type { Schema } from "../channels.ts";
-import type { Checkpointer, CheckpointRecord, RunRecord, StoredInterrupt, StreamKey } from "../checkpoint/types.ts";
+import type {
+  Checkpointer,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  StreamKey,
+} from "../checkpoint/types.ts";
 import { InvalidInputError, ReinError, ThreadInterruptedError } from "../errors.ts";
-import { newCheckpointId, newRunId, taskIdFor, type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
+import {
+  newCheckpointId,
+  newRunId,
+  taskIdFor,
+  type CheckpointId,
+  type RunId,
+  type ThreadId,
+} from "../ids.ts";
 import { START, type GraphShape } from "../graph/state-graph.ts";
-import type { RunResult } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
 import type { Execution } from "./execution.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
@@ -21,10 +33,18 @@ export interface GraphRuntime {
 }
 
 /** Reads the values a checkpoint references (missing channels take their initial value). */
-export async function loadValues(saver: Checkpointer, shape: GraphShape, checkpoint: CheckpointRecord | undefined): Promise<Record<string, unknown>> {
-  const stored = checkpoint && Object.keys(checkpoint.versions).length > 0 ? await saver.getChannelValues(checkpoint.threadId, checkpoint.stream, checkpoint.versions) : {};
+export async function loadValues(
+  saver: Checkpointer,
+  shape: GraphShape,
+  checkpoint: CheckpointRecord | undefined,
+): Promise<Record<string, unknown>> {
+  const stored =
+    checkpoint && Object.keys(checkpoint.versions).length > 0
+      ? await saver.getChannelValues(checkpoint.threadId, checkpoint.stream, checkpoint.versions)
+      : {};
   const values: Record<string, unknown> = {};
-  for (const [name, channel] of Object.entries(shape.schema)) values[name] = name in stored ? stored[name] : channel.initial();
+  for (const [name, channel] of Object.entries(shape.schema))
+    values[name] = name in stored ? stored[name] : channel.initial();
   return values;
 }
 
@@ -48,7 +68,8 @@ export class InterruptCache {
   /** All pending rows. */
   pending(): StoredInterrupt[] {
     const out: StoredInterrupt[] = [];
-    for (const rows of this.byStream.values()) for (const row of rows) if (row.status === "pending") out.push(row);
+    for (const rows of this.byStream.values())
+      for (const row of rows) if (row.status === "pending") out.push(row);
     return out;
   }
 }
@@ -81,11 +102,24 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
   const { exec, graph } = input;
   const saver = exec.saver;
   let head = await saver.getCheckpoint(exec.threadId, exec.stream, input.fromCheckpointId);
-  if (input.fromCheckpointId && !head) throw new InvalidInputError(`Checkpoint ${input.fromCheckpointId} does not exist on this thread.`, { checkpointId: input.fromCheckpointId });
+  if (input.fromCheckpointId && !head)
+    throw new InvalidInputError(
+      `Checkpoint ${input.fromCheckpointId} does not exist on this thread.`,
+      { checkpointId: input.fromCheckpointId },
+    );
   let state: LoopState;
   if (input.input !== undefined || !head) {
-    const currentHead = input.fromCheckpointId ? await saver.getCheckpoint(exec.threadId, exec.stream) : head;
-    state = await applyInput(graph, exec, head, currentHead?.id ?? null, input.input ?? {}, input.fromCheckpointId ? "fork" : "input");
+    const currentHead = input.fromCheckpointId
+      ? await saver.getCheckpoint(exec.threadId, exec.stream)
+      : head;
+    state = await applyInput(
+      graph,
+      exec,
+      head,
+      currentHead?.id ?? null,
+      input.input ?? {},
+      input.fromCheckpointId ? "fork" : "input",
+    );
     head = state.head;
   } else if (input.fromCheckpointId) {
     // Replaying from a past checkpoint: copy it to a new head so history forks instead of rewriting.
@@ -116,8 +150,14 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
     state,
   );
   if (!(outcome.status === "done" && doneCommitted)) {
-    const error = outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
-    await saver.putRun({ ...run, status: outcome.status, updatedAt: new Date().toISOString(), error });
+    const error =
+      outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
+    await saver.putRun({
+      ...run,
+      status: outcome.status,
+      updatedAt: new Date().toISOString(),
+      error,
+    });
   }
   return { outcome, state };
 }
@@ -136,8 +176,17 @@ async function applyInput(
   const writes = Object.entries(input).filter(([, v]) => v !== undefined);
   for (const [channel] of writes)
     if (!(channel in graph.shape.schema))
-      throw new InvalidInputError(`Input names unknown channel "${channel}"; the state has ${Object.keys(graph.shape.schema).join(", ")}.`, { channel });
-  const barrier = applyWrites(graph.shape, values, base ? { ...base.versions } : {}, [{ kind: "writes", taskId: "input" as never, node: START, writes, gotos: [], sends: [] }], id);
+      throw new InvalidInputError(
+        `Input names unknown channel "${channel}"; the state has ${Object.keys(graph.shape.schema).join(", ")}.`,
+        { channel },
+      );
+  const barrier = applyWrites(
+    graph.shape,
+    values,
+    base ? { ...base.versions } : {},
+    [{ kind: "writes", taskId: "input" as never, node: START, writes, gotos: [], sends: [] }],
+    id,
+  );
   const step = base ? base.step + 1 : -1;
   const next = await scheduleNext(graph.shape, exec, [START], barrier.values, step + 1);
   const checkpoint: CheckpointRecord = {
@@ -155,31 +204,77 @@ async function applyInput(
   };
   await saver.commitStep({ checkpoint, expectedHeadId, blobs: barrier.blobs });
   emitCheckpoint(exec, checkpoint, barrier.values);
-  return { head: checkpoint, values: barrier.values, versions: barrier.versions, results: [], interrupts: [] };
+  return {
+    head: checkpoint,
+    values: barrier.values,
+    versions: barrier.versions,
+    results: [],
+    interrupts: [],
+  };
 }
 
-async function forkAt(graph: GraphRuntime, exec: Execution, from: CheckpointRecord): Promise<LoopState> {
+async function forkAt(
+  graph: GraphRuntime,
+  exec: Execution,
+  from: CheckpointRecord,
+): Promise<LoopState> {
   const saver = exec.saver;
   const current = await saver.getCheckpoint(exec.threadId, exec.stream);
   const id = newCheckpointId(current?.id ?? from.id);
   // A fork is a new run: its tasks get the ids that run derives, so no answer or write of the
   // original branch is mistaken for one of the fork.
-  const next = from.next.map((t) => ({ ...t, id: taskIdFor(exec.threadId, exec.runId, exec.namespace, from.step + 1, t.node, t.trigger) }));
-  const checkpoint: CheckpointRecord = { ...from, id, parentId: from.id, runId: exec.runId, next, source: "fork", createdAt: new Date().toISOString(), metadata: { forkedFrom: from.id } };
+  const next = from.next.map((t) => ({
+    ...t,
+    id: taskIdFor(exec.threadId, exec.runId, exec.namespace, from.step + 1, t.node, t.trigger),
+  }));
+  const checkpoint: CheckpointRecord = {
+    ...from,
+    id,
+    parentId: from.id,
+    runId: exec.runId,
+    next,
+    source: "fork",
+    createdAt: new Date().toISOString(),
+    metadata: { forkedFrom: from.id },
+  };
   await saver.commitStep({ checkpoint, expectedHeadId: current?.id ?? null, blobs: [] });
-  return { head: checkpoint, values: await loadValues(saver, graph.shape, from), versions: { ...from.versions }, results: [], interrupts: [] };
+  return {
+    head: checkpoint,
+    values: await loadValues(saver, graph.shape, from),
+    versions: { ...from.versions },
+    results: [],
+    interrupts: [],
+  };
 }
 
-function emitCheckpoint(exec: Execution, checkpoint: CheckpointRecord, values: Record<string, unknown>): void {
+function emitCheckpoint(
+  exec: Execution,
+  checkpoint: CheckpointRecord,
+  values: Record<string, unknown>,
+): void {
   if (exec.sink.wants("checkpoints"))
-    exec.sink.push({ type: "checkpoints", namespace: [...exec.namespace], checkpointId: checkpoint.id, step: checkpoint.step, next: checkpoint.next.map((t) => t.node) });
-  if (exec.sink.wants("values")) exec.sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
+    exec.sink.push({
+      type: "checkpoints",
+      namespace: [...exec.namespace],
+      checkpointId: checkpoint.id,
+      step: checkpoint.step,
+      next: checkpoint.next.map((t) => t.node),
+    });
+  if (exec.sink.wants("values"))
+    exec.sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
 }
 
 /** The JSON shape of a failure recorded on a run. */
 export function describeError(error: unknown, node?: string): NonNullable<RunRecord["error"]> {
-  const base = error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
-  return { ...base, ...(ReinError.is(error) ? { code: error.code } : {}), ...(node ? { node } : {}) };
+  const base =
+    error instanceof Error
+      ? { name: error.name, message: error.message }
+      : { name: "Error", message: String(error) };
+  return {
+    ...base,
+    ...(ReinError.is(error) ? { code: error.code } : {}),
+    ...(node ? { node } : {}),
+  };
 }
 
 /** Refuses plain input to a thread with pending interrupts, or cancels them when asked to. */
@@ -191,23 +286,52 @@ export async function guardPending(
   actor: string,
 ): Promise<void> {
   if (pending.length === 0) return;
-  if (onPending !== "cancel") throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
-  const result = await saver.answerInterrupts({ threadId, answers: [], cancel: pending.map((p) => p.id), wake: [], actor, action: "cancel" });
+  if (onPending !== "cancel")
+    throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
+  const result = await saver.answerInterrupts({
+    threadId,
+    answers: [],
+    cancel: pending.map((p) => p.id),
+    wake: [],
+    actor,
+    action: "cancel",
+  });
   if (!result.ok) throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
   const runIds = new Set(pending.map((p) => p.runId));
   for (const runId of runIds) {
     const run = await saver.getRun(runId);
-    if (run && (run.status === "interrupted" || run.status === "running")) await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
+    if (run && (run.status === "interrupted" || run.status === "running"))
+      await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
   }
 }
 
 /** A new root run row. */
-export function newRootRun(threadId: ThreadId, graph: string, options: RunRecord["options"], runId: RunId = newRunId()): RunRecord {
+export function newRootRun(
+  threadId: ThreadId,
+  graph: string,
+  options: RunRecord["options"],
+  runId: RunId = newRunId(),
+): RunRecord {
   const now = new Date().toISOString();
-  return { runId, threadId, parentRunId: null, parentTaskId: null, graph, namespace: [], stream: "", status: "running", createdAt: now, updatedAt: now, error: null, options: options ?? null };
+  return {
+    runId,
+    threadId,
+    parentRunId: null,
+    parentTaskId: null,
+    graph,
+    namespace: [],
+    stream: "",
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    error: null,
+    options: options ?? null,
+  };
 }
 
 /** Turns a schema's values into the result's `values`. */
-export function visibleValues<S extends Schema>(values: Record<string, unknown>): Record<keyof S, unknown> {
+export function visibleValues<S extends Schema>(
+  values: Record<string, unknown>,
+): Record<keyof S, unknown> {
   return values as Record<keyof S, unknown>;
 }

@@ -12,11 +12,18 @@ export interface Selector {
 
 /** Parses selectors relative to a graph at namespace depth `base`. */
 export function parseSelectors(selectors: readonly string[] | undefined, base: number): Selector[] {
-  return (selectors ?? []).map((s) => ({ segments: s.split("/").filter((part) => part.length > 0), base }));
+  return (selectors ?? []).map((s) => ({
+    segments: s.split("/").filter((part) => part.length > 0),
+    base,
+  }));
 }
 
 /** True when a task of `node` in `namespace` is selected. */
-export function selects(selectors: readonly Selector[], namespace: readonly string[], node: string): boolean {
+export function selects(
+  selectors: readonly Selector[],
+  namespace: readonly string[],
+  node: string,
+): boolean {
   if (selectors.length === 0) return false;
   const path = [...namespace, node];
   return selectors.some((selector) => {

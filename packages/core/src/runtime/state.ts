@@ -5,7 +5,14 @@
 import { randomUUID } from "node:crypto";
 import type { Checkpointer, CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
 import { InvalidInputError, NotFoundError, ThreadInterruptedError } from "../errors.ts";
-import { newCheckpointId, newRunId, type CheckpointId, type RunId, type TaskId, type ThreadId } from "../ids.ts";
+import {
+  newCheckpointId,
+  newRunId,
+  type CheckpointId,
+  type RunId,
+  type TaskId,
+  type ThreadId,
+} from "../ids.ts";
 import { END, START } from "../graph/state-graph.ts";
 import type { Interrupt, RunStatus, SteeringRecord } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
@@ -59,25 +66,45 @@ export interface StateSnapshot<Values = Record<string, unknown>> {
   subgraphs?: ChildSnapshot[];
 }
 
-async function tasksOf(saver: Checkpointer, checkpoint: CheckpointRecord, interrupts: readonly StoredInterrupt[]): Promise<TaskSnapshot[]> {
-  const results = new Map((await saver.getTaskResults(checkpoint.threadId, checkpoint.stream, checkpoint.id)).map((r) => [r.taskId as string, r]));
+async function tasksOf(
+  saver: Checkpointer,
+  checkpoint: CheckpointRecord,
+  interrupts: readonly StoredInterrupt[],
+): Promise<TaskSnapshot[]> {
+  const results = new Map(
+    (await saver.getTaskResults(checkpoint.threadId, checkpoint.stream, checkpoint.id)).map((r) => [
+      r.taskId as string,
+      r,
+    ]),
+  );
   return checkpoint.next.map((task) => {
     const result = results.get(task.id);
     return {
       id: task.id,
       node: task.node,
       status: result?.kind === "writes" ? "done" : result?.kind === "paused" ? "paused" : "pending",
-      interrupts: interrupts.filter((i) => i.taskId === task.id && i.checkpointId === checkpoint.id).map(toPublicInterrupt),
+      interrupts: interrupts
+        .filter((i) => i.taskId === task.id && i.checkpointId === checkpoint.id)
+        .map(toPublicInterrupt),
     };
   });
 }
 
-async function snapshotOf(runtime: GraphRuntime, saver: Checkpointer, checkpoint: CheckpointRecord, interrupts: readonly StoredInterrupt[], steering: readonly SteeringRecord[], isHead: boolean): Promise<StateSnapshot> {
+async function snapshotOf(
+  runtime: GraphRuntime,
+  saver: Checkpointer,
+  checkpoint: CheckpointRecord,
+  interrupts: readonly StoredInterrupt[],
+  steering: readonly SteeringRecord[],
+  isHead: boolean,
+): Promise<StateSnapshot> {
   return {
     values: await loadValues(saver, runtime.shape, checkpoint),
     next: checkpoint.next.map((t) => t.node),
     tasks: await tasksOf(saver, checkpoint, interrupts),
-    interrupts: interrupts.filter((i) => i.status === "pending" && (isHead || i.checkpointId === checkpoint.id)).map(toPublicInterrupt),
+    interrupts: interrupts
+      .filter((i) => i.status === "pending" && (isHead || i.checkpointId === checkpoint.id))
+      .map(toPublicInterrupt),
     checkpointId: checkpoint.id,
     parentCheckpointId: checkpoint.parentId,
     runId: checkpoint.runId,
@@ -90,20 +117,54 @@ async function snapshotOf(runtime: GraphRuntime, saver: Checkpointer, checkpoint
 }
 
 /** The state of a thread at its head (or at `checkpointId`). */
-export async function getState(runtime: GraphRuntime, saver: Checkpointer, threadId: ThreadId, checkpointId: string | undefined, subgraphs: boolean): Promise<StateSnapshot> {
-  const checkpoint = await saver.getCheckpoint(threadId, "", checkpointId as CheckpointId | undefined);
+export async function getState(
+  runtime: GraphRuntime,
+  saver: Checkpointer,
+  threadId: ThreadId,
+  checkpointId: string | undefined,
+  subgraphs: boolean,
+): Promise<StateSnapshot> {
+  const checkpoint = await saver.getCheckpoint(
+    threadId,
+    "",
+    checkpointId as CheckpointId | undefined,
+  );
   const interrupts = await saver.getThreadInterrupts(threadId);
   const steering = await saver.listSteering(threadId);
   if (!checkpoint) {
     if (checkpointId) throw new NotFoundError("checkpoint", checkpointId);
-    return { values: await loadValues(saver, runtime.shape, undefined), next: [], tasks: [], interrupts: [], checkpointId: null, parentCheckpointId: null, runId: null, step: -1, source: null, createdAt: null, metadata: {}, steering: [] };
+    return {
+      values: await loadValues(saver, runtime.shape, undefined),
+      next: [],
+      tasks: [],
+      interrupts: [],
+      checkpointId: null,
+      parentCheckpointId: null,
+      runId: null,
+      step: -1,
+      source: null,
+      createdAt: null,
+      metadata: {},
+      steering: [],
+    };
   }
-  const snapshot = await snapshotOf(runtime, saver, checkpoint, interrupts, steering, checkpointId === undefined);
+  const snapshot = await snapshotOf(
+    runtime,
+    saver,
+    checkpoint,
+    interrupts,
+    steering,
+    checkpointId === undefined,
+  );
   if (subgraphs) snapshot.subgraphs = await childSnapshots(saver, threadId, interrupts);
   return snapshot;
 }
 
-async function childSnapshots(saver: Checkpointer, threadId: ThreadId, interrupts: readonly StoredInterrupt[]): Promise<ChildSnapshot[]> {
+async function childSnapshots(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  interrupts: readonly StoredInterrupt[],
+): Promise<ChildSnapshot[]> {
   const runs = (await saver.listRuns(threadId)).filter((r) => r.parentRunId !== null);
   const out: ChildSnapshot[] = [];
   for (const run of runs) {
@@ -125,15 +186,25 @@ async function childSnapshots(saver: Checkpointer, threadId: ThreadId, interrupt
 }
 
 /** Checkpoints of a thread's root stream, newest first, with their interrupts and steering. */
-export async function getStateHistory(runtime: GraphRuntime, saver: Checkpointer, threadId: ThreadId, options: { limit?: number; before?: string }): Promise<StateSnapshot[]> {
-  const checkpoints = await saver.listCheckpoints(threadId, "", { ...(options.limit !== undefined ? { limit: options.limit } : {}), ...(options.before ? { before: options.before as CheckpointId } : {}) });
+export async function getStateHistory(
+  runtime: GraphRuntime,
+  saver: Checkpointer,
+  threadId: ThreadId,
+  options: { limit?: number; before?: string },
+): Promise<StateSnapshot[]> {
+  const checkpoints = await saver.listCheckpoints(threadId, "", {
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    ...(options.before ? { before: options.before as CheckpointId } : {}),
+  });
   const interrupts = await saver.getThreadInterrupts(threadId);
   const steering = await saver.listSteering(threadId);
   const out: StateSnapshot[] = [];
   for (const checkpoint of checkpoints) {
     const snapshot = await snapshotOf(runtime, saver, checkpoint, interrupts, steering, false);
     // History shows every interrupt raised at the checkpoint, whatever became of it.
-    snapshot.interrupts = interrupts.filter((i) => i.checkpointId === checkpoint.id && i.stream === "").map(toPublicInterrupt);
+    snapshot.interrupts = interrupts
+      .filter((i) => i.checkpointId === checkpoint.id && i.stream === "")
+      .map(toPublicInterrupt);
     out.push(snapshot);
   }
   return out;
@@ -157,29 +228,89 @@ export async function updateState(
   if (asNode !== undefined && asNode !== START && !runtime.shape.nodes.has(asNode))
     throw new InvalidInputError(`asNode "${asNode}" is not a node of this graph.`, { asNode });
   const pending = await saver.getThreadInterrupts(threadId, "pending");
-  if (pending.length > 0 && checkpointId === undefined) throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
+  if (pending.length > 0 && checkpointId === undefined)
+    throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
   const head = await saver.getCheckpoint(threadId, "");
-  const base = checkpointId ? await saver.getCheckpoint(threadId, "", checkpointId as CheckpointId) : head;
+  const base = checkpointId
+    ? await saver.getCheckpoint(threadId, "", checkpointId as CheckpointId)
+    : head;
   if (checkpointId && !base) throw new NotFoundError("checkpoint", checkpointId);
   const runId = newRunId();
   const exec = new Execution({
-    threadId, runId, stream: "", namespace: [], path: [], graphName: runtime.name, schema: runtime.shape.schema, tenant: null, saver, durable: true,
-    determinism: "strict", signal: new AbortController().signal, sink: silentSink, steering: [], lineage: [runId], cache: new InterruptCache([]), runSelectors: { before: [], after: [] },
+    threadId,
+    runId,
+    stream: "",
+    namespace: [],
+    path: [],
+    graphName: runtime.name,
+    schema: runtime.shape.schema,
+    tenant: null,
+    saver,
+    durable: true,
+    determinism: "strict",
+    signal: new AbortController().signal,
+    sink: silentSink,
+    steering: [],
+    lineage: [runId],
+    cache: new InterruptCache([]),
+    runSelectors: { before: [], after: [] },
   });
   const id = newCheckpointId(head?.id ?? null);
   const current = await loadValues(saver, runtime.shape, base);
   const node = asNode ?? START;
   const writes = Object.entries(values).filter(([, v]) => v !== undefined);
-  const barrier = applyWrites(runtime.shape, current, base ? { ...base.versions } : {}, [{ kind: "writes", taskId: "update" as TaskId, node, writes, gotos: [], sends: [] }], id);
+  const barrier = applyWrites(
+    runtime.shape,
+    current,
+    base ? { ...base.versions } : {},
+    [{ kind: "writes", taskId: "update" as TaskId, node, writes, gotos: [], sends: [] }],
+    id,
+  );
   const step = base ? base.step + 1 : -1;
-  const next = node === END ? [] : await scheduleNext(runtime.shape, exec, [node], barrier.values, step + 1);
+  const next =
+    node === END ? [] : await scheduleNext(runtime.shape, exec, [node], barrier.values, step + 1);
   const now = new Date().toISOString();
   await saver.commitStep({
-    checkpoint: { threadId, stream: "", id, parentId: base?.id ?? null, runId, step, versions: barrier.versions, next, source: checkpointId ? "fork" : "update", createdAt: now, metadata: { asNode: node, writes: Object.keys(values) } },
+    checkpoint: {
+      threadId,
+      stream: "",
+      id,
+      parentId: base?.id ?? null,
+      runId,
+      step,
+      versions: barrier.versions,
+      next,
+      source: checkpointId ? "fork" : "update",
+      createdAt: now,
+      metadata: { asNode: node, writes: Object.keys(values) },
+    },
     expectedHeadId: head?.id ?? null,
     blobs: barrier.blobs,
-    runs: [{ runId, threadId, parentRunId: null, parentTaskId: null, graph: runtime.name, namespace: [], stream: "", status: next.length === 0 ? "done" : "interrupted", createdAt: now, updatedAt: now, error: null, options: null }],
+    runs: [
+      {
+        runId,
+        threadId,
+        parentRunId: null,
+        parentTaskId: null,
+        graph: runtime.name,
+        namespace: [],
+        stream: "",
+        status: next.length === 0 ? "done" : "interrupted",
+        createdAt: now,
+        updatedAt: now,
+        error: null,
+        options: null,
+      },
+    ],
   });
-  await saver.appendAudit({ id: `a_${randomUUID()}`, threadId, runId, action: "update_state", actor, data: { asNode: node, checkpointId: id, keys: Object.keys(values) }, createdAt: now });
+  await saver.appendAudit({
+    id: `a_${randomUUID()}`,
+    threadId,
+    runId,
+    action: "update_state",
+    actor,
+    data: { asNode: node, checkpointId: id, keys: Object.keys(values) },
+    createdAt: now,
+  });
   return { checkpointId: id };
 }

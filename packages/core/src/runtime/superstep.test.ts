@@ -71,7 +71,9 @@ describe("supersteps", () => {
     const history = await graph.getStateHistory({ threadId: "ids" });
     const firstTask = history.at(-1)?.tasks[0];
     expect(firstTask?.id).toBe(taskIdFor("ids", result.runId, [], 0, "a", "edge"));
-    expect(taskIdFor("ids", result.runId, [], 0, "a", "edge")).not.toBe(taskIdFor("other", result.runId, [], 0, "a", "edge"));
+    expect(taskIdFor("ids", result.runId, [], 0, "a", "edge")).not.toBe(
+      taskIdFor("other", result.runId, [], 0, "a", "edge"),
+    );
   });
 
   it("a finished task of a failed step is not run again when the run continues", async () => {
@@ -136,7 +138,13 @@ describe("supersteps", () => {
           attempts += 1;
           throw new TypeError("bug");
         },
-        { retry: { maxAttempts: 5, initialIntervalMs: 1, retryOn: (e) => !(e instanceof TypeError) } },
+        {
+          retry: {
+            maxAttempts: 5,
+            initialIntervalMs: 1,
+            retryOn: (e) => !(e instanceof TypeError),
+          },
+        },
       )
       .addEdge(START, "n")
       .compile();
@@ -193,7 +201,9 @@ describe("supersteps", () => {
     const result = await graph.compile().invoke({});
     expect(result.status).toBe("error");
     expect(result.error?.code).toBe(new MissingCheckpointerError().code);
-    await expect(graph.compile({ checkpointer: new MemorySaver() }).invoke({})).rejects.toBeInstanceOf(MissingThreadIdError);
+    await expect(
+      graph.compile({ checkpointer: new MemorySaver() }).invoke({}),
+    ).rejects.toBeInstanceOf(MissingThreadIdError);
   });
 });
 
@@ -206,12 +216,25 @@ describe("stream modes", () => {
       })
       .addEdge(START, "a")
       .compile({ checkpointer: new MemorySaver() });
-    const events = await collect(graph.stream({}, { threadId: "s", streamMode: ["values", "updates", "custom", "tasks", "checkpoints"] }));
+    const events = await collect(
+      graph.stream(
+        {},
+        { threadId: "s", streamMode: ["values", "updates", "custom", "tasks", "checkpoints"] },
+      ),
+    );
     const types = events.map((e) => e.type);
     expect(types).toContain("custom");
-    expect(events.find((e) => e.type === "custom")).toMatchObject({ node: "a", data: { progress: 0.5 } });
-    expect(events.find((e) => e.type === "updates")).toMatchObject({ node: "a", update: { log: "a" } });
-    expect(events.filter((e) => e.type === "tasks").map((e) => (e.type === "tasks" ? e.phase : null))).toEqual(["start", "end"]);
+    expect(events.find((e) => e.type === "custom")).toMatchObject({
+      node: "a",
+      data: { progress: 0.5 },
+    });
+    expect(events.find((e) => e.type === "updates")).toMatchObject({
+      node: "a",
+      update: { log: "a" },
+    });
+    expect(
+      events.filter((e) => e.type === "tasks").map((e) => (e.type === "tasks" ? e.phase : null)),
+    ).toEqual(["start", "end"]);
     expect(events.filter((e) => e.type === "checkpoints")).toHaveLength(2);
     expect(events.at(-2)).toMatchObject({ type: "values", values: { log: ["a"] } });
     expect(events.at(-1)?.type).toBe("end");
@@ -228,7 +251,10 @@ describe("stream modes", () => {
       .compile({ checkpointer: new MemorySaver() });
     const events = await collect(graph.stream({}, { threadId: "i", streamMode: "updates" }));
     expect(events.map((e) => e.type)).toEqual(["interrupt", "end"]);
-    expect(events[0]).toMatchObject({ type: "interrupt", interrupt: { node: "ask", payload: { q: 1 } } });
+    expect(events[0]).toMatchObject({
+      type: "interrupt",
+      interrupt: { node: "ask", payload: { q: 1 } },
+    });
   });
 });
 
@@ -248,12 +274,18 @@ describe("state, history and time travel", () => {
       .compile({ checkpointer: saver });
     await graph.invoke({}, { threadId: "u" });
     // A paused thread refuses a state edit until the pause is answered or cancelled.
-    await expect(graph.updateState({ threadId: "u" }, { draft: "v2" })).rejects.toThrow(/waiting on 1 interrupt/);
+    await expect(graph.updateState({ threadId: "u" }, { draft: "v2" })).rejects.toThrow(
+      /waiting on 1 interrupt/,
+    );
     await graph.invoke({}, { threadId: "u", onPending: "cancel" });
     const fresh = await graph.invoke({}, { threadId: "u2" });
     expect(fresh.status).toBe("interrupted");
     await graph.resume({ threadId: "u2" }, Command.resume(true));
-    const { checkpointId } = await graph.updateState({ threadId: "u2" }, { draft: "v2" }, { asNode: "review" });
+    const { checkpointId } = await graph.updateState(
+      { threadId: "u2" },
+      { draft: "v2" },
+      { asNode: "review" },
+    );
     const state = await graph.getState({ threadId: "u2" });
     expect(state.checkpointId).toBe(checkpointId);
     expect(state.next).toEqual(["publish"]);
@@ -274,9 +306,15 @@ describe("state, history and time travel", () => {
     const history = await graph.getStateHistory({ threadId: "f" });
     const beforeB = history.find((h) => h.next[0] === "b");
     suffix = "second";
-    const forked = await graph.invoke(null, { threadId: "f", checkpointId: beforeB?.checkpointId as string });
+    const forked = await graph.invoke(null, {
+      threadId: "f",
+      checkpointId: beforeB?.checkpointId as string,
+    });
     expect(forked.values.log).toEqual(["a", "b-second"]);
-    const original = await graph.getState({ threadId: "f", checkpointId: history[0]?.checkpointId as string });
+    const original = await graph.getState({
+      threadId: "f",
+      checkpointId: history[0]?.checkpointId as string,
+    });
     expect(original.values.log).toEqual(["a", "b-first"]);
     const all = await graph.getStateHistory({ threadId: "f" });
     expect(all.length).toBeGreaterThan(history.length);
@@ -288,7 +326,10 @@ describe("state, history and time travel", () => {
     const graph = chain(saver);
     await graph.invoke({}, { threadId: "h" });
     const page1 = await graph.getStateHistory({ threadId: "h" }, { limit: 2 });
-    const page2 = await graph.getStateHistory({ threadId: "h" }, { limit: 2, before: page1.at(-1)?.checkpointId as string });
+    const page2 = await graph.getStateHistory(
+      { threadId: "h" },
+      { limit: 2, before: page1.at(-1)?.checkpointId as string },
+    );
     expect(page1).toHaveLength(2);
     expect(page2).toHaveLength(2);
     expect(new Set([...page1, ...page2].map((p) => p.checkpointId)).size).toBe(4);

@@ -3,7 +3,12 @@
  * (writes, pause, failure) into a task result that is stored before the step's barrier.
  */
 import { setImmediate as tick } from "node:timers/promises";
-import type { CheckpointRecord, StoredInterrupt, TaskResult, TaskSpec } from "../checkpoint/types.ts";
+import type {
+  CheckpointRecord,
+  StoredInterrupt,
+  TaskResult,
+  TaskSpec,
+} from "../checkpoint/types.ts";
 import { InvalidUpdateError, ReinError } from "../errors.ts";
 import { Command, Send } from "../graph/command.ts";
 import type { GraphShape, NodeSpec, RetryPolicy } from "../graph/state-graph.ts";
@@ -44,12 +49,26 @@ export function setChildRunner(runner: ChildRunner): void {
 export async function runTask(input: TaskInput): Promise<TaskOutcome> {
   const { exec, task, head } = input;
   const spec = input.shape.nodes.get(task.node);
-  if (!spec) return { kind: "error", task, error: new InvalidUpdateError(`Task for unknown node "${task.node}".`, { node: task.node }) };
-  const mine = input.interrupts.filter((i) => i.taskId === task.id && i.checkpointId === head.id && i.kind === "dynamic");
+  if (!spec)
+    return {
+      kind: "error",
+      task,
+      error: new InvalidUpdateError(`Task for unknown node "${task.node}".`, { node: task.node }),
+    };
+  const mine = input.interrupts.filter(
+    (i) => i.taskId === task.id && i.checkpointId === head.id && i.kind === "dynamic",
+  );
   const nodeInput = task.trigger.startsWith("send:") ? task.arg : input.values;
   const policy = spec.options.retry;
   const maxAttempts = policy ? Math.max(1, policy.maxAttempts ?? 3) : 1;
-  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "start" });
+  if (exec.sink.wants("tasks"))
+    exec.sink.push({
+      type: "tasks",
+      namespace: [...exec.namespace],
+      node: task.node,
+      taskId: task.id,
+      phase: "start",
+    });
 
   for (let attempt = 1; ; attempt++) {
     const run = new TaskRun(exec, task, head.id, head.step + 1, mine);
@@ -69,14 +88,29 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
       await tick();
       return pause(input, run, threw ? thrown : undefined, threw);
     }
-    if (threw && thrown instanceof TaskCancelled) return finish(input, { kind: "writes", taskId: task.id, node: task.node, writes: [], gotos: [], sends: [] }, "cancelled");
+    if (threw && thrown instanceof TaskCancelled)
+      return finish(
+        input,
+        { kind: "writes", taskId: task.id, node: task.node, writes: [], gotos: [], sends: [] },
+        "cancelled",
+      );
     if (threw) {
       if (attempt < maxAttempts && retryable(policy, thrown) && !exec.signal.aborted) {
-        exec.debug(`task ${task.id} (${task.node}) failed on attempt ${attempt}; retrying`, { error: String(thrown) });
+        exec.debug(`task ${task.id} (${task.node}) failed on attempt ${attempt}; retrying`, {
+          error: String(thrown),
+        });
         await sleep(backoff(policy, attempt), exec.signal);
         continue;
       }
-      if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome: "error" });
+      if (exec.sink.wants("tasks"))
+        exec.sink.push({
+          type: "tasks",
+          namespace: [...exec.namespace],
+          node: task.node,
+          taskId: task.id,
+          phase: "end",
+          outcome: "error",
+        });
       return { kind: "error", task, error: thrown };
     }
     let result: TaskResult;
@@ -89,27 +123,54 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
   }
 }
 
-function invokeNode(spec: NodeSpec, input: unknown, run: TaskRun): Promise<unknown> | unknown {
+function invokeNode(spec: NodeSpec, input: unknown, run: TaskRun): unknown {
   if (typeof spec.run === "function") return spec.run(input, run);
   if (!childRunner) throw new Error("child runner not installed");
   return childRunner(spec, input, run);
 }
 
-async function finish(input: TaskInput, result: TaskResult, outcome: "writes" | "cancelled"): Promise<TaskOutcome> {
+async function finish(
+  input: TaskInput,
+  result: TaskResult,
+  outcome: "writes" | "cancelled",
+): Promise<TaskOutcome> {
   const { exec, task, head } = input;
   if (input.persist)
-    await exec.saver.putTaskOutcome({ threadId: exec.threadId, stream: exec.stream, checkpointId: head.id, result, interrupts: [], superseded: [] });
-  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome });
+    await exec.saver.putTaskOutcome({
+      threadId: exec.threadId,
+      stream: exec.stream,
+      checkpointId: head.id,
+      result,
+      interrupts: [],
+      superseded: [],
+    });
+  if (exec.sink.wants("tasks"))
+    exec.sink.push({
+      type: "tasks",
+      namespace: [...exec.namespace],
+      node: task.node,
+      taskId: task.id,
+      phase: "end",
+      outcome,
+    });
   return { kind: "writes", task, result };
 }
 
-async function pause(input: TaskInput, run: TaskRun, thrown: unknown, threw: boolean): Promise<TaskOutcome> {
+async function pause(
+  input: TaskInput,
+  run: TaskRun,
+  thrown: unknown,
+  threw: boolean,
+): Promise<TaskOutcome> {
   const { exec, task, head } = input;
   if (!threw || !(thrown instanceof GraphInterrupt || isChildPause(thrown)))
-    exec.debug(`task ${task.id} (${task.node}) caught its interrupt; it stays paused and its return value is discarded`, {
-      taskId: task.id,
-      interrupts: run.pausedOn,
-    });
+    exec.debug(
+      `task ${task.id} (${task.node}) caught its interrupt; it stays paused and its return value is discarded`,
+      {
+        taskId: task.id,
+        interrupts: run.pausedOn,
+      },
+    );
   const result: TaskResult = { kind: "paused", taskId: task.id, node: task.node };
   await exec.saver.putTaskOutcome({
     threadId: exec.threadId,
@@ -121,7 +182,15 @@ async function pause(input: TaskInput, run: TaskRun, thrown: unknown, threw: boo
   });
   for (const record of run.superseded) record.status = "superseded";
   for (const record of run.created) emitInterrupt(exec, record);
-  if (exec.sink.wants("tasks")) exec.sink.push({ type: "tasks", namespace: [...exec.namespace], node: task.node, taskId: task.id, phase: "end", outcome: "paused" });
+  if (exec.sink.wants("tasks"))
+    exec.sink.push({
+      type: "tasks",
+      namespace: [...exec.namespace],
+      node: task.node,
+      taskId: task.id,
+      phase: "end",
+      outcome: "paused",
+    });
   return { kind: "paused", task, result, created: run.created };
 }
 
@@ -138,7 +207,14 @@ function isChildPause(error: unknown): boolean {
 }
 
 function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskResult {
-  const result: TaskResult = { kind: "writes", taskId: task.id, node: task.node, writes: [], gotos: [], sends: [] };
+  const result: TaskResult = {
+    kind: "writes",
+    taskId: task.id,
+    node: task.node,
+    writes: [],
+    gotos: [],
+    sends: [],
+  };
   let update: unknown = returned;
   if (returned instanceof Command) {
     update = returned.update;
@@ -149,16 +225,22 @@ function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskRes
   }
   if (update === undefined || update === null) return result;
   if (typeof update !== "object" || Array.isArray(update))
-    throw new InvalidUpdateError(`Node "${task.node}" returned ${Array.isArray(update) ? "an array" : typeof update}; return an object of channel updates, a Command, or nothing.`, {
-      node: task.node,
-    });
+    throw new InvalidUpdateError(
+      `Node "${task.node}" returned ${Array.isArray(update) ? "an array" : typeof update}; return an object of channel updates, a Command, or nothing.`,
+      {
+        node: task.node,
+      },
+    );
   for (const [channel, value] of Object.entries(update)) {
     if (value === undefined) continue;
     if (!(channel in shape.schema))
-      throw new InvalidUpdateError(`Node "${task.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`, {
-        node: task.node,
-        channel,
-      });
+      throw new InvalidUpdateError(
+        `Node "${task.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+        {
+          node: task.node,
+          channel,
+        },
+      );
     result.writes.push([channel, value]);
   }
   return result;

@@ -6,7 +6,14 @@ import { expect } from "vitest";
 import { z } from "zod";
 import { append, lastValue } from "../../channels.ts";
 import type { Checkpointer } from "../../checkpoint/types.ts";
-import { AmbiguousResumeError, InvalidAnswerError, InvalidInputError, NonSerializableError, StaleTargetError, ThreadInterruptedError } from "../../errors.ts";
+import {
+  AmbiguousResumeError,
+  InvalidAnswerError,
+  InvalidInputError,
+  NonSerializableError,
+  StaleTargetError,
+  ThreadInterruptedError,
+} from "../../errors.ts";
 import { Command, Send } from "../../graph/command.ts";
 import { END, START, StateGraph } from "../../graph/state-graph.ts";
 import { RunConfig } from "../../runtime/compiled.ts";
@@ -51,7 +58,15 @@ export const interruptContracts: readonly Contract[] = [
       expect(result.values.log).toEqual(["prepared"]);
       expect(result.interrupts).toHaveLength(1);
       const [pending] = result.interrupts;
-      expect(pending).toMatchObject({ threadId, node: "approve", namespace: [], order: 0, kind: "dynamic", status: "pending", payload: { question: "refund?", amount: 50 } });
+      expect(pending).toMatchObject({
+        threadId,
+        node: "approve",
+        namespace: [],
+        order: 0,
+        kind: "dynamic",
+        status: "pending",
+        payload: { question: "refund?", amount: 50 },
+      });
       expect(pending?.checkpointId).toBe(result.checkpointId);
       expect(pending?.runId).toBe(result.runId);
       // A brand-new graph object (as another process would build) sees and resumes the pause.
@@ -99,7 +114,10 @@ export const interruptContracts: readonly Contract[] = [
       expect(r2.interrupts.map((i) => [i.order, i.payload])).toEqual([[1, "second"]]);
       expect(r2.interrupts[0]?.id).not.toBe(r1.interrupts[0]?.id);
       // Answer by the id the order yields, too.
-      const r3 = await graph.resume({ threadId }, Command.resumeMap({ [r2.interrupts[0]?.id as string]: "B" }));
+      const r3 = await graph.resume(
+        { threadId },
+        Command.resumeMap({ [r2.interrupts[0]?.id as string]: "B" }),
+      );
       expect(r3.interrupts.map((i) => i.order)).toEqual([2]);
       const r4 = await graph.resume({ threadId }, Command.resume("C"));
       expect(r4.status).toBe("done");
@@ -130,12 +148,27 @@ export const interruptContracts: readonly Contract[] = [
       const r1 = await graph.invoke({}, { threadId });
       expect(r1.interrupts).toHaveLength(3);
       expect(new Set(r1.interrupts.map((i) => i.id)).size).toBe(3);
-      expect(r1.interrupts.map((i) => (i.payload as { tool: string }).tool).sort()).toEqual([...tools].sort());
-      const byTool = new Map(r1.interrupts.map((i) => [(i.payload as { tool: string }).tool, i.id]));
-      const r2 = await graph.resume({ threadId }, Command.resumeMap({ [byTool.get("refund") as string]: "yes" }));
+      expect(r1.interrupts.map((i) => (i.payload as { tool: string }).tool).sort()).toEqual(
+        [...tools].sort(),
+      );
+      const byTool = new Map(
+        r1.interrupts.map((i) => [(i.payload as { tool: string }).tool, i.id]),
+      );
+      const r2 = await graph.resume(
+        { threadId },
+        Command.resumeMap({ [byTool.get("refund") as string]: "yes" }),
+      );
       expect(r2.status).toBe("interrupted");
-      expect(r2.interrupts.map((i) => i.id).sort()).toEqual([byTool.get("search"), byTool.get("email")].sort());
-      const r3 = await graph.resume({ threadId }, Command.resumeMap({ [byTool.get("search") as string]: "s", [byTool.get("email") as string]: "e" }));
+      expect(r2.interrupts.map((i) => i.id).sort()).toEqual(
+        [byTool.get("search"), byTool.get("email")].sort(),
+      );
+      const r3 = await graph.resume(
+        { threadId },
+        Command.resumeMap({
+          [byTool.get("search") as string]: "s",
+          [byTool.get("email") as string]: "e",
+        }),
+      );
       expect(r3.status).toBe("done");
       expect(r3.values.results).toEqual(["search=s", "refund=yes", "email=e"]);
     },
@@ -148,7 +181,13 @@ export const interruptContracts: readonly Contract[] = [
         .addNode("tools", async (_s, ctx) => {
           run += 1;
           const calls = run === 1 ? ["a", "b"] : ["b", "a"];
-          const results = await Promise.all(calls.map(async (id) => `${id}=${ctx.interrupt<string>({ call: id }, { key: id })}`));
+          const results = await Promise.all(
+            calls.map((id) =>
+              Promise.resolve().then(
+                () => `${id}=${ctx.interrupt<string>({ call: id }, { key: id })}`,
+              ),
+            ),
+          );
           return { results: results.sort() };
         })
         .addEdge(START, "tools")
@@ -156,7 +195,10 @@ export const interruptContracts: readonly Contract[] = [
       const threadId = threadName("keys");
       const r1 = await graph.invoke({}, { threadId });
       const ids = new Map(r1.interrupts.map((i) => [(i.payload as { call: string }).call, i.id]));
-      const done = await graph.resume({ threadId }, Command.resumeMap({ [ids.get("a") as string]: "A", [ids.get("b") as string]: "B" }));
+      const done = await graph.resume(
+        { threadId },
+        Command.resumeMap({ [ids.get("a") as string]: "A", [ids.get("b") as string]: "B" }),
+      );
       expect(done.status).toBe("done");
       expect(done.values.results).toEqual(["a=A", "b=B"]);
     },
@@ -183,7 +225,9 @@ export const interruptContracts: readonly Contract[] = [
       let thrown: unknown;
       const probe = new StateGraph({ x: lastValue<number>() })
         .addNode("n", async (_s, ctx) => {
-          await Promise.allSettled([Promise.resolve().then(() => ctx.interrupt("a", { key: "same" }))]);
+          await Promise.allSettled([
+            Promise.resolve().then(() => ctx.interrupt("a", { key: "same" })),
+          ]);
           try {
             ctx.interrupt("b", { key: "same" });
           } catch (error) {
@@ -215,7 +259,9 @@ export const interruptContracts: readonly Contract[] = [
       const end = events.find((e) => e.type === "end");
       expect(end?.type === "end" && end.result.status).toBe("interrupted");
       expect(end?.type === "end" && end.result.values.out).toBe("untouched");
-      expect(events.some((e) => e.type === "debug" && /caught its interrupt/.test(e.message))).toBe(true);
+      expect(events.some((e) => e.type === "debug" && /caught its interrupt/.test(e.message))).toBe(
+        true,
+      );
       expect(events.filter((e) => e.type === "interrupt")).toHaveLength(1);
       const done = await graph.resume({ threadId }, Command.resume("ok"));
       expect(done.values.out).toBe("answered");
@@ -232,7 +278,9 @@ export const interruptContracts: readonly Contract[] = [
       expect(error).toBeInstanceOf(AmbiguousResumeError);
       expect((error as AmbiguousResumeError).details.pending).toHaveLength(2);
       const state = await graph.getState({ threadId });
-      expect(state.interrupts.map((i) => i.id).sort()).toEqual(r1.interrupts.map((i) => i.id).sort());
+      expect(state.interrupts.map((i) => i.id).sort()).toEqual(
+        r1.interrupts.map((i) => i.id).sort(),
+      );
       expect(counter.total()).toBe(2);
     },
   ],
@@ -255,15 +303,25 @@ export const interruptContracts: readonly Contract[] = [
       const graph = approvalGraph(saver, counter);
       const threadId = threadName("stale");
       const r1 = await graph.invoke({ amount: 1 }, { threadId });
-      const unknown = await graph.resume({ threadId }, Command.resumeMap({ i_nope: 1 })).catch((e: unknown) => e);
+      const unknown = await graph
+        .resume({ threadId }, Command.resumeMap({ i_nope: 1 }))
+        .catch((e: unknown) => e);
       expect(unknown).toBeInstanceOf(StaleTargetError);
       const details = (unknown as StaleTargetError).details;
       expect(details.threadId).toBe(threadId);
       expect(details.headCheckpointId).toBe(r1.checkpointId);
       expect(details.pendingInterrupts).toHaveLength(1);
-      await graph.resume({ threadId }, Command.resumeMap({ [r1.interrupts[0]?.id as string]: { ok: true } }));
+      await graph.resume(
+        { threadId },
+        Command.resumeMap({ [r1.interrupts[0]?.id as string]: { ok: true } }),
+      );
       const before = await graph.getState({ threadId });
-      const again = await graph.resume({ threadId }, Command.resumeMap({ [r1.interrupts[0]?.id as string]: { ok: false } })).catch((e: unknown) => e);
+      const again = await graph
+        .resume(
+          { threadId },
+          Command.resumeMap({ [r1.interrupts[0]?.id as string]: { ok: false } }),
+        )
+        .catch((e: unknown) => e);
       expect(again).toBeInstanceOf(StaleTargetError);
       const after = await graph.getState({ threadId });
       expect(after.values).toEqual(before.values);
@@ -329,14 +387,23 @@ export const interruptContracts: readonly Contract[] = [
     "an answer that does not match the interrupt's schema is rejected before anything is stored",
     async (saver) => {
       const graph = new StateGraph({ amount: lastValue<number>() })
-        .addNode("ask", (_s, ctx) => ({ amount: ctx.interrupt({ question: "how much?" }, { answer: z.object({ amount: z.number().max(100) }) }).amount }))
+        .addNode("ask", (_s, ctx) => ({
+          amount: ctx.interrupt(
+            { question: "how much?" },
+            { answer: z.object({ amount: z.number().max(100) }) },
+          ).amount,
+        }))
         .addEdge(START, "ask")
         .compile({ checkpointer: saver });
       const threadId = threadName("typed");
       const r1 = await graph.invoke({}, { threadId });
-      const bad = await graph.resume({ threadId }, Command.resume({ amount: "lots" })).catch((e: unknown) => e);
+      const bad = await graph
+        .resume({ threadId }, Command.resume({ amount: "lots" }))
+        .catch((e: unknown) => e);
       expect(bad).toBeInstanceOf(InvalidAnswerError);
-      const tooMuch = await graph.resume({ threadId }, Command.resume({ amount: 500 })).catch((e: unknown) => e);
+      const tooMuch = await graph
+        .resume({ threadId }, Command.resume({ amount: 500 }))
+        .catch((e: unknown) => e);
       expect(tooMuch).toBeInstanceOf(InvalidAnswerError);
       const row = await saver.getInterrupt(r1.interrupts[0]?.id as never);
       expect(row?.status).toBe("pending");
@@ -353,8 +420,14 @@ export const interruptContracts: readonly Contract[] = [
       const graph = approvalGraph(saver, counter);
       const threadId = threadName("dedupe");
       await graph.invoke({ amount: 1 }, { threadId });
-      const first = await graph.resume({ threadId }, Command.resume({ ok: true }, { requestId: "req-1" }));
-      const second = await graph.resume({ threadId }, Command.resume({ ok: false }, { requestId: "req-1" }));
+      const first = await graph.resume(
+        { threadId },
+        Command.resume({ ok: true }, { requestId: "req-1" }),
+      );
+      const second = await graph.resume(
+        { threadId },
+        Command.resume({ ok: false }, { requestId: "req-1" }),
+      );
       expect(second.status).toBe(first.status);
       expect(second.checkpointId).toBe(first.checkpointId);
       expect(second.values).toEqual(first.values);
@@ -400,16 +473,28 @@ export const interruptContracts: readonly Contract[] = [
       expect(r1.interrupts).toHaveLength(5);
       expect(counter.total()).toBe(5);
       const target = r1.interrupts.find((i) => (i.payload as { item: string }).item === "c");
-      const r2 = await graph.resume({ threadId }, Command.resumeMap({ [target?.id as string]: "C" }));
+      const r2 = await graph.resume(
+        { threadId },
+        Command.resumeMap({ [target?.id as string]: "C" }),
+      );
       expect(counter.of("c")).toBe(2);
       for (const other of ["a", "b", "d", "e"]) expect(counter.of(other)).toBe(1);
-      expect(r2.interrupts.map((i) => i.id).sort()).toEqual(r1.interrupts.filter((i) => i !== target).map((i) => i.id).sort());
+      expect(r2.interrupts.map((i) => i.id).sort()).toEqual(
+        r1.interrupts
+          .filter((i) => i !== target)
+          .map((i) => i.id)
+          .sort(),
+      );
       let remaining = r2.interrupts;
       while (remaining.length > 0) {
         const next = remaining[0];
-        const r = await graph.resume({ threadId }, Command.resumeMap({ [next?.id as string]: "ok" }));
+        const r = await graph.resume(
+          { threadId },
+          Command.resumeMap({ [next?.id as string]: "ok" }),
+        );
         remaining = r.interrupts;
-        if (r.status === "done") expect(r.values.out.sort()).toEqual(["a:ok", "b:ok", "c:C", "d:ok", "e:ok"]);
+        if (r.status === "done")
+          expect(r.values.out.sort()).toEqual(["a:ok", "b:ok", "c:C", "d:ok", "e:ok"]);
       }
       expect(counter.total()).toBe(10);
     },
@@ -430,7 +515,9 @@ export const interruptContracts: readonly Contract[] = [
       const threadId = threadName("determinism");
       const r1 = await graph.invoke({}, { threadId });
       amount = 500; // node code is not deterministic: the question changes on re-run
-      const events = await collect(graph.stream(Command.resume(true), { threadId, streamMode: ["debug"] }));
+      const events = await collect(
+        graph.stream(Command.resume(true), { threadId, streamMode: ["debug"] }),
+      );
       const end = events.find((e) => e.type === "end");
       expect(end?.type === "end" && end.result.status).toBe("interrupted");
       expect(applied).toEqual([]);

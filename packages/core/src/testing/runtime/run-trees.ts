@@ -22,7 +22,9 @@ function subAgent(saver: Checkpointer, name: string, counter: Counter) {
     .addNode("approve", (s, ctx) => {
       counter.hit(`${name}:approve:${s.task}`);
       const answer = ctx.interrupt<string>({ agent: name, task: s.task });
-      return { log: `${name} ${s.task}: ${answer}${ctx.steering.length ? ` (steered: ${ctx.steering.map((x) => x.text).join("; ")})` : ""}` };
+      return {
+        log: `${name} ${s.task}: ${answer}${ctx.steering.length ? ` (steered: ${ctx.steering.map((x) => x.text).join("; ")})` : ""}`,
+      };
     })
     .addEdge(START, "work")
     .addEdge("work", "approve")
@@ -70,8 +72,16 @@ export const runTreeContracts: readonly Contract[] = [
       expect(pending?.runId).toBe(childRunIdFor(r1.runId, parentTask?.id as string, 0));
       const runs = await saver.listRuns(threadId as ThreadId);
       const child = runs.find((r) => r.runId === pending?.runId);
-      expect(child).toMatchObject({ parentRunId: r1.runId, parentTaskId: parentTask?.id, graph: "research_agent", namespace: ["agent"], status: "interrupted" });
-      expect(state.subgraphs?.map((s) => [s.subAgentId, s.status])).toEqual([[`research_agent:${pending?.runId}`, "interrupted"]]);
+      expect(child).toMatchObject({
+        parentRunId: r1.runId,
+        parentTaskId: parentTask?.id,
+        graph: "research_agent",
+        namespace: ["agent"],
+        status: "interrupted",
+      });
+      expect(state.subgraphs?.map((s) => [s.subAgentId, s.status])).toEqual([
+        [`research_agent:${pending?.runId}`, "interrupted"],
+      ]);
       expect(state.subgraphs?.[0]?.tasks[0]?.interrupts.map((i) => i.id)).toEqual([pending?.id]);
     },
   ],
@@ -86,14 +96,21 @@ export const runTreeContracts: readonly Contract[] = [
       expect(done.status).toBe("done");
       expect(counter.of("research_agent:work:a")).toBe(1);
       expect(counter.of("research_agent:approve:a")).toBe(2);
-      expect(done.values.log).toEqual(["research_agent worked on a", "research_agent a: ok", "report of 2"]);
+      expect(done.values.log).toEqual([
+        "research_agent worked on a",
+        "research_agent a: ok",
+        "report of 2",
+      ]);
     },
   ],
   [
     "parallel instances of one subgraph are distinct child runs in the same namespace",
     async (saver) => {
       const graph = orchestrator(saver, new Counter());
-      const r1 = await graph.invoke({ tasks: ["a", "b", "c"] }, { threadId: threadName("instances") });
+      const r1 = await graph.invoke(
+        { tasks: ["a", "b", "c"] },
+        { threadId: threadName("instances") },
+      );
       expect(r1.interrupts).toHaveLength(3);
       expect(new Set(r1.interrupts.map((i) => i.runId)).size).toBe(3);
       for (const i of r1.interrupts) expect(i.namespace).toEqual(["agent"]);
@@ -107,19 +124,35 @@ export const runTreeContracts: readonly Contract[] = [
       const threadId = threadName("targeted");
       const r1 = await graph.invoke({ tasks: ["a", "b", "c"] }, { threadId });
       const target = r1.interrupts.find((i) => taskOf(i) === "b") as Interrupt;
-      const r2 = await graph.resumeTargeted({ runId: target.runId, namespace: ["agent"] }, Command.resume("approved"));
+      const r2 = await graph.resumeTargeted(
+        { runId: target.runId, namespace: ["agent"] },
+        Command.resume("approved"),
+      );
       expect(r2.status).toBe("interrupted");
       expect(counter.of("research_agent:approve:b")).toBe(2);
       expect(counter.of("research_agent:approve:a")).toBe(1);
       expect(counter.of("research_agent:approve:c")).toBe(1);
       for (const task of ["a", "b", "c"]) expect(counter.of(`research_agent:work:${task}`)).toBe(1);
       expect(counter.of("report")).toBe(0);
-      expect(r2.interrupts.map((i) => i.id).sort()).toEqual(r1.interrupts.filter((i) => i.id !== target.id).map((i) => i.id).sort());
-      for (const sibling of r2.interrupts) await graph.resumeTargeted({ runId: sibling.runId, namespace: ["agent"], interruptId: sibling.id }, Command.resume("fine"));
+      expect(r2.interrupts.map((i) => i.id).sort()).toEqual(
+        r1.interrupts
+          .filter((i) => i.id !== target.id)
+          .map((i) => i.id)
+          .sort(),
+      );
+      for (const sibling of r2.interrupts)
+        await graph.resumeTargeted(
+          { runId: sibling.runId, namespace: ["agent"], interruptId: sibling.id },
+          Command.resume("fine"),
+        );
       const state = await graph.getState({ threadId });
       expect(state.next).toEqual([]);
       expect(counter.of("report")).toBe(1);
-      expect(state.values.log.filter((l) => l.includes(": "))).toEqual(["research_agent a: fine", "research_agent b: approved", "research_agent c: fine"]);
+      expect(state.values.log.filter((l) => l.includes(": "))).toEqual([
+        "research_agent a: fine",
+        "research_agent b: approved",
+        "research_agent c: fine",
+      ]);
     },
   ],
   [
@@ -128,10 +161,17 @@ export const runTreeContracts: readonly Contract[] = [
       const graph = orchestrator(saver, new Counter());
       const threadId = threadName("no-match");
       const r1 = await graph.invoke({ tasks: ["a", "b"] }, { threadId });
-      const wrongNs = await graph.resumeTargeted({ runId: r1.interrupts[0]?.runId as string, namespace: ["elsewhere"] }, Command.resume(1)).catch((e: unknown) => e);
+      const wrongNs = await graph
+        .resumeTargeted(
+          { runId: r1.interrupts[0]?.runId as string, namespace: ["elsewhere"] },
+          Command.resume(1),
+        )
+        .catch((e: unknown) => e);
       expect(wrongNs).toBeInstanceOf(NoMatchingTargetError);
       expect((wrongNs as NoMatchingTargetError).details.pending).toHaveLength(2);
-      const root = await graph.resumeTargeted({ runId: r1.runId, namespace: [] }, Command.resume(1)).catch((e: unknown) => e);
+      const root = await graph
+        .resumeTargeted({ runId: r1.runId, namespace: [] }, Command.resume(1))
+        .catch((e: unknown) => e);
       expect(root).toBeInstanceOf(NoMatchingTargetError);
       const pending = await saver.getThreadInterrupts(threadId as ThreadId, "pending");
       expect(pending).toHaveLength(2);
@@ -159,10 +199,14 @@ export const runTreeContracts: readonly Contract[] = [
         const before = counter.total();
         const r2 = await graph.resumeTargeted(
           { runId: r1.runId, namespace: [] },
-          Command.resume("open", { pendingChildren: policy === "resolve" ? { resolve: "auto" } : policy }),
+          Command.resume("open", {
+            pendingChildren: policy === "resolve" ? { resolve: "auto" } : policy,
+          }),
         );
         const children = r1.interrupts.filter((i) => i.namespace.length === 1);
-        const statuses = await Promise.all(children.map(async (c) => (await saver.getInterrupt(c.id))?.status));
+        const statuses = await Promise.all(
+          children.map(async (c) => (await saver.getInterrupt(c.id))?.status),
+        );
         if (policy === "keep") {
           expect(r2.status).toBe("interrupted");
           expect(statuses).toEqual(["pending", "pending"]);
@@ -172,7 +216,11 @@ export const runTreeContracts: readonly Contract[] = [
           expect(statuses).toEqual(["cancelled", "cancelled"]);
           expect(r2.status).toBe("done");
           for (const c of children) expect((await saver.getRun(c.runId))?.status).toBe("cancelled");
-          expect(r2.values.log.filter((l) => l.startsWith("email_agent x:") || l.startsWith("email_agent y:"))).toEqual([]);
+          expect(
+            r2.values.log.filter(
+              (l) => l.startsWith("email_agent x:") || l.startsWith("email_agent y:"),
+            ),
+          ).toEqual([]);
         } else {
           expect(statuses).toEqual(["answered", "answered"]);
           expect(r2.status).toBe("done");
@@ -196,12 +244,19 @@ export const runTreeContracts: readonly Contract[] = [
       );
       const steering = await saver.listSteering(threadId as ThreadId);
       expect(steering).toHaveLength(1);
-      expect(steering[0]).toMatchObject({ runId: a.runId, text: "Refund half only", actor: "alice@example.com", namespace: ["agent"] });
+      expect(steering[0]).toMatchObject({
+        runId: a.runId,
+        text: "Refund half only",
+        actor: "alice@example.com",
+        namespace: ["agent"],
+      });
       // The parent step commits when its last task ends; the child's own state shows the result.
       const state = await graph.getState({ threadId }, { subgraphs: true });
       const childA = state.subgraphs?.find((s) => s.runId === a.runId);
       expect(childA?.status).toBe("done");
-      expect(childA?.values.log).toContain("research_agent a: approved (steered: Refund half only)");
+      expect(childA?.values.log).toContain(
+        "research_agent a: approved (steered: Refund half only)",
+      );
       // The sibling is out of scope: it neither ran nor sees the instruction.
       expect(r2.interrupts.map((i) => i.id)).toEqual([b.id]);
       // Steering without resuming reaches the next execution in that scope.
@@ -211,8 +266,14 @@ export const runTreeContracts: readonly Contract[] = [
       const done = await graph.getState({ threadId });
       expect(done.values.log).toContain("research_agent b: ok (steered: Be brief)");
       const audit = await saver.listAudit({ threadId: threadId as ThreadId });
-      expect(audit.items.filter((x) => x.action === "steer").map((x) => x.actor)).toEqual(["alice@example.com", "bob"]);
-      expect(audit.items.filter((x) => x.action === "answer").map((x) => x.actor)).toEqual(["alice@example.com", "anonymous"]);
+      expect(audit.items.filter((x) => x.action === "steer").map((x) => x.actor)).toEqual([
+        "alice@example.com",
+        "bob",
+      ]);
+      expect(audit.items.filter((x) => x.action === "answer").map((x) => x.actor)).toEqual([
+        "alice@example.com",
+        "anonymous",
+      ]);
     },
   ],
   [
@@ -224,12 +285,28 @@ export const runTreeContracts: readonly Contract[] = [
       const r1 = await graph.invoke({ tasks: ["a", "b"] }, { threadId });
       const [first, second] = r1.interrupts as [Interrupt, Interrupt];
       const movedHead = await graph
-        .resumeTargeted({ runId: r1.runId, namespace: ["agent"], interruptId: first.id, expectedCheckpointId: "0000-old" }, Command.resume("x"))
+        .resumeTargeted(
+          {
+            runId: r1.runId,
+            namespace: ["agent"],
+            interruptId: first.id,
+            expectedCheckpointId: "0000-old",
+          },
+          Command.resume("x"),
+        )
         .catch((e: unknown) => e);
       expect(movedHead).toBeInstanceOf(StaleTargetError);
       expect((movedHead as StaleTargetError).details.headCheckpointId).toBe(r1.checkpointId);
-      await graph.resumeTargeted({ runId: first.runId, namespace: ["agent"], interruptId: first.id }, Command.resume("x"));
-      const answered = await graph.resumeTargeted({ runId: first.runId, namespace: ["agent"], interruptId: first.id }, Command.resume("y")).catch((e: unknown) => e);
+      await graph.resumeTargeted(
+        { runId: first.runId, namespace: ["agent"], interruptId: first.id },
+        Command.resume("x"),
+      );
+      const answered = await graph
+        .resumeTargeted(
+          { runId: first.runId, namespace: ["agent"], interruptId: first.id },
+          Command.resume("y"),
+        )
+        .catch((e: unknown) => e);
       expect(answered).toBeInstanceOf(StaleTargetError);
       const details = (answered as StaleTargetError).details;
       expect(details.runStatus).toBe("done");
@@ -245,13 +322,18 @@ export const runTreeContracts: readonly Contract[] = [
       const r1 = await orchestrator(saver, counter).invoke({ tasks: ["a"] }, { threadId });
       const [pending] = r1.interrupts as [Interrupt];
       const attempts = await Promise.allSettled(
-        ["alice", "bob", "carol"].map((actor) => orchestrator(saver, counter).resumeTargeted({ runId: pending.runId, namespace: ["agent"], interruptId: pending.id }, Command.resume(actor, { actor }))),
+        ["alice", "bob", "carol"].map((actor) =>
+          orchestrator(saver, counter).resumeTargeted(
+            { runId: pending.runId, namespace: ["agent"], interruptId: pending.id },
+            Command.resume(actor, { actor }),
+          ),
+        ),
       );
       const won = attempts.filter((a) => a.status === "fulfilled");
       const lost = attempts.filter((a) => a.status === "rejected");
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(2);
-      for (const l of lost) expect((l as PromiseRejectedResult).reason).toBeInstanceOf(StaleTargetError);
+      for (const l of lost) expect(l.reason).toBeInstanceOf(StaleTargetError);
       const log = (await orchestrator(saver, counter).getState({ threadId })).values.log;
       expect(log.filter((l) => l.startsWith("research_agent a:"))).toHaveLength(1);
       expect(counter.of("research_agent:approve:a")).toBe(2);
@@ -273,7 +355,10 @@ export const runTreeContracts: readonly Contract[] = [
       const r1 = await graph.invoke({}, { threadId });
       expect(r1.interrupts).toHaveLength(1);
       expect(r1.interrupts[0]?.namespace).toEqual(["call"]);
-      const done = await graph.resumeTargeted({ runId: r1.interrupts[0]?.runId as RunId, namespace: ["call"] }, Command.resume("yes"));
+      const done = await graph.resumeTargeted(
+        { runId: r1.interrupts[0]?.runId as RunId, namespace: ["call"] },
+        Command.resume("yes"),
+      );
       expect(done.status).toBe("done");
       expect(done.values.log).toEqual(["child said refund_agent r1: yes"]);
       expect(counter.of("refund_agent:work:r1")).toBe(1);
@@ -288,12 +373,21 @@ export const runTreeContracts: readonly Contract[] = [
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: Awaited<ReturnType<typeof graph.listInterrupts>> = await graph.listInterrupts({ status: "pending", limit: 3, cursor });
+        const page: Awaited<ReturnType<typeof graph.listInterrupts>> = await graph.listInterrupts({
+          status: "pending",
+          limit: 3,
+          cursor,
+        });
         for (const item of page.items) {
           seen.push(item.id);
           expect(item.path).toHaveLength(2);
           expect(item.path[0]).toMatchObject({ graph: "supervisor", node: "agent" });
-          expect(item.path[1]).toMatchObject({ runId: item.runId, graph: "research_agent", node: "approve", taskId: item.taskId });
+          expect(item.path[1]).toMatchObject({
+            runId: item.runId,
+            graph: "research_agent",
+            node: "approve",
+            taskId: item.taskId,
+          });
           expect(item.subAgentId).toBe(`research_agent:${item.runId}`);
           expect(item.ageMs).toBeGreaterThanOrEqual(0);
           expect(item.checkpointId).toBeTruthy();
@@ -315,7 +409,12 @@ export const deadlineContracts: readonly Contract[] = [
     async (saver) => {
       const build = () =>
         new StateGraph({ decision: lastValue<string>() })
-          .addNode("ask", (_s, ctx) => ({ decision: ctx.interrupt<string>({ q: "ship?" }, { timeout: "1s", onTimeout: "auto-reject" }) }))
+          .addNode("ask", (_s, ctx) => ({
+            decision: ctx.interrupt<string>(
+              { q: "ship?" },
+              { timeout: "1s", onTimeout: "auto-reject" },
+            ),
+          }))
           .addEdge(START, "ask")
           .compile({ checkpointer: saver });
       const threadId = threadName("deadline");
@@ -335,8 +434,13 @@ export const deadlineContracts: readonly Contract[] = [
   [
     "an expired interrupt with onTimeout cancel ends its task without writes",
     async (saver) => {
-      const graph = new StateGraph({ decision: lastValue<string>(() => "none"), after: lastValue<boolean>(() => false) })
-        .addNode("ask", (_s, ctx) => ({ decision: ctx.interrupt<string>({ q: "?" }, { timeout: 10, onTimeout: "cancel" }) }))
+      const graph = new StateGraph({
+        decision: lastValue<string>(() => "none"),
+        after: lastValue<boolean>(() => false),
+      })
+        .addNode("ask", (_s, ctx) => ({
+          decision: ctx.interrupt<string>({ q: "?" }, { timeout: 10, onTimeout: "cancel" }),
+        }))
         .addNode("next", () => ({ after: true }))
         .addEdge(START, "ask")
         .addEdge("ask", "next")
@@ -364,7 +468,10 @@ export const wideFanOutContracts: readonly Contract[] = [
       expect(r1.interrupts).toHaveLength(1000);
       expect(counter.total()).toBe(1 + 2000);
       const target = r1.interrupts.find((i) => taskOf(i) === "t500") as Interrupt;
-      const r2 = await graph.resumeTargeted({ runId: target.runId, namespace: ["agent"] }, Command.resume("yes"));
+      const r2 = await graph.resumeTargeted(
+        { runId: target.runId, namespace: ["agent"] },
+        Command.resume("yes"),
+      );
       expect(r2.interrupts).toHaveLength(999);
       // Exactly one more node body ran: the answered child's approve node.
       expect(counter.total()).toBe(1 + 2000 + 1);
