@@ -17,6 +17,8 @@ import { deadlineContracts, runTreeContracts, wideFanOutContracts } from "./run-
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
+export { crashGraph, crashWorkerMain, runAnswerRace, runCrashScenario } from "./crash.ts";
+export type { WorkerCommand } from "./crash.ts";
 
 /** Registers every runtime contract (vitest tests) against fresh stores of one backend. */
 export function runRuntimeContracts(init: RuntimeTestInitializer): void {
