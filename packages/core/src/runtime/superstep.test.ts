@@ -336,3 +336,54 @@ describe("state, history and time travel", () => {
     expect(await saver.listCheckpoints("h" as ThreadId, "")).toHaveLength(4);
   });
 });
+
+describe("subgraph events and history", () => {
+  it("events of a child run carry its namespace", async () => {
+    const saver = new MemorySaver();
+    const child = new StateGraph({ log: append<string>() })
+      .addNode("inner", (_s, ctx) => {
+        ctx.emit("from inside");
+        return { log: "inner" };
+      })
+      .addEdge(START, "inner")
+      .compile({ checkpointer: saver, name: "child" });
+    const graph = new StateGraph({ log: append<string>() })
+      .addNode("outer", child)
+      .addEdge(START, "outer")
+      .compile({ checkpointer: saver, name: "parent" });
+    const events = await collect(
+      graph.stream({}, { threadId: "ns", streamMode: ["updates", "custom"] }),
+    );
+    expect(events.find((e) => e.type === "custom")).toMatchObject({
+      namespace: ["outer"],
+      node: "inner",
+      data: "from inside",
+    });
+    expect(
+      events
+        .filter((e) => e.type === "updates")
+        .map((e) => (e.type === "updates" ? [e.namespace, e.node] : null)),
+    ).toEqual([
+      [["outer"], "inner"],
+      [[], "outer"],
+    ]);
+    expect((await graph.getState({ threadId: "ns" })).values.log).toEqual(["inner"]);
+  });
+
+  it("interrupts and steering are visible in history", async () => {
+    const saver = new MemorySaver();
+    const graph = new StateGraph({ answer: lastValue<string>() })
+      .addNode("ask", (_s, ctx) => ({ answer: ctx.interrupt<string>("?") }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: saver });
+    const r1 = await graph.invoke({}, { threadId: "hist" });
+    await graph.resume(
+      { threadId: "hist" },
+      Command.resume("yes", { steering: "be nice", actor: "ann" }),
+    );
+    const history = await graph.getStateHistory({ threadId: "hist" });
+    const paused = history.find((h) => h.checkpointId === r1.checkpointId);
+    expect(paused?.interrupts).toMatchObject([{ id: r1.interrupts[0]?.id, status: "answered" }]);
+    expect(paused?.steering).toMatchObject([{ text: "be nice", actor: "ann" }]);
+  });
+});
