@@ -283,7 +283,11 @@ export interface Checkpointer {
    */
   putTaskOutcome(outcome: TaskOutcome): Promise<void>;
   /** Results of the tasks of the step that starts at `checkpointId`. */
-  getTaskResults(threadId: ThreadId, stream: StreamKey, checkpointId: CheckpointId): Promise<TaskResult[]>;
+  getTaskResults(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResult[]>;
 
   // Interrupts ---------------------------------------------------------------------------------
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
@@ -310,7 +314,12 @@ export interface Checkpointer {
   /** The stored result of `ctx.once(key)` for a task, if it ran. */
   getOnce(threadId: ThreadId, taskId: TaskId, key: string): Promise<{ value: unknown } | undefined>;
   /** Stores a once-result; first write wins and the stored value is returned. */
-  putOnce(threadId: ThreadId, taskId: TaskId, key: string, value: unknown): Promise<{ value: unknown }>;
+  putOnce(
+    threadId: ThreadId,
+    taskId: TaskId,
+    key: string,
+    value: unknown,
+  ): Promise<{ value: unknown }>;
 
   // Runs ---------------------------------------------------------------------------------------
   putRun(run: RunRecord): Promise<void>;

@@ -276,13 +276,17 @@ export class CompiledGraph<S extends Schema> {
 
   /**
    * Resolves every pending interrupt past its deadline (answer with `onTimeout`'s value or cancel
-   * its task) and continues the affected threads. Call at start and periodically; the server does.
+   * its task) and continues the affected threads. Returns how many it resolved. Call it at start
+   * and periodically ({@link CompiledGraph.startDeadlineTimer} does).
    */
   async resolveExpiredInterrupts(now: Date = new Date()): Promise<number> {
     const saver = this.requireSaver();
     const expired = await saver.listExpiredInterrupts(now.toISOString(), 500);
     const threads = new Set<ThreadId>();
+    let resolved = 0;
     for (const record of expired) {
+      // A store may hold threads of several graphs: continue only those this graph owns.
+      if ((record.path[0]?.graph ?? record.graph) !== this.name) continue;
       const onTimeout = record.onTimeout ?? { kind: "cancel" };
       const wake = await tasksToWake(saver, [record]);
       const outcome = await saver.answerInterrupts({
@@ -294,11 +298,35 @@ export class CompiledGraph<S extends Schema> {
         actor: "system:timer",
         action: "timeout",
       });
-      if (outcome.ok) threads.add(record.threadId);
+      if (outcome.ok) {
+        resolved += 1;
+        threads.add(record.threadId);
+      }
     }
     for (const threadId of threads)
       await this.execute(null, { threadId, actor: "system:timer" }, silentSink);
-    return threads.size === 0 ? 0 : expired.length;
+    return resolved;
+  }
+
+  /**
+   * Resolves expired interrupts now and then every `intervalMs` (default 1 s) until stopped, so
+   * deadlines hold even for interrupts that expired while no process ran. The timer does not
+   * keep the process alive.
+   */
+  startDeadlineTimer(options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): {
+    stop(): void;
+    ready: Promise<number>;
+  } {
+    let running: Promise<unknown> = Promise.resolve();
+    const tick = (): Promise<number> => {
+      const next = running.then(() => this.resolveExpiredInterrupts());
+      running = next.catch((error: unknown) => options.onError?.(error));
+      return next;
+    };
+    const ready = tick();
+    const timer = setInterval(() => void tick().catch(() => undefined), options.intervalMs ?? 1000);
+    timer.unref();
+    return { stop: () => clearInterval(timer), ready };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -362,15 +390,17 @@ export class CompiledGraph<S extends Schema> {
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
     const actor = options.actor ?? "anonymous";
-    if (durable && !(await saver.getThread(threadId))) {
+    let thread = durable ? await saver.getThread(threadId) : undefined;
+    if (durable && !thread) {
       const now = new Date().toISOString();
-      await saver.putThread({
+      thread = {
         threadId,
         tenant: options.tenant ?? null,
         metadata: options.metadata ?? {},
         createdAt: now,
         updatedAt: now,
-      });
+      };
+      await saver.putThread(thread);
     }
     const rows = durable ? await saver.getThreadInterrupts(threadId) : [];
     const cache = new InterruptCache(rows);
@@ -397,7 +427,6 @@ export class CompiledGraph<S extends Schema> {
     }
     if (options.checkpointId && run.runId === head?.runId)
       run = newRootRun(threadId, this.name, runOptions);
-    const thread = durable ? await saver.getThread(threadId) : undefined;
     await saver.putRun(run);
     const controller = linkSignal(options.signal);
     const exec = new Execution({

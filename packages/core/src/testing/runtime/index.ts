@@ -13,7 +13,12 @@
 import { describe } from "vitest";
 import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
 import { interruptContracts } from "./interrupts.ts";
-import { deadlineContracts, runTreeContracts, wideFanOutContracts } from "./run-trees.ts";
+import {
+  deadlineContracts,
+  deadlineTimerContracts,
+  runTreeContracts,
+  wideFanOutContracts,
+} from "./run-trees.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
@@ -25,7 +30,8 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
   describe(`runtime contracts on ${init.name}`, () => {
     describe("interrupts", () => registerContracts(init, interruptContracts));
     describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
-    describe("deadlines", () => registerContracts(init, deadlineContracts));
+    describe("deadlines", () =>
+      registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }

@@ -480,3 +480,32 @@ export const wideFanOutContracts: readonly Contract[] = [
     },
   ],
 ];
+
+/** The deadline timer contract (a real timer, so kept apart from the clock-driven ones). */
+export const deadlineTimerContracts: readonly Contract[] = [
+  [
+    "startDeadlineTimer resolves an interrupt once its deadline passes, without anyone calling",
+    async (saver) => {
+      const graph = new StateGraph({ decision: lastValue<string>() })
+        .addNode("ask", (_s, ctx) => ({
+          decision: ctx.interrupt<string>({ q: "?" }, { timeout: "200ms", onTimeout: "expired" }),
+        }))
+        .addEdge(START, "ask")
+        .compile({ checkpointer: saver, name: "timed" });
+      const threadId = threadName("timer");
+      await graph.invoke({}, { threadId });
+      const timer = graph.startDeadlineTimer({ intervalMs: 50 });
+      try {
+        expect(await timer.ready).toBe(0);
+        const deadline = Date.now() + 10_000;
+        while ((await graph.getState({ threadId })).values.decision !== "expired") {
+          if (Date.now() > deadline) throw new Error("the timer never resolved the interrupt");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        timer.stop();
+      }
+      expect((await graph.getState({ threadId })).next).toEqual([]);
+    },
+  ],
+];
