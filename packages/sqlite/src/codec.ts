@@ -1,0 +1,204 @@
+/**
+ * Conversion between the checkpointer's records and the rows of the SQLite schema. Values are
+ * encoded with the store's serializer; fields that are queried (ids, statuses, timestamps) are
+ * plain columns beside the encoded record.
+ */
+import {
+  CheckpointConflictError,
+  NotFoundError,
+  type ChannelBlob,
+  type CheckpointId,
+  type CheckpointRecord,
+  type InterruptStatus,
+  type RunId,
+  type RunRecord,
+  type Serializer,
+  type StoredInterrupt,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import { rebuildChannelValue } from "./paging.ts";
+import type {
+  BlobValues,
+  ChainRow,
+  CheckpointRow,
+  CheckpointValues,
+  InterruptParams,
+  InterruptRow,
+  RunParams,
+  ThreadRow,
+} from "./statements.ts";
+
+/** Encodes records into rows and decodes rows into records with one serializer. */
+export class RowCodec {
+  readonly #serializer: Serializer;
+
+  constructor(serializer: Serializer) {
+    this.#serializer = serializer;
+  }
+
+  /** Encodes a value. */
+  ser(value: unknown): string {
+    return this.#serializer.serialize(value);
+  }
+
+  /** Decodes a value. */
+  de<T>(text: string): T {
+    return this.#serializer.deserialize(text) as T;
+  }
+
+  /** The row of a thread. */
+  threadRow(thread: ThreadRecord): ThreadRow {
+    return {
+      thread_id: thread.threadId,
+      tenant: thread.tenant,
+      created_at: thread.createdAt,
+      updated_at: thread.updatedAt,
+      metadata: this.ser(thread.metadata),
+    };
+  }
+
+  /** The thread of a row. */
+  thread(row: ThreadRow): ThreadRecord {
+    return {
+      threadId: row.thread_id as ThreadId,
+      tenant: row.tenant,
+      metadata: this.de<Record<string, unknown>>(row.metadata),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** The insert values of a checkpoint (versions as plain JSON: they are strings only). */
+  checkpointValues(cp: CheckpointRecord): CheckpointValues {
+    return [
+      cp.threadId,
+      cp.stream,
+      cp.id,
+      cp.parentId,
+      cp.runId,
+      cp.step,
+      cp.source,
+      cp.createdAt,
+      JSON.stringify(cp.versions),
+      this.ser(cp.next),
+      this.ser(cp.metadata),
+    ];
+  }
+
+  /** The insert values of a channel blob of `cp`'s stream. */
+  blobValues(cp: CheckpointRecord, blob: ChannelBlob): BlobValues {
+    const prev = blob.kind === "delta" ? blob.prev : null;
+    return [
+      cp.threadId,
+      cp.stream,
+      blob.channel,
+      blob.version,
+      blob.kind,
+      prev,
+      this.ser(blob.value),
+    ];
+  }
+
+  /** The checkpoint of a row. */
+  checkpoint(row: CheckpointRow): CheckpointRecord {
+    return {
+      threadId: row.thread_id as ThreadId,
+      stream: row.stream,
+      id: row.id as CheckpointId,
+      parentId: row.parent_id as CheckpointId | null,
+      runId: row.run_id as RunId,
+      step: row.step,
+      versions: JSON.parse(row.versions) as Record<string, string>,
+      next: this.de<CheckpointRecord["next"]>(row.next),
+      source: row.source as CheckpointRecord["source"],
+      createdAt: row.created_at,
+      metadata: this.de<Record<string, unknown>>(row.metadata),
+    };
+  }
+
+  /** The bind parameters of an interrupt upsert: the record, plus its queried fields. */
+  interruptParams(record: StoredInterrupt): InterruptParams {
+    return {
+      id: record.id,
+      thread_id: record.threadId,
+      run_id: record.runId,
+      graph: record.graph,
+      tenant: record.tenant,
+      status: record.status,
+      created_at: record.createdAt,
+      deadline: record.deadline ?? null,
+      answer: record.answer === undefined ? null : this.ser(record.answer),
+      answered_by: record.answeredBy ?? null,
+      answered_at: record.answeredAt ?? null,
+      record: this.ser(record),
+    };
+  }
+
+  /** The interrupt of a row: the stored record with the mutable columns laid over it. */
+  interrupt(row: InterruptRow): StoredInterrupt {
+    const record = this.de<StoredInterrupt>(row.record);
+    record.status = row.status as InterruptStatus;
+    if (row.answer !== null) record.answer = this.de(row.answer);
+    if (row.answered_by !== null) record.answeredBy = row.answered_by;
+    if (row.answered_at !== null) record.answeredAt = row.answered_at;
+    return record;
+  }
+
+  /** The bind parameters of a run upsert. */
+  runParams(run: RunRecord): RunParams {
+    return {
+      run_id: run.runId,
+      thread_id: run.threadId,
+      created_at: run.createdAt,
+      record: this.ser(run),
+    };
+  }
+
+  /**
+   * Rebuilds each wanted channel from the rows of the chain query (per channel, deepest link
+   * first).
+   *
+   * @throws {NotFoundError} when a version or a link of its chain is missing.
+   */
+  channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
+    const chains = new Map<string, ChainRow[]>();
+    for (const row of rows) {
+      let chain = chains.get(row.channel);
+      if (!chain) chains.set(row.channel, (chain = []));
+      chain.push(row);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [channel, version] of wanted) {
+      const chain = chains.get(channel);
+      const base = chain?.[0];
+      // The deepest link must end the chain: a full blob, or a delta with nothing before it.
+      if (!chain || !base || (base.kind === "delta" && base.prev !== null)) {
+        throw new NotFoundError("Channel version", `${channel}@${base?.prev ?? version}`);
+      }
+      out[channel] = rebuildChannelValue(
+        channel,
+        chain.map((link) => ({ kind: link.kind, value: this.de(link.value) })),
+      );
+    }
+    return out;
+  }
+}
+
+/** The error of a lost compare-and-set on a stream head. */
+export function conflictError(
+  checkpoint: CheckpointRecord,
+  expected: CheckpointId | null,
+  head: CheckpointId | null,
+): CheckpointConflictError {
+  return new CheckpointConflictError(
+    `Commit of checkpoint ${checkpoint.id} on thread ${checkpoint.threadId} expected head ${expected ?? "(empty)"} but the head is ${head ?? "(empty)"}.`,
+    {
+      threadId: checkpoint.threadId,
+      stream: checkpoint.stream,
+      checkpointId: checkpoint.id,
+      expectedHeadId: expected,
+      headCheckpointId: head,
+    },
+  );
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SchemaVersionError } from "@rein/core";
+import { checkpointId, makeCheckpoint, makeCommit, threadId } from "@rein/core/testing";
+import {
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  migrate,
+  schemaVersion,
+  type Migration,
+} from "./migrations.ts";
+import { SqliteSaver } from "./saver.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "rein-migrations-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const notes: Migration = {
+  version: 1,
+  name: "notes",
+  sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
+};
+const notesAuthor: Migration = {
+  version: 2,
+  name: "notes author",
+  sql: "ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'unknown'",
+};
+
+describe("SQLite migrations", () => {
+  it("a fresh file is brought to the newest version on open", async () => {
+    const path = join(dir, "rein.db");
+    const saver = new SqliteSaver({ path });
+    expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+    const applied = saver.db
+      .prepare<[], { version: number }>("SELECT version FROM schema_migrations ORDER BY version")
+      .all()
+      .map((r) => r.version);
+    expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(saver.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    await saver.close();
+  });
+
+  it("reopening a file applies nothing and keeps its data", async () => {
+    const path = join(dir, "rein.db");
+    const first = new SqliteSaver({ path });
+    await first.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(1)), null));
+    await first.close();
+    const db = new Database(path);
+    expect(migrate(db)).toEqual([]);
+    db.close();
+    const second = SqliteSaver.open(path);
+    expect((await second.getCheckpoint(threadId("t1"), ""))?.id).toBe(checkpointId(1));
+    await second.close();
+  });
+
+  it("a file at an older version is upgraded in order, keeping its rows", () => {
+    const path = join(dir, "old.db");
+    const db = new Database(path);
+    expect(migrate(db, [notes])).toEqual([1]);
+    db.prepare("INSERT INTO notes (text) VALUES (?)").run("kept");
+    db.close();
+
+    const reopened = new Database(path);
+    expect(migrate(reopened, [notesAuthor, notes])).toEqual([2]);
+    expect(schemaVersion(reopened)).toBe(2);
+    expect(reopened.prepare("SELECT text, author FROM notes").all()).toEqual([
+      { text: "kept", author: "unknown" },
+    ]);
+    reopened.close();
+  });
+
+  it("a failing migration rolls back entirely and leaves the previous version", () => {
+    const db = new Database(join(dir, "fail.db"));
+    migrate(db, [notes]);
+    const broken: Migration = {
+      version: 2,
+      name: "broken",
+      sql: "CREATE TABLE half (a); INSERT INTO no_such_table VALUES (1);",
+    };
+    expect(() => migrate(db, [notes, broken])).toThrow(/no_such_table/);
+    expect(schemaVersion(db)).toBe(1);
+    const half = db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get();
+    expect(half).toBeUndefined();
+    db.close();
+  });
+
+  it("a file from a newer Rein is refused with SchemaVersionError and left untouched", () => {
+    const path = join(dir, "newer.db");
+    const saver = new SqliteSaver({ path });
+    saver.db
+      .prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+      .run(SCHEMA_VERSION + 1, "from the future", new Date().toISOString());
+    saver.db.close();
+
+    let error: unknown;
+    try {
+      new SqliteSaver({ path });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SchemaVersionError);
+    expect((error as SchemaVersionError).details).toEqual({
+      found: SCHEMA_VERSION + 1,
+      known: SCHEMA_VERSION,
+    });
+    const db = new Database(path);
+    expect(schemaVersion(db)).toBe(SCHEMA_VERSION + 1);
+    db.close();
+  });
+});

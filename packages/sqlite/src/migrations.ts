@@ -1,0 +1,209 @@
+/**
+ * Versioned schema migrations of the SQLite store, run on open.
+ *
+ * Each migration has a number; `schema_migrations` records the ones applied. Opening runs the
+ * missing ones in order inside one `BEGIN IMMEDIATE` transaction, so two processes opening the
+ * same file at once serialize on the write lock instead of racing, and a crash mid-migration
+ * leaves the previous version intact. A file migrated by a newer Rein is refused with
+ * {@link SchemaVersionError} rather than misread.
+ */
+import type Database from "better-sqlite3";
+import { SchemaVersionError } from "@rein/core";
+
+/** One schema change. `sql` may hold several statements. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The schema, as an ordered list of migrations. Append new ones; never edit applied ones. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE threads (
+        thread_id  TEXT PRIMARY KEY,
+        tenant     TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        metadata   TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX threads_by_created ON threads (created_at DESC, thread_id DESC);
+      CREATE INDEX threads_by_tenant ON threads (tenant, created_at DESC, thread_id DESC);
+
+      -- The head of each checkpoint stream: the row commitStep compares-and-sets.
+      CREATE TABLE heads (
+        thread_id     TEXT NOT NULL,
+        stream        TEXT NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        PRIMARY KEY (thread_id, stream)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE checkpoints (
+        thread_id  TEXT NOT NULL,
+        stream     TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        parent_id  TEXT,
+        run_id     TEXT NOT NULL,
+        step       INTEGER NOT NULL,
+        source     TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        versions   TEXT NOT NULL, -- JSON object: channel -> version
+        next       TEXT NOT NULL, -- serialized TaskSpec[]
+        metadata   TEXT NOT NULL, -- serialized
+        PRIMARY KEY (thread_id, stream, id)
+      ) WITHOUT ROWID;
+
+      -- Channel values by version; a delta holds only what was appended since prev.
+      CREATE TABLE blobs (
+        thread_id TEXT NOT NULL,
+        stream    TEXT NOT NULL,
+        channel   TEXT NOT NULL,
+        version   TEXT NOT NULL,
+        kind      TEXT NOT NULL CHECK (kind IN ('full', 'delta')),
+        prev      TEXT,
+        value     TEXT NOT NULL,
+        PRIMARY KEY (thread_id, stream, channel, version)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE task_results (
+        seq           INTEGER PRIMARY KEY,
+        thread_id     TEXT NOT NULL,
+        stream        TEXT NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        task_id       TEXT NOT NULL,
+        kind          TEXT NOT NULL CHECK (kind IN ('writes', 'paused')),
+        value         TEXT NOT NULL,
+        UNIQUE (thread_id, stream, checkpoint_id, task_id)
+      );
+
+      -- Mutable fields (status, answer) are columns; the rest of the record is in 'record'.
+      CREATE TABLE interrupts (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        thread_id   TEXT NOT NULL,
+        run_id      TEXT NOT NULL,
+        graph       TEXT NOT NULL,
+        tenant      TEXT,
+        status      TEXT NOT NULL CHECK (status IN ('pending', 'answered', 'cancelled', 'superseded')),
+        created_at  TEXT NOT NULL,
+        deadline    TEXT,
+        answer      TEXT,
+        answered_by TEXT,
+        answered_at TEXT,
+        record      TEXT NOT NULL
+      );
+      CREATE INDEX interrupts_queue ON interrupts (status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_created ON interrupts (created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_thread ON interrupts (thread_id, created_at, seq);
+      CREATE INDEX interrupts_by_tenant ON interrupts (tenant, status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_graph ON interrupts (graph, status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_run ON interrupts (run_id, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_deadline ON interrupts (deadline, id)
+        WHERE status = 'pending' AND deadline IS NOT NULL;
+
+      CREATE TABLE runs (
+        seq        INTEGER PRIMARY KEY,
+        run_id     TEXT NOT NULL UNIQUE,
+        thread_id  TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record     TEXT NOT NULL
+      );
+      CREATE INDEX runs_by_thread ON runs (thread_id, created_at, seq);
+
+      CREATE TABLE steering (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        id        TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        record    TEXT NOT NULL
+      );
+      CREATE INDEX steering_by_thread ON steering (thread_id, seq);
+
+      -- AUTOINCREMENT: a deleted tail is never reused, so audit cursors stay exact.
+      CREATE TABLE audit (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        thread_id TEXT NOT NULL,
+        record    TEXT NOT NULL
+      );
+      CREATE INDEX audit_by_thread ON audit (thread_id, seq);
+
+      CREATE TABLE once_results (
+        thread_id TEXT NOT NULL,
+        task_id   TEXT NOT NULL,
+        key       TEXT NOT NULL,
+        value     TEXT NOT NULL,
+        PRIMARY KEY (thread_id, task_id, key)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE requests (
+        request_id TEXT PRIMARY KEY,
+        thread_id  TEXT,
+        result     TEXT
+      ) WITHOUT ROWID;
+      CREATE INDEX requests_by_thread ON requests (thread_id);
+
+      CREATE TABLE leases (
+        thread_id  TEXT PRIMARY KEY,
+        owner      TEXT NOT NULL,
+        expires_at INTEGER NOT NULL -- epoch milliseconds
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** The schema version recorded in the database (0 for a fresh file). */
+export function schemaVersion(db: Database.Database): number {
+  const table = db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+    )
+    .get();
+  if (!table) return 0;
+  const row = db
+    .prepare<[], { version: number | null }>(
+      "SELECT max(version) AS version FROM schema_migrations",
+    )
+    .get();
+  return row?.version ?? 0;
+}
+
+/**
+ * Brings the database to the newest version of `migrations`, atomically.
+ *
+ * @returns the versions applied by this call (empty when already current).
+ * @throws {SchemaVersionError} when the database is newer than `migrations` know.
+ */
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const run = db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const current = schemaVersion(db);
+    if (current > known) throw new SchemaVersionError(current, known);
+    const record = db.prepare<[number, string, string]>(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+    );
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+  // IMMEDIATE takes the write lock up front: a second process waits (busy_timeout), then sees
+  // the migrations already applied.
+  return run.immediate();
+}

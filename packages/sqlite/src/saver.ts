@@ -1,0 +1,509 @@
+/**
+ * {@link SqliteSaver}: the embedded default checkpointer, one SQLite file in WAL mode.
+ */
+import Database from "better-sqlite3";
+import {
+  jsonSerializer,
+  type AnswerBatch,
+  type AnswerOutcome,
+  type AuditQuery,
+  type AuditRecord,
+  type CheckpointId,
+  type CheckpointRecord,
+  type Checkpointer,
+  type InterruptId,
+  type InterruptPage,
+  type InterruptQuery,
+  type InterruptStatus,
+  type RunId,
+  type RunRecord,
+  type Serializer,
+  type SteeringRecord,
+  type StepCommit,
+  type StoredInterrupt,
+  type StreamKey,
+  type TaskId,
+  type TaskOutcome,
+  type TaskResult,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import { applyAnswers } from "./answers.ts";
+import { RowCodec, conflictError } from "./codec.ts";
+import { migrate } from "./migrations.ts";
+import { decodeCursor, decodeSeqCursor, encodeCursor, pageLimit } from "./paging.ts";
+import { ListQueries } from "./queries.ts";
+import { prepareStatements, type Statements } from "./statements.ts";
+
+/** Options of {@link SqliteSaver}. */
+export interface SqliteSaverOptions {
+  /** Database file, or `":memory:"` for a private in-memory database. */
+  path: string;
+  /** How values are encoded; defaults to the JSON serializer with tagged types. */
+  serializer?: Serializer;
+  /**
+   * When a commit reaches the disk. `"normal"` (default; WAL + `synchronous=NORMAL`): a commit is
+   * in the WAL file when the call returns, so it survives the process being killed (SIGKILL, a
+   * crash, an OOM kill); only an OS crash or power loss may roll back the last commits (the
+   * database is never corrupted). `"full"` also fsyncs the WAL at every commit, surviving power
+   * loss at the cost of one fsync per step: choose it when a machine crash must not forget an
+   * answer or a `ctx.once` result.
+   */
+  synchronous?: "full" | "normal";
+  /** How long a writer waits for another process's lock before failing, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * A {@link Checkpointer} on one SQLite file (better-sqlite3), the embedded default.
+ *
+ * The file is opened in WAL mode so readers never block the writer, with a busy timeout so
+ * several processes can share it. Schema migrations run on open. Every method that writes several
+ * rows does so in one transaction; `commitStep` and `answerInterrupts` take the write lock up
+ * front (`BEGIN IMMEDIATE`) so their compare-and-set checks and writes cannot interleave with
+ * another process's.
+ *
+ * @example
+ * ```ts
+ * const saver = SqliteSaver.open("rein.db");
+ * const graph = builder.compile({ checkpointer: saver });
+ * ```
+ *
+ * @throws {SchemaVersionError} from the constructor when the file's schema is newer than this code.
+ */
+export class SqliteSaver implements Checkpointer {
+  /** The serializer values are stored with. */
+  readonly serializer: Serializer;
+  /** The underlying connection, for diagnostics and tests. */
+  readonly db: Database.Database;
+
+  readonly #sql: Statements;
+  readonly #lists: ListQueries;
+  readonly #codec: RowCodec;
+  readonly #transaction: Database.Transaction<(body: () => unknown) => unknown>;
+
+  /** Opens (creating if needed) and migrates the database. */
+  constructor(options: SqliteSaverOptions) {
+    this.serializer = options.serializer ?? jsonSerializer;
+    this.#codec = new RowCodec(this.serializer);
+    this.db = new Database(options.path);
+    try {
+      // busy_timeout first: the pragmas and migrations below may wait on another process.
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+      this.db.pragma("foreign_keys = OFF");
+      migrate(this.db);
+      this.#sql = prepareStatements(this.db);
+      this.#lists = new ListQueries(this.db);
+      // Made once: building a transaction function per call costs more than the commit itself.
+      this.#transaction = this.db.transaction((body: () => unknown) => body());
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `body` in a `BEGIN IMMEDIATE` transaction. Every write takes the write lock up front:
+   * a deferred transaction that reads and then writes can fail with SQLITE_BUSY instead of
+   * waiting when another process wrote in between, and its checks would be stale.
+   */
+  #write<T>(body: () => T): T {
+    return this.#transaction.immediate(body) as T;
+  }
+
+  /** Opens the database file at `path` with the default options. */
+  static open(path: string): SqliteSaver {
+    return new SqliteSaver({ path });
+  }
+
+  // Threads ------------------------------------------------------------------------------------
+
+  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
+  putThread(thread: ThreadRecord): Promise<void> {
+    return settle(() => {
+      this.#sql.upsertThread.run(this.#codec.threadRow(thread));
+    });
+  }
+
+  /** The thread record, if it was created. */
+  getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
+    return settle(() => {
+      const row = this.#sql.getThread.get(threadId);
+      return row ? this.#codec.thread(row) : undefined;
+    });
+  }
+
+  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
+  listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
+    items: ThreadRecord[];
+    nextCursor: string | null;
+  }> {
+    return settle(() => {
+      const limit = pageLimit(query.limit);
+      const { statement, params } = this.#lists.threads(
+        query.tenant,
+        decodeCursor(query.cursor),
+        limit,
+      );
+      const rows = statement.all(params);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => this.#codec.thread(row)),
+        nextCursor:
+          rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
+      };
+    });
+  }
+
+  /** Deletes the thread and every row stored under it, in one transaction. */
+  deleteThread(threadId: ThreadId): Promise<void> {
+    return settle(() => {
+      this.#write(() => {
+        for (const statement of this.#sql.deleteThread) statement.run(threadId);
+      });
+    });
+  }
+
+  // Checkpoints --------------------------------------------------------------------------------
+
+  /**
+   * Commits one step in one `BEGIN IMMEDIATE` transaction, after checking the stream head.
+   *
+   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
+   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
+   */
+  commitStep(commit: StepCommit): Promise<void> {
+    return settle(() => {
+      const { checkpoint: cp } = commit;
+      // Encode before taking the write lock: less time holding it, and nothing to undo.
+      const row = this.#codec.checkpointValues(cp);
+      const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
+      const interrupts = (commit.interrupts ?? []).map((i) => this.#codec.interruptParams(i));
+      const runs = (commit.runs ?? []).map((r) => this.#codec.runParams(r));
+      const sql = this.#sql;
+      this.#write(() => {
+        const head = (sql.getHead.get(cp.threadId, cp.stream)?.checkpoint_id ??
+          null) as CheckpointId | null;
+        if (head !== commit.expectedHeadId) throw conflictError(cp, commit.expectedHeadId, head);
+        try {
+          sql.insertCheckpoint.run(...row);
+        } catch (error) {
+          if (isConstraint(error)) throw conflictError(cp, commit.expectedHeadId, head);
+          throw error;
+        }
+        sql.setHead.run(cp.threadId, cp.stream, cp.id);
+        for (const blob of blobs) sql.insertBlob.run(...blob);
+        for (const params of interrupts) sql.upsertInterrupt.run(params);
+        for (const params of runs) sql.upsertRun.run(params);
+      });
+    });
+  }
+
+  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
+  getCheckpoint(
+    threadId: ThreadId,
+    stream: StreamKey,
+    id?: CheckpointId,
+  ): Promise<CheckpointRecord | undefined> {
+    return settle(() => {
+      const row =
+        id === undefined
+          ? this.#sql.getHeadCheckpoint.get(threadId, stream)
+          : this.#sql.getCheckpoint.get(threadId, stream, id);
+      return row ? this.#codec.checkpoint(row) : undefined;
+    });
+  }
+
+  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
+  listCheckpoints(
+    threadId: ThreadId,
+    stream: StreamKey,
+    options: { limit?: number; before?: CheckpointId } = {},
+  ): Promise<CheckpointRecord[]> {
+    return settle(() => {
+      // SQLite reads a negative LIMIT as "no limit".
+      const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit));
+      const rows =
+        options.before === undefined
+          ? this.#sql.listCheckpoints.all(threadId, stream, limit)
+          : this.#sql.listCheckpointsBefore.all(threadId, stream, options.before, limit);
+      return rows.map((row) => this.#codec.checkpoint(row));
+    });
+  }
+
+  /**
+   * Values of the given channel versions, delta chains rebuilt (one recursive query).
+   *
+   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
+   */
+  getChannelValues(
+    threadId: ThreadId,
+    stream: StreamKey,
+    versions: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    return settle(() => {
+      const wanted = Object.entries(versions);
+      if (wanted.length === 0) return {};
+      const rows = this.#sql.readChains.all({
+        thread: threadId,
+        stream,
+        versions: JSON.stringify(versions),
+      });
+      return this.#codec.channelValues(wanted, rows);
+    });
+  }
+
+  // Task results -------------------------------------------------------------------------------
+
+  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
+  putTaskOutcome(outcome: TaskOutcome): Promise<void> {
+    return settle(() => {
+      const { threadId, stream, checkpointId, result } = outcome;
+      const value = this.#codec.ser(result);
+      const interrupts = outcome.interrupts.map((i) => this.#codec.interruptParams(i));
+      const sql = this.#sql;
+      this.#write(() => {
+        const prior = sql.getTaskKind.get(threadId, stream, checkpointId, result.taskId);
+        if (prior?.kind === "writes") return;
+        sql.upsertTaskResult.run(threadId, stream, checkpointId, result.taskId, result.kind, value);
+        for (const params of interrupts) sql.upsertInterrupt.run(params);
+        if (outcome.superseded.length > 0) {
+          sql.setStatus.run("superseded", JSON.stringify(outcome.superseded));
+        }
+      });
+    });
+  }
+
+  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
+  getTaskResults(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResult[]> {
+    return settle(() =>
+      this.#sql.listTaskResults
+        .all(threadId, stream, checkpointId)
+        .map((row) => this.#codec.de<TaskResult>(row.value)),
+    );
+  }
+
+  // Interrupts ---------------------------------------------------------------------------------
+
+  /** One interrupt by id. */
+  getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
+    return settle(() => {
+      const row = this.#sql.getInterrupt.get(id);
+      return row ? this.#codec.interrupt(row) : undefined;
+    });
+  }
+
+  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
+  getThreadInterrupts(threadId: ThreadId, status?: InterruptStatus): Promise<StoredInterrupt[]> {
+    return settle(() => {
+      const rows =
+        status === undefined
+          ? this.#sql.threadInterrupts.all(threadId)
+          : this.#sql.threadInterruptsByStatus.all(threadId, status);
+      return rows.map((row) => this.#codec.interrupt(row));
+    });
+  }
+
+  /** Interrupts across threads, newest first (`createdAt`, then id), from an index. */
+  listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
+    return settle(() => {
+      const limit = pageLimit(query.limit);
+      const { statement, params } = this.#lists.interrupts(
+        query,
+        decodeCursor(query.cursor),
+        limit,
+      );
+      const rows = statement.all(params);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => this.#codec.interrupt(row)),
+        nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      };
+    });
+  }
+
+  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
+  listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
+    return settle(() =>
+      this.#sql.expiredInterrupts.all(now, limit).map((row) => this.#codec.interrupt(row)),
+    );
+  }
+
+  /** Answers and cancels pending interrupts all-or-nothing, in one `BEGIN IMMEDIATE` transaction. */
+  answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
+    return settle(() => this.#write(() => applyAnswers(this.#sql, this.#codec, batch)));
+  }
+
+  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
+  setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void> {
+    return settle(() => {
+      if (ids.length > 0) this.#sql.setStatus.run(status, JSON.stringify(ids));
+    });
+  }
+
+  // Request ids --------------------------------------------------------------------------------
+
+  /** Stores what a request id produced, returned to later duplicates of that request. */
+  putRequestResult(requestId: string, result: unknown): Promise<void> {
+    return settle(() => {
+      this.#sql.putRequestResult.run(requestId, this.#codec.ser(result));
+    });
+  }
+
+  // Once ---------------------------------------------------------------------------------------
+
+  /** The stored result of `ctx.once(key)` for a task, if it ran. */
+  getOnce(
+    threadId: ThreadId,
+    taskId: TaskId,
+    key: string,
+  ): Promise<{ value: unknown } | undefined> {
+    return settle(() => {
+      const row = this.#sql.getOnce.get(threadId, taskId, key);
+      return row ? { value: this.#codec.de(row.value) } : undefined;
+    });
+  }
+
+  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
+  putOnce(
+    threadId: ThreadId,
+    taskId: TaskId,
+    key: string,
+    value: unknown,
+  ): Promise<{ value: unknown }> {
+    return settle(() => {
+      const text = this.#codec.ser(value);
+      // INSERT .. DO NOTHING then read: the row never changes once written, so the read sees
+      // the winner's value even when another process won.
+      this.#sql.insertOnce.run(threadId, taskId, key, text);
+      const row = this.#sql.getOnce.get(threadId, taskId, key);
+      return { value: this.#codec.de(row?.value ?? text) };
+    });
+  }
+
+  // Runs ---------------------------------------------------------------------------------------
+
+  /** Inserts or replaces a run record. */
+  putRun(run: RunRecord): Promise<void> {
+    return settle(() => {
+      this.#sql.upsertRun.run(this.#codec.runParams(run));
+    });
+  }
+
+  /** One run by id. */
+  getRun(runId: RunId): Promise<RunRecord | undefined> {
+    return settle(() => {
+      const row = this.#sql.getRun.get(runId);
+      return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+    });
+  }
+
+  /** Runs of a thread, oldest first. */
+  listRuns(threadId: ThreadId): Promise<RunRecord[]> {
+    return settle(() =>
+      this.#sql.listRuns.all(threadId).map((row) => this.#codec.de<RunRecord>(row.record)),
+    );
+  }
+
+  // Steering and audit -------------------------------------------------------------------------
+
+  /** Appends a steering record to its thread's log. */
+  appendSteering(record: SteeringRecord): Promise<void> {
+    return settle(() => {
+      this.#sql.insertSteering.run(record.id, record.threadId, this.#codec.ser(record));
+    });
+  }
+
+  /** Steering records of a thread, oldest first. */
+  listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
+    return settle(() =>
+      this.#sql.listSteering.all(threadId).map((row) => this.#codec.de<SteeringRecord>(row.record)),
+    );
+  }
+
+  /** Appends an audit record. */
+  appendAudit(record: AuditRecord): Promise<void> {
+    return settle(() => {
+      this.#sql.insertAudit.run(record.threadId, this.#codec.ser(record));
+    });
+  }
+
+  /** Audit records oldest first, by thread or by the tenant of their thread. */
+  listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
+    return settle(() => {
+      const limit = pageLimit(query.limit);
+      const { statement, params } = this.#lists.audit(query, decodeSeqCursor(query.cursor), limit);
+      const rows = statement.all(params);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
+        nextCursor: rows.length > limit && last ? String(last.seq) : null,
+      };
+    });
+  }
+
+  // Leases -------------------------------------------------------------------------------------
+
+  /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
+  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+    return settle(() => {
+      const now = Date.now();
+      const params = { thread: threadId, owner, now, expires: now + ttlMs };
+      return this.#sql.acquireLease.run(params).changes === 1;
+    });
+  }
+
+  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
+  renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+    return settle(() => {
+      const now = Date.now();
+      const params = { thread: threadId, owner, now, expires: now + ttlMs };
+      return this.#sql.renewLease.run(params).changes === 1;
+    });
+  }
+
+  /** Releases `owner`'s lease; no-op when someone else holds it. */
+  releaseLease(threadId: ThreadId, owner: string): Promise<void> {
+    return settle(() => {
+      this.#sql.releaseLease.run(threadId, owner);
+    });
+  }
+
+  /** The unexpired lease of the thread, if any. */
+  getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined> {
+    return settle(() => {
+      const row = this.#sql.getLease.get(threadId, Date.now());
+      return row
+        ? { owner: row.owner, expiresAt: new Date(row.expires_at).toISOString() }
+        : undefined;
+    });
+  }
+
+  /** Closes the database (idempotent). */
+  close(): Promise<void> {
+    return settle(() => {
+      if (this.db.open) this.db.close();
+    });
+  }
+}
+
+/**
+ * Runs a synchronous database operation as a promise: better-sqlite3 is synchronous, and a
+ * throw (conflict, constraint, serializer refusal) must reach the caller as a rejection.
+ */
+function settle<T>(operation: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(operation()));
+}
+
+function isConstraint(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code.startsWith("SQLITE_CONSTRAINT");
+}

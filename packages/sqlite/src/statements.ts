@@ -1,0 +1,323 @@
+/**
+ * The SQL of the SQLite store, prepared once per connection. Statements whose WHERE clause
+ * depends on the filters given (the list methods) are built in `queries.ts` and cached there.
+ */
+import type Database from "better-sqlite3";
+
+/** A row of `threads`. */
+export interface ThreadRow {
+  thread_id: string;
+  tenant: string | null;
+  created_at: string;
+  updated_at: string;
+  metadata: string;
+}
+
+/** A row of `checkpoints`. */
+export interface CheckpointRow {
+  thread_id: string;
+  stream: string;
+  id: string;
+  parent_id: string | null;
+  run_id: string;
+  step: number;
+  source: string;
+  created_at: string;
+  versions: string;
+  next: string;
+  metadata: string;
+}
+
+/** One link of a delta chain, as read by the recursive query. */
+export interface ChainRow {
+  channel: string;
+  depth: number;
+  kind: "full" | "delta";
+  prev: string | null;
+  value: string;
+}
+
+/** Values of a checkpoint insert, in column order. */
+export type CheckpointValues = [
+  thread_id: string,
+  stream: string,
+  id: string,
+  parent_id: string | null,
+  run_id: string,
+  step: number,
+  source: string,
+  created_at: string,
+  versions: string,
+  next: string,
+  metadata: string,
+];
+
+/** Values of a blob insert, in column order. */
+export type BlobValues = [
+  thread_id: string,
+  stream: string,
+  channel: string,
+  version: string,
+  kind: string,
+  prev: string | null,
+  value: string,
+];
+
+/** The columns an interrupt record is rebuilt from. */
+export interface InterruptRow {
+  record: string;
+  status: string;
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+}
+
+/** Bind parameters of an interrupt upsert. */
+export interface InterruptParams {
+  id: string;
+  thread_id: string;
+  run_id: string;
+  graph: string;
+  tenant: string | null;
+  status: string;
+  created_at: string;
+  deadline: string | null;
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+  record: string;
+}
+
+/** Bind parameters of a run upsert. */
+export interface RunParams {
+  run_id: string;
+  thread_id: string;
+  created_at: string;
+  record: string;
+}
+
+/** Columns an interrupt is read from. */
+export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+
+type ThreadStream = { thread: string; stream: string };
+
+/**
+ * The part of a better-sqlite3 statement the store uses, with typed parameters and rows (an
+ * interface of our own, so declarations of this module can name it).
+ */
+export interface Stmt<P extends unknown[], Row = unknown> {
+  run(...params: P): Database.RunResult;
+  get(...params: P): Row | undefined;
+  all(...params: P): Row[];
+}
+
+/** Prepares every fixed statement of the store on `db`. */
+export function prepareStatements(db: Database.Database) {
+  // Typed through `Stmt` so the declaration of the result can name its statement types.
+  const prep = <P extends unknown[], Row = unknown>(sql: string): Stmt<P, Row> =>
+    db.prepare<P, Row>(sql);
+  return {
+    // Threads ----------------------------------------------------------------------------------
+    upsertThread: prep<[ThreadRow]>(
+      `INSERT INTO threads (thread_id, tenant, created_at, updated_at, metadata)
+       VALUES (@thread_id, @tenant, @created_at, @updated_at, @metadata)
+       ON CONFLICT (thread_id) DO UPDATE SET
+         tenant = excluded.tenant, updated_at = excluded.updated_at, metadata = excluded.metadata`,
+    ),
+    getThread: prep<[string], ThreadRow>(
+      "SELECT thread_id, tenant, created_at, updated_at, metadata FROM threads WHERE thread_id = ?",
+    ),
+
+    // Checkpoints ------------------------------------------------------------------------------
+    getHead: prep<[string, string], { checkpoint_id: string }>(
+      "SELECT checkpoint_id FROM heads WHERE thread_id = ? AND stream = ?",
+    ),
+    setHead: prep<[string, string, string]>(
+      `INSERT INTO heads (thread_id, stream, checkpoint_id) VALUES (?, ?, ?)
+       ON CONFLICT (thread_id, stream) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
+    ),
+    // Positional parameters on the hot path: binding by name costs about twice as much.
+    insertCheckpoint: prep<CheckpointValues>(
+      `INSERT INTO checkpoints
+         (thread_id, stream, id, parent_id, run_id, step, source, created_at, versions, next, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    getCheckpoint: prep<[string, string, string], CheckpointRow>(
+      "SELECT * FROM checkpoints WHERE thread_id = ? AND stream = ? AND id = ?",
+    ),
+    getHeadCheckpoint: prep<[string, string], CheckpointRow>(
+      `SELECT c.* FROM heads h
+       JOIN checkpoints c ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
+       WHERE h.thread_id = ? AND h.stream = ?`,
+    ),
+    listCheckpoints: prep<[string, string, number], CheckpointRow>(
+      "SELECT * FROM checkpoints WHERE thread_id = ? AND stream = ? ORDER BY id DESC LIMIT ?",
+    ),
+    listCheckpointsBefore: prep<[string, string, string, number], CheckpointRow>(
+      `SELECT * FROM checkpoints WHERE thread_id = ? AND stream = ? AND id < ?
+       ORDER BY id DESC LIMIT ?`,
+    ),
+    // First write of a version wins: versions are immutable once referenced.
+    insertBlob: prep<BlobValues>(
+      `INSERT INTO blobs (thread_id, stream, channel, version, kind, prev, value)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    ),
+    // One query for all channels: each chain is followed down to its full blob. CROSS JOIN keeps
+    // json_each as the outer loop, so each link is one primary-key seek, never a stream scan.
+    readChains: prep<[ThreadStream & { versions: string }], ChainRow>(
+      `WITH RECURSIVE chain (channel, depth, kind, prev, value) AS (
+         SELECT b.channel, 0, b.kind, b.prev, b.value
+         FROM json_each(@versions) AS w
+         CROSS JOIN blobs AS b ON b.thread_id = @thread AND b.stream = @stream
+                         AND b.channel = w.key AND b.version = w.value
+         UNION ALL
+         SELECT b.channel, c.depth + 1, b.kind, b.prev, b.value
+         FROM chain AS c
+         JOIN blobs AS b ON b.thread_id = @thread AND b.stream = @stream
+                         AND b.channel = c.channel AND b.version = c.prev
+         WHERE c.kind = 'delta'
+       )
+       SELECT channel, depth, kind, prev, value FROM chain ORDER BY channel, depth DESC`,
+    ),
+
+    // Task results -----------------------------------------------------------------------------
+    getTaskKind: prep<[string, string, string, string], { kind: string }>(
+      `SELECT kind FROM task_results
+       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ? AND task_id = ?`,
+    ),
+    upsertTaskResult: prep<[string, string, string, string, string, string]>(
+      `INSERT INTO task_results (thread_id, stream, checkpoint_id, task_id, kind, value)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
+       DO UPDATE SET kind = excluded.kind, value = excluded.value`,
+    ),
+    listTaskResults: prep<[string, string, string], { value: string }>(
+      `SELECT value FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
+       ORDER BY seq`,
+    ),
+    deletePaused: prep<[string, string, string, string]>(
+      `DELETE FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
+       AND task_id = ? AND kind = 'paused'`,
+    ),
+
+    // Interrupts -------------------------------------------------------------------------------
+    // An existing row is replaced in place (keeping its seq, so thread order stays stable).
+    upsertInterrupt: prep<[InterruptParams]>(
+      `INSERT INTO interrupts (id, thread_id, run_id, graph, tenant, status, created_at, deadline,
+                               answer, answered_by, answered_at, record)
+       VALUES (@id, @thread_id, @run_id, @graph, @tenant, @status, @created_at, @deadline,
+               @answer, @answered_by, @answered_at, @record)
+       ON CONFLICT (id) DO UPDATE SET
+         thread_id = excluded.thread_id, run_id = excluded.run_id, graph = excluded.graph,
+         tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
+         deadline = excluded.deadline, answer = excluded.answer,
+         answered_by = excluded.answered_by, answered_at = excluded.answered_at,
+         record = excluded.record`,
+    ),
+    getInterrupt: prep<[string], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE id = ?`,
+    ),
+    threadInterrupts: prep<[string], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE thread_id = ? ORDER BY created_at, seq`,
+    ),
+    threadInterruptsByStatus: prep<[string, string], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE thread_id = ? AND status = ?
+       ORDER BY created_at, seq`,
+    ),
+    // The partial index holds only pending rows with a deadline: the timer's query never scans.
+    expiredInterrupts: prep<[string, number], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_by_deadline
+       WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= ?
+       ORDER BY deadline, id LIMIT ?`,
+    ),
+    interruptStates: prep<[string], { id: string; status: string; run_id: string }>(
+      `SELECT id, status, run_id FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,
+    ),
+    answerInterrupt: prep<[string, string, string, string]>(
+      `UPDATE interrupts SET status = 'answered', answer = ?, answered_by = ?, answered_at = ?
+       WHERE id = ? AND status = 'pending'`,
+    ),
+    setStatus: prep<[string, string]>(
+      `UPDATE interrupts SET status = ?
+       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'`,
+    ),
+
+    // Requests ---------------------------------------------------------------------------------
+    getRequest: prep<[string], { result: string | null }>(
+      "SELECT result FROM requests WHERE request_id = ?",
+    ),
+    insertRequest: prep<[string, string]>(
+      "INSERT INTO requests (request_id, thread_id) VALUES (?, ?)",
+    ),
+    putRequestResult: prep<[string, string]>(
+      `INSERT INTO requests (request_id, result) VALUES (?, ?)
+       ON CONFLICT (request_id) DO UPDATE SET result = excluded.result`,
+    ),
+
+    // Once -------------------------------------------------------------------------------------
+    getOnce: prep<[string, string, string], { value: string }>(
+      "SELECT value FROM once_results WHERE thread_id = ? AND task_id = ? AND key = ?",
+    ),
+    insertOnce: prep<[string, string, string, string]>(
+      `INSERT INTO once_results (thread_id, task_id, key, value) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    ),
+
+    // Runs -------------------------------------------------------------------------------------
+    upsertRun: prep<[RunParams]>(
+      `INSERT INTO runs (run_id, thread_id, created_at, record)
+       VALUES (@run_id, @thread_id, @created_at, @record)
+       ON CONFLICT (run_id) DO UPDATE SET
+         thread_id = excluded.thread_id, created_at = excluded.created_at, record = excluded.record`,
+    ),
+    getRun: prep<[string], { record: string }>("SELECT record FROM runs WHERE run_id = ?"),
+    listRuns: prep<[string], { record: string }>(
+      "SELECT record FROM runs WHERE thread_id = ? ORDER BY created_at, seq",
+    ),
+
+    // Steering and audit -----------------------------------------------------------------------
+    insertSteering: prep<[string, string, string]>(
+      "INSERT INTO steering (id, thread_id, record) VALUES (?, ?, ?)",
+    ),
+    listSteering: prep<[string], { record: string }>(
+      "SELECT record FROM steering WHERE thread_id = ? ORDER BY seq",
+    ),
+    insertAudit: prep<[string, string]>("INSERT INTO audit (thread_id, record) VALUES (?, ?)"),
+
+    // Leases -----------------------------------------------------------------------------------
+    // One statement: taken when free, expired, or already ours; `changes` says whether it was.
+    acquireLease: prep<[{ thread: string; owner: string; now: number; expires: number }]>(
+      `INSERT INTO leases (thread_id, owner, expires_at) VALUES (@thread, @owner, @expires)
+       ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.owner = excluded.owner OR leases.expires_at <= @now`,
+    ),
+    renewLease: prep<[{ thread: string; owner: string; now: number; expires: number }]>(
+      `UPDATE leases SET expires_at = @expires
+       WHERE thread_id = @thread AND owner = @owner AND expires_at > @now`,
+    ),
+    releaseLease: prep<[string, string]>("DELETE FROM leases WHERE thread_id = ? AND owner = ?"),
+    getLease: prep<[string, number], { owner: string; expires_at: number }>(
+      "SELECT owner, expires_at FROM leases WHERE thread_id = ? AND expires_at > ?",
+    ),
+
+    // Delete -----------------------------------------------------------------------------------
+    deleteThread: [
+      "threads",
+      "heads",
+      "checkpoints",
+      "blobs",
+      "task_results",
+      "interrupts",
+      "runs",
+      "steering",
+      "audit",
+      "once_results",
+      "requests",
+      "leases",
+    ].map((table) => prep<[string]>(`DELETE FROM ${table} WHERE thread_id = ?`)),
+  };
+}
+
+/** The prepared statements of one connection. */
+export type Statements = ReturnType<typeof prepareStatements>;
