@@ -1,0 +1,99 @@
+/**
+ * How much a store holds, measured from outside the saver through a separate connection, the
+ * same way for both systems.
+ *
+ * - Logical bytes: the sum, over every table, row and column, of the byte length of the stored
+ *   value (SQLite: `length(CAST(v AS BLOB))`; Postgres: `octet_length` of text, bytea and the text
+ *   form of json/jsonb, `pg_column_size` for fixed-width types). What the saver wrote, independent
+ *   of pages, indexes, compression and free space.
+ * - Disk bytes: what the store takes on disk (SQLite: the file after a WAL checkpoint; Postgres:
+ *   `pg_total_relation_size` of every table, with indexes and TOAST).
+ */
+import { statSync } from "node:fs";
+import Database from "better-sqlite3";
+import type pg from "pg";
+
+/** The measuring method in one paragraph, for RESULTS.md. */
+export const SIZE_METHOD =
+  "sizes are measured from outside each saver through a separate connection, the same way for both systems. " +
+  "*Logical bytes* sum the byte length of every stored value in every table (SQLite `length(CAST(v AS BLOB))`; Postgres `octet_length` " +
+  "of text, bytea and the text form of json/jsonb, `pg_column_size` of fixed-width columns): what the saver wrote, independent of pages, " +
+  "indexes, compression and free space. *Disk bytes* are the SQLite file after a WAL checkpoint, or `pg_total_relation_size` of every table " +
+  "(indexes and TOAST included). Bytes per checkpoint at step k are logical bytes after step k minus after step k−1.";
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Logical bytes of every user table of a SQLite file. */
+export function sqliteLogicalBytes(db: Database.Database): number {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .pluck()
+    .all() as string[];
+  let total = 0;
+  for (const table of tables) {
+    const columns = db
+      .prepare(`SELECT name FROM pragma_table_info(?)`)
+      .pluck()
+      .all(table) as string[];
+    if (columns.length === 0) continue;
+    const expr = columns
+      .map((c) => `coalesce(length(CAST(${quoteIdent(c)} AS BLOB)), 0)`)
+      .join(" + ");
+    total += db
+      .prepare(`SELECT coalesce(sum(${expr}), 0) FROM ${quoteIdent(table)}`)
+      .pluck()
+      .get() as number;
+  }
+  return total;
+}
+
+/** Size of a SQLite file on disk after folding its WAL into it. */
+export function sqliteDiskBytes(db: Database.Database, path: string): number {
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  const wal = (() => {
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0;
+    }
+  })();
+  return statSync(path).size + wal;
+}
+
+/** Opens a second, read-mostly connection to a SQLite file for measuring it. */
+export function openSqliteProbe(path: string): Database.Database {
+  return new Database(path, { fileMustExist: true });
+}
+
+/** Logical bytes of every table in schema `public` of the connected database. */
+export async function postgresLogicalBytes(client: pg.ClientBase): Promise<number> {
+  const cols = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+    "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position",
+  );
+  const byTable = new Map<string, string[]>();
+  for (const { table_name, column_name, data_type } of cols.rows) {
+    const c = quoteIdent(column_name);
+    const expr = ["bytea", "text", "character varying", "character"].includes(data_type)
+      ? `octet_length(${c})`
+      : data_type === "jsonb" || data_type === "json" || data_type === "ARRAY"
+        ? `octet_length(${c}::text)`
+        : `pg_column_size(${c})`;
+    byTable.set(table_name, [...(byTable.get(table_name) ?? []), `coalesce(${expr}, 0)`]);
+  }
+  let total = 0;
+  for (const [table, exprs] of byTable) {
+    const r = await client.query<{ n: string }>(
+      `SELECT coalesce(sum(${exprs.join(" + ")}), 0)::bigint AS n FROM public.${quoteIdent(table)}`,
+    );
+    total += Number(r.rows[0]?.n ?? 0);
+  }
+  return total;
+}
+
+/** On-disk bytes of every table in schema `public`, with indexes and TOAST. */
+export async function postgresDiskBytes(client: pg.ClientBase): Promise<number> {
+  const r = await client.query<{ n: string }>(
+    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'",
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}

@@ -1,0 +1,189 @@
+/**
+ * The stores a scenario runs on, for both systems: in memory, a SQLite file in WAL mode, and
+ * Postgres on a fresh database per store (dropped on close). Each handle can say how much it
+ * holds, measured from outside the saver (see `sizes.ts`).
+ */
+import { join } from "node:path";
+import { MemorySaver as PeerMemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { PostgresSaver as PeerPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { SqliteSaver as PeerSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { MemorySaver, type Checkpointer } from "@rein/core";
+import { SqliteSaver } from "@rein/sqlite";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { peerThread } from "./peer.ts";
+import { createFreshDatabase } from "./postgres.ts";
+import { skipped, type Cell } from "./result.ts";
+import type { ScenarioContext } from "./scenario.ts";
+import {
+  openSqliteProbe,
+  postgresDiskBytes,
+  postgresLogicalBytes,
+  sqliteDiskBytes,
+  sqliteLogicalBytes,
+} from "./sizes.ts";
+
+/** Where a scenario variant stores its runs. */
+export type StoreKind = "memory" | "sqlite" | "postgres";
+
+/** One system's store for one scenario variant. */
+export interface StoreHandle<Saver> {
+  saver: Saver;
+  /** Logical bytes held (sum of stored value lengths); `null` for memory. */
+  logicalBytes(): Promise<number | null>;
+  /** Bytes on disk; `null` for memory. */
+  diskBytes(): Promise<number | null>;
+  /** Closes the saver and removes the store (drops the Postgres database). */
+  close(): Promise<void>;
+}
+
+/** Creates stores of one kind for both systems. */
+export interface StoreFactory {
+  kind: StoreKind;
+  rein(label: string): Promise<StoreHandle<Checkpointer>>;
+  peer(label: string): Promise<StoreHandle<BaseCheckpointSaver>>;
+}
+
+/** A store that cannot be opened on this machine; its cells become `skipped`, the run goes on. */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+/** The result of {@link useStore}: the value, or why the store was skipped. */
+export type Used<T> = { ok: true; value: T } | { ok: false; cell: Cell };
+
+/**
+ * Opens a store, runs `fn` on it and closes it. A {@link StoreUnavailableError} becomes a
+ * `skipped` cell; every other error propagates.
+ */
+export async function useStore<S, T>(
+  open: () => Promise<StoreHandle<S>>,
+  fn: (store: StoreHandle<S>) => Promise<T>,
+): Promise<Used<T>> {
+  let store: StoreHandle<S>;
+  try {
+    store = await open();
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return { ok: false, cell: skipped(error.reason) };
+    throw error;
+  }
+  try {
+    return { ok: true, value: await fn(store) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** SQLite durability used for both systems: WAL with `synchronous=NORMAL`, Rein's default. */
+export const SQLITE_SYNCHRONOUS = "NORMAL";
+
+let counter = 0;
+const uniqueName = (label: string): string =>
+  `${label.replace(/[^a-z0-9-]/gi, "_")}-${process.pid}-${++counter}`;
+
+function memoryHandle<S>(saver: S): StoreHandle<S> {
+  return {
+    saver,
+    logicalBytes: () => Promise.resolve(null),
+    diskBytes: () => Promise.resolve(null),
+    close: () => Promise.resolve(),
+  };
+}
+
+function sqliteHandle<S>(
+  saver: S,
+  path: string,
+  closeSaver: () => void | Promise<void>,
+): StoreHandle<S> {
+  let probe: Database.Database | null = null;
+  const open = (): Database.Database => (probe ??= openSqliteProbe(path));
+  return {
+    saver,
+    logicalBytes: () => Promise.resolve(sqliteLogicalBytes(open())),
+    diskBytes: () => Promise.resolve(sqliteDiskBytes(open(), path)),
+    async close() {
+      probe?.close();
+      await closeSaver();
+    },
+  };
+}
+
+/** A store on a fresh Postgres database, measured through its own client, dropped on close. */
+async function postgresHandle<S>(
+  adminUrl: string,
+  label: string,
+  open: (url: string) => Promise<{ saver: S; close: () => Promise<void> }>,
+): Promise<StoreHandle<S>> {
+  const db = await createFreshDatabase(adminUrl, label);
+  try {
+    const { saver, close } = await open(db.url);
+    const probe = new pg.Client({ connectionString: db.url });
+    await probe.connect();
+    return {
+      saver,
+      logicalBytes: () => postgresLogicalBytes(probe),
+      diskBytes: () => postgresDiskBytes(probe),
+      async close() {
+        await probe.end();
+        await close();
+        await db.drop();
+      },
+    };
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+}
+
+/** Store factories for a context: memory and SQLite always, Postgres when reachable. */
+export function storeFactory(ctx: ScenarioContext, kind: StoreKind): StoreFactory {
+  if (kind === "memory")
+    return {
+      kind,
+      rein: () => Promise.resolve(memoryHandle<Checkpointer>(new MemorySaver())),
+      peer: () => Promise.resolve(memoryHandle<BaseCheckpointSaver>(new PeerMemorySaver())),
+    };
+  if (kind === "sqlite")
+    return {
+      kind,
+      rein(label) {
+        const path = join(ctx.tmpDir, `rein-${uniqueName(label)}.db`);
+        const saver = new SqliteSaver({ path, synchronous: "normal" });
+        return Promise.resolve(sqliteHandle<Checkpointer>(saver, path, () => saver.close()));
+      },
+      async peer(label) {
+        const path = join(ctx.tmpDir, `peer-${uniqueName(label)}.db`);
+        const db = new Database(path);
+        db.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
+        const saver = new PeerSqliteSaver(db);
+        // Any call runs the saver's setup: it creates the tables and switches the file to WAL.
+        await saver.getTuple(peerThread("setup"));
+        return sqliteHandle<BaseCheckpointSaver>(saver, path, () => {
+          db.close();
+        });
+      },
+    };
+  const target = ctx.postgres;
+  if (!target.ok) throw new Error(`Postgres is not available: ${target.reason}`);
+  return {
+    kind,
+    rein: (label) => postgresHandle<Checkpointer>(target.url, `rein_${label}`, openReinPostgres),
+    peer: (label) =>
+      postgresHandle<BaseCheckpointSaver>(target.url, `peer_${label}`, async (url) => {
+        const saver = PeerPostgresSaver.fromConnString(url);
+        await saver.setup();
+        return { saver, close: () => saver.end() };
+      }),
+  };
+}
+
+/** Rein's Postgres saver on `url` (its migrations run on open). */
+async function openReinPostgres(
+  url: string,
+): Promise<{ saver: Checkpointer; close: () => Promise<void> }> {
+  void url;
+  return Promise.reject(new StoreUnavailableError("@rein/postgres has no PostgresSaver yet"));
+}

@@ -1,0 +1,128 @@
+/**
+ * Scenario 1 — superstep overhead: a chain of ten trivial nodes, run to completion, in memory.
+ * What is left after the nodes do nothing is the runtime's per-step cost: scheduling, applying
+ * writes, and (with a checkpointer) committing one checkpoint per step.
+ */
+import {
+  Annotation,
+  MemorySaver as PeerMemorySaver,
+  StateGraph as PeerGraph,
+} from "@langchain/langgraph";
+import { END, lastValue, MemorySaver, START, StateGraph } from "@rein/core";
+import { assertSameState } from "../harness/check.ts";
+import { timing, type ResultRow } from "../harness/result.ts";
+import {
+  bySize,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioOutput,
+  type VariantCheck,
+} from "../harness/scenario.ts";
+import { sample, summarize, type Repetitions } from "../harness/stats.ts";
+
+/** Number of nodes (and so supersteps) in the chain. */
+export const CHAIN_LENGTH = 10;
+
+const names = Array.from({ length: CHAIN_LENGTH }, (_, i) => `n${i}`);
+
+/** Final state of the chain for both systems. */
+interface ChainState {
+  n: number;
+}
+
+type Invoke = (input: ChainState, threadId: string) => Promise<ChainState>;
+
+function reinChain(withSaver: boolean): Invoke {
+  let builder = new StateGraph({ n: lastValue<number>(() => 0) });
+  for (const name of names) builder = builder.addNode(name, (s) => ({ n: s.n + 1 }));
+  builder = builder
+    .addEdge(START, names[0] as string)
+    .addEdge(names[CHAIN_LENGTH - 1] as string, END);
+  for (let i = 1; i < CHAIN_LENGTH; i++)
+    builder = builder.addEdge(names[i - 1] as string, names[i] as string);
+  const graph = builder.compile(withSaver ? { checkpointer: new MemorySaver() } : {});
+  return async (input, threadId) => {
+    const result = await graph.invoke(input, withSaver ? { threadId } : {});
+    if (result.status !== "done") throw new Error(`Rein chain ended ${result.status}`);
+    return { n: result.values.n };
+  };
+}
+
+const PeerState = Annotation.Root({ n: Annotation<number>() });
+
+function peerChain(withSaver: boolean): Invoke {
+  const nodes = Object.fromEntries(
+    names.map((name) => [name, (s: typeof PeerState.State) => ({ n: s.n + 1 })]),
+  );
+  const builder = new PeerGraph(PeerState).addNode(nodes);
+  builder.addEdge("__start__", names[0] as string).addEdge(names[CHAIN_LENGTH - 1] as string, END);
+  for (let i = 1; i < CHAIN_LENGTH; i++)
+    builder.addEdge(names[i - 1] as string, names[i] as string);
+  const graph = builder.compile(withSaver ? { checkpointer: new PeerMemorySaver() } : {});
+  return async (input, threadId) => {
+    const result = await graph.invoke(
+      input,
+      withSaver ? { configurable: { thread_id: threadId } } : {},
+    );
+    return { n: result.n };
+  };
+}
+
+const REPS = {
+  full: { warmup: 300, reps: 2000 },
+  quick: { warmup: 20, reps: 100 },
+  tiny: { warmup: 1, reps: 3 },
+};
+
+async function measure(
+  invoke: Invoke,
+  reps: Repetitions,
+  prefix: string,
+): Promise<{ perStepUs: number[]; final: ChainState }> {
+  let final: ChainState = { n: -1 };
+  const samples = await sample(reps, async (i) => {
+    final = await invoke({ n: 0 }, `${prefix}-${i}`);
+  });
+  return { perStepUs: samples.map((ms) => (ms * 1000) / CHAIN_LENGTH), final };
+}
+
+async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
+  const reps = bySize(ctx, REPS);
+  const rows: ResultRow[] = [];
+  const checks: VariantCheck[] = [];
+  for (const [variant, withSaver] of [
+    ["MemorySaver", true],
+    ["no checkpointer", false],
+  ] as const) {
+    ctx.log(`superstep: ${variant}`);
+    const rein = await measure(reinChain(withSaver), reps, "rein");
+    const peer = await measure(peerChain(withSaver), reps, "peer");
+    assertSameState(`superstep ${variant}`, rein.final, peer.final);
+    if (rein.final.n !== CHAIN_LENGTH)
+      throw new Error(`superstep ${variant}: expected n = ${CHAIN_LENGTH}, got ${rein.final.n}`);
+    rows.push({
+      scenario: "superstep",
+      variant,
+      metric: `per superstep (${CHAIN_LENGTH}-node chain, ${reps.reps} runs)`,
+      rein: timing("µs", summarize(rein.perStepUs)),
+      peer: timing("µs", summarize(peer.perStepUs)),
+    });
+    checks.push({
+      variant,
+      rein: rein.final,
+      peer: peer.final,
+      counters: { runs: reps.warmup + reps.reps },
+    });
+  }
+  return { rows, checks };
+}
+
+/** Scenario 1: superstep overhead of a 10-node chain of trivial nodes, in memory. */
+export const superstep: Scenario = {
+  name: "superstep",
+  title: "1. Superstep overhead",
+  description:
+    `A chain of ${CHAIN_LENGTH} nodes that each add 1 to a number, invoked to completion on a fresh thread per run; ` +
+    `the time of one \`invoke\` divided by ${CHAIN_LENGTH}. With each system's in-memory saver (one checkpoint per step) and without a checkpointer.`,
+  run,
+};
