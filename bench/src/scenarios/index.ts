@@ -4,6 +4,7 @@
 import type { Scenario } from "../harness/scenario.ts";
 import { parallelInterrupts } from "./parallel-interrupts.ts";
 import { pauseResume } from "./pause-resume.ts";
+import { pausedThreads } from "./paused-threads.ts";
 import { storageGrowth } from "./storage-growth.ts";
 import { superstep } from "./superstep.ts";
 
@@ -13,4 +14,5 @@ export const SCENARIOS: readonly Scenario[] = [
   pauseResume,
   parallelInterrupts,
   storageGrowth,
+  pausedThreads,
 ];
