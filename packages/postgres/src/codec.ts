@@ -1,0 +1,233 @@
+/**
+ * Conversion between the checkpointer's records and the rows and array parameters of the
+ * Postgres schema. Values are encoded with the store's serializer; fields that are queried (ids,
+ * statuses, timestamps) are plain columns beside the encoded record.
+ */
+import {
+  CheckpointConflictError,
+  NotFoundError,
+  type ChannelBlob,
+  type CheckpointId,
+  type CheckpointRecord,
+  type InterruptStatus,
+  type RunId,
+  type RunRecord,
+  type Serializer,
+  type StoredInterrupt,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import { rebuildChannelValue } from "./paging.ts";
+
+/** A row of `threads`. */
+export interface ThreadRow {
+  thread_id: string;
+  tenant: string | null;
+  created_at: string;
+  updated_at: string;
+  metadata: string;
+}
+
+/** A row of `checkpoints` (`versions` is jsonb, parsed by the driver). */
+export interface CheckpointRow {
+  thread_id: string;
+  stream: string;
+  id: string;
+  parent_id: string | null;
+  run_id: string;
+  step: number;
+  source: string;
+  created_at: string;
+  versions: Record<string, string>;
+  next: string;
+  metadata: string;
+}
+
+/** One link of a delta chain, as read by the recursive query. */
+export interface ChainRow {
+  channel: string;
+  depth: number;
+  kind: "full" | "delta";
+  prev: string | null;
+  value: string;
+}
+
+/** The columns an interrupt record is rebuilt from. */
+export interface InterruptRow {
+  record: string;
+  status: string;
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+}
+
+/** Twelve parallel arrays, one per interrupt column, for an `unnest` upsert. */
+export type InterruptArrays = (string | null)[][];
+
+/** Encodes records into rows and parameters, and decodes rows into records. */
+export class RowCodec {
+  readonly #serializer: Serializer;
+
+  constructor(serializer: Serializer) {
+    this.#serializer = serializer;
+  }
+
+  /** Encodes a value. */
+  ser(value: unknown): string {
+    return this.#serializer.serialize(value);
+  }
+
+  /** Decodes a value. */
+  de<T>(text: string): T {
+    return this.#serializer.deserialize(text) as T;
+  }
+
+  /** The thread of a row. */
+  thread(row: ThreadRow): ThreadRecord {
+    return {
+      threadId: row.thread_id as ThreadId,
+      tenant: row.tenant,
+      metadata: this.de<Record<string, unknown>>(row.metadata),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** The checkpoint of a row. */
+  checkpoint(row: CheckpointRow): CheckpointRecord {
+    return {
+      threadId: row.thread_id as ThreadId,
+      stream: row.stream,
+      id: row.id as CheckpointId,
+      parentId: row.parent_id as CheckpointId | null,
+      runId: row.run_id as RunId,
+      step: row.step,
+      versions: row.versions,
+      next: this.de<CheckpointRecord["next"]>(row.next),
+      source: row.source as CheckpointRecord["source"],
+      createdAt: row.created_at,
+      metadata: this.de<Record<string, unknown>>(row.metadata),
+    };
+  }
+
+  /** Parameters $5..$12 of the commit statement: the checkpoint's own columns. */
+  checkpointParams(cp: CheckpointRecord): unknown[] {
+    return [
+      cp.parentId,
+      cp.runId,
+      cp.step,
+      cp.source,
+      cp.createdAt,
+      JSON.stringify(cp.versions),
+      this.ser(cp.next),
+      this.ser(cp.metadata),
+    ];
+  }
+
+  /** Five parallel arrays (channel, version, kind, prev, value) for the blob insert. */
+  blobArrays(blobs: readonly ChannelBlob[]): (string | null)[][] {
+    const arrays: (string | null)[][] = [[], [], [], [], []];
+    for (const blob of blobs) {
+      const prev = blob.kind === "delta" ? blob.prev : null;
+      push(arrays, [blob.channel, blob.version, blob.kind, prev, this.ser(blob.value)]);
+    }
+    return arrays;
+  }
+
+  /**
+   * Twelve parallel arrays for the interrupt upsert. Later rows with the same id replace earlier
+   * ones, as one `ON CONFLICT DO UPDATE` may not touch a row twice.
+   */
+  interruptArrays(records: readonly StoredInterrupt[]): InterruptArrays {
+    const last = new Map(records.map((record) => [record.id, record]));
+    const arrays: InterruptArrays = Array.from({ length: 12 }, () => []);
+    for (const record of last.values()) {
+      push(arrays, [
+        record.id,
+        record.threadId,
+        record.runId,
+        record.graph,
+        record.tenant,
+        record.status,
+        record.createdAt,
+        record.deadline ?? null,
+        record.answer === undefined ? null : this.ser(record.answer),
+        record.answeredBy ?? null,
+        record.answeredAt ?? null,
+        this.ser(record),
+      ]);
+    }
+    return arrays;
+  }
+
+  /** The interrupt of a row: the stored record with the mutable columns laid over it. */
+  interrupt(row: InterruptRow): StoredInterrupt {
+    const record = this.de<StoredInterrupt>(row.record);
+    record.status = row.status as InterruptStatus;
+    if (row.answer !== null) record.answer = this.de(row.answer);
+    if (row.answered_by !== null) record.answeredBy = row.answered_by;
+    if (row.answered_at !== null) record.answeredAt = row.answered_at;
+    return record;
+  }
+
+  /** Four parallel arrays (run id, thread, created at, record) for the run upsert. */
+  runArrays(runs: readonly RunRecord[]): string[][] {
+    const last = new Map(runs.map((run) => [run.runId, run]));
+    const arrays: string[][] = [[], [], [], []];
+    for (const run of last.values()) {
+      push(arrays, [run.runId, run.threadId, run.createdAt, this.ser(run)]);
+    }
+    return arrays;
+  }
+
+  /**
+   * Rebuilds each wanted channel from the rows of the chain query (per channel, deepest link
+   * first).
+   *
+   * @throws {NotFoundError} when a version or a link of its chain is missing.
+   */
+  channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
+    const chains = new Map<string, ChainRow[]>();
+    for (const row of rows) {
+      let chain = chains.get(row.channel);
+      if (!chain) chains.set(row.channel, (chain = []));
+      chain.push(row);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [channel, version] of wanted) {
+      const chain = chains.get(channel);
+      const base = chain?.[0];
+      // The deepest link must end the chain: a full blob, or a delta with nothing before it.
+      if (!chain || !base || (base.kind === "delta" && base.prev !== null)) {
+        throw new NotFoundError("Channel version", `${channel}@${base?.prev ?? version}`);
+      }
+      out[channel] = rebuildChannelValue(
+        channel,
+        chain.map((link) => ({ kind: link.kind, value: this.de(link.value) })),
+      );
+    }
+    return out;
+  }
+}
+
+function push<T>(arrays: T[][], values: T[]): void {
+  values.forEach((value, i) => arrays[i]?.push(value));
+}
+
+/** The error of a lost compare-and-set on a stream head. */
+export function conflictError(
+  checkpoint: CheckpointRecord,
+  expected: CheckpointId | null,
+  head: CheckpointId | null,
+): CheckpointConflictError {
+  return new CheckpointConflictError(
+    `Commit of checkpoint ${checkpoint.id} on thread ${checkpoint.threadId} expected head ${expected ?? "(empty)"} but the head is ${head ?? "(empty)"}.`,
+    {
+      threadId: checkpoint.threadId,
+      stream: checkpoint.stream,
+      checkpointId: checkpoint.id,
+      expectedHeadId: expected,
+      headCheckpointId: head,
+    },
+  );
+}

@@ -1,0 +1,147 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { SchemaVersionError } from "@rein/core";
+import { taskId, threadId } from "@rein/core/testing";
+import {
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  migrate,
+  schemaVersion,
+  type Migration,
+} from "./migrations.ts";
+import { PostgresSaver } from "./saver.ts";
+import { probePostgres, redactUrl, testSchemaName } from "./testing.ts";
+
+const probe = await probePostgres();
+
+const notes: Migration = {
+  version: 1,
+  name: "notes",
+  sql: (s) => `CREATE TABLE ${s}.notes (id serial PRIMARY KEY, text text NOT NULL)`,
+};
+const notesAuthor: Migration = {
+  version: 2,
+  name: "notes author",
+  sql: (s) => `ALTER TABLE ${s}.notes ADD COLUMN author text NOT NULL DEFAULT 'unknown'`,
+};
+
+describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)}`, () => {
+  const schemas: string[] = [];
+  const pools: pg.Pool[] = [];
+  function freshSchema(): string {
+    const schema = testSchemaName();
+    schemas.push(schema);
+    return schema;
+  }
+  function pool(): pg.Pool {
+    const created = new pg.Pool({ connectionString: probe.url });
+    pools.push(created);
+    return created;
+  }
+  afterEach(async () => {
+    const admin = pool();
+    for (const schema of schemas.splice(0)) {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+  });
+
+  it("setup creates the schema at the newest version", async () => {
+    const schema = freshSchema();
+    const saver = await PostgresSaver.connect({ pool: pool(), schema });
+    expect(await schemaVersion(saver.pool, schema)).toBe(SCHEMA_VERSION);
+    const tables = await saver.pool.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1",
+      [schema],
+    );
+    expect(tables.rows.map((r) => r.table_name).sort()).toEqual(
+      [
+        "audit",
+        "blobs",
+        "checkpoints",
+        "heads",
+        "interrupts",
+        "leases",
+        "once_results",
+        "requests",
+        "runs",
+        "schema_migrations",
+        "steering",
+        "task_results",
+        "threads",
+      ].sort(),
+    );
+  });
+
+  it("several processes setting up one fresh schema at once apply each migration once", async () => {
+    const schema = freshSchema();
+    // Separate pools: separate sessions racing for the advisory lock, as separate processes would.
+    const savers = Array.from({ length: 4 }, () => new PostgresSaver({ pool: pool(), schema }));
+    await Promise.all(savers.map((s) => s.setup()));
+    const applied = await pool().query<{ version: number }>(
+      `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+    );
+    expect(applied.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it("setting up an existing schema applies nothing and keeps its data", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    const first = await PostgresSaver.connect({ pool: shared, schema });
+    await first.putOnce(threadId("t1"), taskId("task"), "k", "kept");
+    expect(await migrate(shared, schema)).toEqual([]);
+    const second = await PostgresSaver.connect({ pool: shared, schema });
+    expect(await second.getOnce(threadId("t1"), taskId("task"), "k")).toEqual({ value: "kept" });
+  });
+
+  it("a schema at an older version is upgraded in order, keeping its rows", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    expect(await migrate(shared, schema, [notes])).toEqual([1]);
+    await shared.query(`INSERT INTO "${schema}".notes (text) VALUES ('kept')`);
+    expect(await migrate(shared, schema, [notesAuthor, notes])).toEqual([2]);
+    expect(await schemaVersion(shared, schema)).toBe(2);
+    const rows = await shared.query(`SELECT text, author FROM "${schema}".notes`);
+    expect(rows.rows).toEqual([{ text: "kept", author: "unknown" }]);
+  });
+
+  it("a failing migration rolls back entirely and leaves the previous version", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(shared, schema, [notes]);
+    const broken: Migration = {
+      version: 2,
+      name: "broken",
+      sql: (s) => `CREATE TABLE ${s}.half (a int); INSERT INTO ${s}.no_such_table VALUES (1);`,
+    };
+    await expect(migrate(shared, schema, [notes, broken])).rejects.toThrow(/no_such_table/);
+    expect(await schemaVersion(shared, schema)).toBe(1);
+    const half = await shared.query("SELECT to_regclass($1) AS t", [`"${schema}".half`]);
+    expect(half.rows[0]).toEqual({ t: null });
+  });
+
+  it("a schema migrated by a newer Rein is refused with SchemaVersionError", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(shared, schema);
+    await shared.query(
+      `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, $2)`,
+      [SCHEMA_VERSION + 1, "from the future"],
+    );
+    const error: unknown = await PostgresSaver.connect({ pool: shared, schema }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SchemaVersionError);
+    expect((error as SchemaVersionError).details).toEqual({
+      found: SCHEMA_VERSION + 1,
+      known: SCHEMA_VERSION,
+    });
+    expect(await schemaVersion(shared, schema)).toBe(SCHEMA_VERSION + 1);
+  });
+
+  it("refuses a schema name that would need more than plain quoting", () => {
+    expect(() => new PostgresSaver({ pool: pool(), schema: 'rein"; DROP TABLE x; --' })).toThrow(
+      /Invalid Postgres schema name/,
+    );
+  });
+});

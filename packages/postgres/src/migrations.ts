@@ -1,0 +1,235 @@
+/**
+ * Versioned schema migrations of the Postgres store, in a schema of its own.
+ *
+ * `schema_migrations` (in that schema) records the versions applied. {@link migrate} runs the
+ * missing ones in one transaction holding a transaction-scoped advisory lock keyed by the schema
+ * name, so two processes starting at once serialize instead of racing on `CREATE TABLE`, and a
+ * failure leaves the previous version intact (Postgres DDL is transactional). A schema migrated
+ * by a newer Rein is refused with {@link SchemaVersionError}.
+ */
+import type { Pool } from "pg";
+import { SchemaVersionError } from "@rein/core";
+
+/** One schema change. `sql` receives the quoted schema name and may hold several statements. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: (schema: string) => string;
+}
+
+/** Text columns that are compared or ordered use the "C" collation: byte order, like JS. */
+const KEY = 'text COLLATE "C"';
+
+/** The schema, as an ordered list of migrations. Append new ones; never edit applied ones. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: (s) => `
+      CREATE TABLE ${s}.threads (
+        thread_id  ${KEY} PRIMARY KEY,
+        tenant     ${KEY},
+        created_at ${KEY} NOT NULL,
+        updated_at text NOT NULL,
+        metadata   text NOT NULL
+      );
+      CREATE INDEX threads_by_created ON ${s}.threads (created_at DESC, thread_id DESC);
+      CREATE INDEX threads_by_tenant ON ${s}.threads (tenant, created_at DESC, thread_id DESC);
+
+      -- The head of each checkpoint stream: the row commitStep compares-and-sets (row lock).
+      CREATE TABLE ${s}.heads (
+        thread_id     ${KEY} NOT NULL,
+        stream        ${KEY} NOT NULL,
+        checkpoint_id ${KEY} NOT NULL,
+        PRIMARY KEY (thread_id, stream)
+      );
+
+      CREATE TABLE ${s}.checkpoints (
+        thread_id  ${KEY} NOT NULL,
+        stream     ${KEY} NOT NULL,
+        id         ${KEY} NOT NULL,
+        parent_id  ${KEY},
+        run_id     ${KEY} NOT NULL,
+        step       integer NOT NULL,
+        source     text NOT NULL,
+        created_at text NOT NULL,
+        versions   jsonb NOT NULL,
+        next       text NOT NULL,
+        metadata   text NOT NULL,
+        PRIMARY KEY (thread_id, stream, id)
+      );
+
+      -- Channel values by version; a delta holds only what was appended since prev.
+      CREATE TABLE ${s}.blobs (
+        thread_id ${KEY} NOT NULL,
+        stream    ${KEY} NOT NULL,
+        channel   ${KEY} NOT NULL,
+        version   ${KEY} NOT NULL,
+        kind      text NOT NULL CHECK (kind IN ('full', 'delta')),
+        prev      ${KEY},
+        value     text NOT NULL,
+        PRIMARY KEY (thread_id, stream, channel, version)
+      );
+
+      CREATE TABLE ${s}.task_results (
+        seq           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        thread_id     ${KEY} NOT NULL,
+        stream        ${KEY} NOT NULL,
+        checkpoint_id ${KEY} NOT NULL,
+        task_id       ${KEY} NOT NULL,
+        kind          text NOT NULL CHECK (kind IN ('writes', 'paused')),
+        value         text NOT NULL,
+        UNIQUE (thread_id, stream, checkpoint_id, task_id)
+      );
+
+      -- Mutable fields (status, answer) are columns; the rest of the record is in 'record'.
+      CREATE TABLE ${s}.interrupts (
+        seq         bigint GENERATED ALWAYS AS IDENTITY,
+        id          ${KEY} PRIMARY KEY,
+        thread_id   ${KEY} NOT NULL,
+        run_id      ${KEY} NOT NULL,
+        graph       ${KEY} NOT NULL,
+        tenant      ${KEY},
+        status      text NOT NULL
+                    CHECK (status IN ('pending', 'answered', 'cancelled', 'superseded')),
+        created_at  ${KEY} NOT NULL,
+        deadline    ${KEY},
+        answer      text,
+        answered_by text,
+        answered_at text,
+        record      text NOT NULL
+      );
+      CREATE INDEX interrupts_queue ON ${s}.interrupts (status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_created ON ${s}.interrupts (created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_thread ON ${s}.interrupts (thread_id, created_at, seq);
+      CREATE INDEX interrupts_by_tenant
+        ON ${s}.interrupts (tenant, status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_graph ON ${s}.interrupts (graph, status, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_run ON ${s}.interrupts (run_id, created_at DESC, id DESC);
+      CREATE INDEX interrupts_by_deadline ON ${s}.interrupts (deadline, id)
+        WHERE status = 'pending' AND deadline IS NOT NULL;
+
+      CREATE TABLE ${s}.runs (
+        seq        bigint GENERATED ALWAYS AS IDENTITY,
+        run_id     ${KEY} PRIMARY KEY,
+        thread_id  ${KEY} NOT NULL,
+        created_at ${KEY} NOT NULL,
+        record     text NOT NULL
+      );
+      CREATE INDEX runs_by_thread ON ${s}.runs (thread_id, created_at, seq);
+
+      CREATE TABLE ${s}.steering (
+        seq       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id        text NOT NULL,
+        thread_id ${KEY} NOT NULL,
+        record    text NOT NULL
+      );
+      CREATE INDEX steering_by_thread ON ${s}.steering (thread_id, seq);
+
+      CREATE TABLE ${s}.audit (
+        seq       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        thread_id ${KEY} NOT NULL,
+        record    text NOT NULL
+      );
+      CREATE INDEX audit_by_thread ON ${s}.audit (thread_id, seq);
+
+      CREATE TABLE ${s}.once_results (
+        thread_id ${KEY} NOT NULL,
+        task_id   ${KEY} NOT NULL,
+        key       ${KEY} NOT NULL,
+        value     text NOT NULL,
+        PRIMARY KEY (thread_id, task_id, key)
+      );
+
+      CREATE TABLE ${s}.requests (
+        request_id ${KEY} PRIMARY KEY,
+        thread_id  ${KEY},
+        result     text
+      );
+      CREATE INDEX requests_by_thread ON ${s}.requests (thread_id);
+
+      CREATE TABLE ${s}.leases (
+        thread_id  ${KEY} PRIMARY KEY,
+        owner      text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
+];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** Quotes a schema name for SQL, refusing names that would need more than plain quoting. */
+export function quoteSchema(schema: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(
+      `Invalid Postgres schema name ${JSON.stringify(schema)}: use letters, digits and _.`,
+    );
+  }
+  return `"${schema}"`;
+}
+
+/**
+ * Brings `schema` to the newest version of `migrations`, creating it if needed.
+ *
+ * @returns the versions applied by this call (empty when already current).
+ * @throws {SchemaVersionError} when the schema is newer than `migrations` know.
+ */
+export async function migrate(
+  pool: Pool,
+  schema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  const s = quoteSchema(schema);
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    // Held until COMMIT/ROLLBACK: concurrent migrators of this schema wait here, then find the
+    // work done. Other schemas use other keys and do not wait.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('rein.migrate'), hashtext($1))", [
+      schema,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const current = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${s}.schema_migrations`,
+    );
+    const version = current.rows[0]?.version ?? 0;
+    if (version > known) throw new SchemaVersionError(version, known);
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= version) continue;
+      await client.query(migration.sql(s));
+      await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+      applied.push(migration.version);
+    }
+    await client.query("COMMIT");
+    return applied;
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The schema version recorded in `schema` (0 when it has none). */
+export async function schemaVersion(pool: Pool, schema: string): Promise<number> {
+  const exists = await pool.query<{ table: string | null }>("SELECT to_regclass($1) AS table", [
+    `${quoteSchema(schema)}.schema_migrations`,
+  ]);
+  if (!exists.rows[0]?.table) return 0;
+  const result = await pool.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${quoteSchema(schema)}.schema_migrations`,
+  );
+  return result.rows[0]?.version ?? 0;
+}

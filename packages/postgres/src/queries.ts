@@ -1,0 +1,94 @@
+/**
+ * The list queries, whose WHERE clause depends on the filters given. Pagination is keyset on
+ * `(created_at, id)` (a row comparison the btree index serves directly), never OFFSET, so a page
+ * costs an index seek whatever its depth.
+ */
+import { createHash } from "node:crypto";
+import type { AuditQuery, InterruptQuery } from "@rein/core";
+import { INTERRUPT_COLUMNS, type Named } from "./statements.ts";
+
+/** A named query with its values. */
+export interface Query extends Named {
+  values: unknown[];
+}
+
+/** Names a dynamic query by its text, so each filter shape is prepared once per connection. */
+function named(text: string, values: unknown[]): Query {
+  const name = `rein_q_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+  return { name, text, values };
+}
+
+/** Builds the WHERE clause from the filters present, numbering parameters as it goes. */
+class Where {
+  readonly clauses: string[] = [];
+  readonly values: unknown[] = [];
+
+  add(sql: (param: (value: unknown) => string) => string): void {
+    this.clauses.push(sql((value) => `$${this.values.push(value)}`));
+  }
+
+  /** A parameter outside the WHERE clause (the LIMIT: one prepared statement for any size). */
+  param(value: unknown): string {
+    return `$${this.values.push(value)}`;
+  }
+
+  toString(): string {
+    return this.clauses.length ? `WHERE ${this.clauses.join(" AND ")}` : "";
+  }
+}
+
+/** Threads newest first after the cursor key, `limit + 1` rows to tell if there is more. */
+export function threadsQuery(
+  s: string,
+  tenant: string | null | undefined,
+  after: [string, string] | null,
+  limit: number,
+): Query {
+  const where = new Where();
+  if (tenant === null) where.add(() => "tenant IS NULL");
+  else if (tenant !== undefined) where.add((p) => `tenant = ${p(tenant)}`);
+  if (after) where.add((p) => `(created_at, thread_id) < (${p(after[0])}, ${p(after[1])})`);
+  const text = `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+    ${where.toString()} ORDER BY created_at DESC, thread_id DESC LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}
+
+/** Interrupts newest first after the cursor key, `limit + 1` rows. */
+export function interruptsQuery(
+  s: string,
+  query: InterruptQuery,
+  after: [string, string] | null,
+  limit: number,
+): Query {
+  const where = new Where();
+  const equals = (column: string, value: string | undefined) => {
+    if (value !== undefined) where.add((p) => `${column} = ${p(value)}`);
+  };
+  equals("status", query.status);
+  equals("thread_id", query.threadId);
+  equals("graph", query.graph);
+  if (query.tenant === null) where.add(() => "tenant IS NULL");
+  else equals("tenant", query.tenant);
+  equals("run_id", query.runId);
+  if (after) where.add((p) => `(created_at, id) < (${p(after[0])}, ${p(after[1])})`);
+  const text = `SELECT id, created_at, ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+    ${where.toString()} ORDER BY created_at DESC, id DESC LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}
+
+/** Audit records oldest first after sequence `after`, `limit + 1` rows. */
+export function auditQuery(s: string, query: AuditQuery, after: number, limit: number): Query {
+  const where = new Where();
+  where.add((p) => `a.seq > ${p(after)}`);
+  if (query.threadId !== undefined) where.add((p) => `a.thread_id = ${p(query.threadId)}`);
+  let join = "";
+  if (query.tenant !== undefined) {
+    // The tenant is the thread's; audit lines of threads never created count as tenant-less.
+    join = `LEFT JOIN ${s}.threads t ON t.thread_id = a.thread_id`;
+    if (query.tenant === null) where.add(() => "t.tenant IS NULL");
+    else where.add((p) => `t.tenant = ${p(query.tenant)}`);
+  }
+  const text = `SELECT a.seq, a.record FROM ${s}.audit a ${join}
+    ${where.toString()} ORDER BY a.seq LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}

@@ -1,0 +1,475 @@
+/**
+ * {@link PostgresSaver}: the checkpointer for production and for many processes on many machines.
+ */
+import pg from "pg";
+import {
+  jsonSerializer,
+  type AnswerBatch,
+  type AnswerOutcome,
+  type AuditQuery,
+  type AuditRecord,
+  type CheckpointId,
+  type CheckpointRecord,
+  type Checkpointer,
+  type InterruptId,
+  type InterruptPage,
+  type InterruptQuery,
+  type InterruptStatus,
+  type RunId,
+  type RunRecord,
+  type Serializer,
+  type SteeringRecord,
+  type StepCommit,
+  type StoredInterrupt,
+  type StreamKey,
+  type TaskId,
+  type TaskOutcome,
+  type TaskResult,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import { applyAnswers } from "./answers.ts";
+import {
+  RowCodec,
+  conflictError,
+  type ChainRow,
+  type CheckpointRow,
+  type InterruptRow,
+  type ThreadRow,
+} from "./codec.ts";
+import { migrate, quoteSchema } from "./migrations.ts";
+import { decodeCursor, decodeSeqCursor, encodeCursor, pageLimit } from "./paging.ts";
+import { auditQuery, interruptsQuery, threadsQuery } from "./queries.ts";
+import { statementsFor, type Named, type Statements } from "./statements.ts";
+
+/** Options of {@link PostgresSaver}: a connection string or a pool of your own. */
+export type PostgresSaverOptions = (
+  { connectionString: string; pool?: undefined } | { pool: pg.Pool; connectionString?: undefined }
+) & {
+  /** Postgres schema holding Rein's tables; created if missing. Default `"rein"`. */
+  schema?: string;
+  /** How values are encoded; defaults to the JSON serializer with tagged types. */
+  serializer?: Serializer;
+};
+
+/**
+ * A {@link Checkpointer} on PostgreSQL (`pg`), for many processes on many machines.
+ *
+ * All tables live in one schema (default `rein`), migrated by {@link PostgresSaver.setup} under
+ * an advisory lock. A step commit is a single statement (one round trip): the stream head row is
+ * moved with a conditional `UPDATE`, so concurrent commits serialize on its row lock and the
+ * loser gets {@link CheckpointConflictError}. Answers lock their interrupt rows in id order, so of
+ * two people answering one interrupt exactly one wins.
+ *
+ * @example
+ * ```ts
+ * const saver = await PostgresSaver.connect({ connectionString: process.env.DATABASE_URL! });
+ * const graph = builder.compile({ checkpointer: saver });
+ * ```
+ */
+export class PostgresSaver implements Checkpointer {
+  /** The serializer values are stored with. */
+  readonly serializer: Serializer;
+  /** The connection pool (yours if you passed one). */
+  readonly pool: pg.Pool;
+  /** The schema holding the tables. */
+  readonly schema: string;
+
+  readonly #ownsPool: boolean;
+  readonly #s: string;
+  readonly #sql: Statements;
+  readonly #codec: RowCodec;
+
+  /** Prepares a saver; call {@link PostgresSaver.setup} (or use `connect`) before using it. */
+  constructor(options: PostgresSaverOptions) {
+    this.serializer = options.serializer ?? jsonSerializer;
+    this.schema = options.schema ?? "rein";
+    this.#s = quoteSchema(this.schema);
+    this.#ownsPool = options.pool === undefined;
+    this.pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+    this.#sql = statementsFor(this.#s);
+    this.#codec = new RowCodec(this.serializer);
+  }
+
+  /**
+   * Creates a saver and runs its migrations.
+   *
+   * @throws {SchemaVersionError} when the schema was migrated by a newer Rein.
+   */
+  static async connect(options: PostgresSaverOptions): Promise<PostgresSaver> {
+    const saver = new PostgresSaver(options);
+    try {
+      await saver.setup();
+    } catch (error) {
+      await saver.close();
+      throw error;
+    }
+    return saver;
+  }
+
+  /**
+   * Creates the schema and runs pending migrations (safe to call from many processes at once).
+   *
+   * @throws {SchemaVersionError} when the schema was migrated by a newer Rein.
+   */
+  async setup(): Promise<void> {
+    await migrate(this.pool, this.schema);
+  }
+
+  async #rows<Row extends pg.QueryResultRow>(statement: Named, values: unknown[]): Promise<Row[]> {
+    return (await this.pool.query<Row>({ ...statement, values })).rows;
+  }
+
+  async #run(statement: Named, values: unknown[]): Promise<number> {
+    return (await this.pool.query({ ...statement, values })).rowCount ?? 0;
+  }
+
+  // Threads ------------------------------------------------------------------------------------
+
+  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
+  async putThread(thread: ThreadRecord): Promise<void> {
+    await this.#run(this.#sql.upsertThread, [
+      thread.threadId,
+      thread.tenant,
+      thread.createdAt,
+      thread.updatedAt,
+      this.#codec.ser(thread.metadata),
+    ]);
+  }
+
+  /** The thread record, if it was created. */
+  async getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
+    const [row] = await this.#rows<ThreadRow>(this.#sql.getThread, [threadId]);
+    return row ? this.#codec.thread(row) : undefined;
+  }
+
+  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
+  async listThreads(query: {
+    tenant?: string | null;
+    limit?: number;
+    cursor?: string | null;
+  }): Promise<{ items: ThreadRecord[]; nextCursor: string | null }> {
+    const limit = pageLimit(query.limit);
+    const q = threadsQuery(this.#s, query.tenant, decodeCursor(query.cursor), limit);
+    const rows = await this.#rows<ThreadRow>(q, q.values);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((row) => this.#codec.thread(row)),
+      nextCursor:
+        rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
+    };
+  }
+
+  /** Deletes the thread and every row stored under it, in one statement. */
+  async deleteThread(threadId: ThreadId): Promise<void> {
+    await this.#run(this.#sql.deleteThread, [threadId]);
+  }
+
+  // Checkpoints --------------------------------------------------------------------------------
+
+  /**
+   * Commits one step in one statement, compare-and-set on the stream head.
+   *
+   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
+   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
+   */
+  async commitStep(commit: StepCommit): Promise<void> {
+    const { checkpoint: cp, expectedHeadId } = commit;
+    const values = [
+      cp.threadId,
+      cp.stream,
+      cp.id,
+      expectedHeadId,
+      ...this.#codec.checkpointParams(cp),
+      ...this.#codec.blobArrays(commit.blobs),
+      ...this.#codec.interruptArrays(commit.interrupts ?? []),
+      ...this.#codec.runArrays(commit.runs ?? []),
+    ];
+    let ok: number;
+    try {
+      [{ ok = 0 } = {}] = await this.#rows<{ ok: number }>(this.#sql.commitStep, values);
+    } catch (error) {
+      // The checkpoint id exists already: as much a lost race as a moved head.
+      if (!isUniqueViolation(error, "checkpoints_pkey")) throw error;
+      ok = 0;
+    }
+    if (ok !== 1) {
+      // Read the head afresh: the statement's snapshot may predate the commit that beat us.
+      const [head] = await this.#rows<{ checkpoint_id: string }>(this.#sql.getHead, [
+        cp.threadId,
+        cp.stream,
+      ]);
+      const current = (head?.checkpoint_id ?? null) as CheckpointId | null;
+      throw conflictError(cp, expectedHeadId, current);
+    }
+  }
+
+  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
+  async getCheckpoint(
+    threadId: ThreadId,
+    stream: StreamKey,
+    id?: CheckpointId,
+  ): Promise<CheckpointRecord | undefined> {
+    const [row] =
+      id === undefined
+        ? await this.#rows<CheckpointRow>(this.#sql.getHeadCheckpoint, [threadId, stream])
+        : await this.#rows<CheckpointRow>(this.#sql.getCheckpoint, [threadId, stream, id]);
+    return row ? this.#codec.checkpoint(row) : undefined;
+  }
+
+  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
+  async listCheckpoints(
+    threadId: ThreadId,
+    stream: StreamKey,
+    options: { limit?: number; before?: CheckpointId } = {},
+  ): Promise<CheckpointRecord[]> {
+    // LIMIT NULL is no limit.
+    const limit = options.limit === undefined ? null : Math.max(0, Math.floor(options.limit));
+    const rows =
+      options.before === undefined
+        ? await this.#rows<CheckpointRow>(this.#sql.listCheckpoints, [threadId, stream, limit])
+        : await this.#rows<CheckpointRow>(this.#sql.listCheckpointsBefore, [
+            threadId,
+            stream,
+            options.before,
+            limit,
+          ]);
+    return rows.map((row) => this.#codec.checkpoint(row));
+  }
+
+  /**
+   * Values of the given channel versions, delta chains rebuilt (one recursive query).
+   *
+   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
+   */
+  async getChannelValues(
+    threadId: ThreadId,
+    stream: StreamKey,
+    versions: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    const wanted = Object.entries(versions);
+    if (wanted.length === 0) return {};
+    const rows = await this.#rows<ChainRow>(this.#sql.readChains, [
+      threadId,
+      stream,
+      wanted.map(([channel]) => channel),
+      wanted.map(([, version]) => version),
+    ]);
+    return this.#codec.channelValues(wanted, rows);
+  }
+
+  // Task results -------------------------------------------------------------------------------
+
+  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
+  async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
+    const { result } = outcome;
+    const inserted = new Set(outcome.interrupts.map((i) => i.id));
+    await this.#run(this.#sql.putTaskOutcome, [
+      outcome.threadId,
+      outcome.stream,
+      outcome.checkpointId,
+      result.taskId,
+      result.kind,
+      this.#codec.ser(result),
+      ...this.#codec.interruptArrays(outcome.interrupts),
+      // A row may change once per statement: ids re-inserted above are not also superseded.
+      outcome.superseded.filter((id) => !inserted.has(id)),
+    ]);
+  }
+
+  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
+  async getTaskResults(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResult[]> {
+    const rows = await this.#rows<{ value: string }>(this.#sql.listTaskResults, [
+      threadId,
+      stream,
+      checkpointId,
+    ]);
+    return rows.map((row) => this.#codec.de<TaskResult>(row.value));
+  }
+
+  // Interrupts ---------------------------------------------------------------------------------
+
+  /** One interrupt by id. */
+  async getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
+    const [row] = await this.#rows<InterruptRow>(this.#sql.getInterrupt, [id]);
+    return row ? this.#codec.interrupt(row) : undefined;
+  }
+
+  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
+  async getThreadInterrupts(
+    threadId: ThreadId,
+    status?: InterruptStatus,
+  ): Promise<StoredInterrupt[]> {
+    const rows = await this.#rows<InterruptRow>(this.#sql.threadInterrupts, [
+      threadId,
+      status ?? null,
+    ]);
+    return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  /** Interrupts across threads, newest first (`createdAt`, then id), by keyset on an index. */
+  async listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
+    const limit = pageLimit(query.limit);
+    const q = interruptsQuery(this.#s, query, decodeCursor(query.cursor), limit);
+    const rows = await this.#rows<InterruptRow & { id: string; created_at: string }>(q, q.values);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((row) => this.#codec.interrupt(row)),
+      nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+    };
+  }
+
+  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
+  async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
+    const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
+    return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  /** Answers and cancels pending interrupts all-or-nothing, in one transaction. */
+  async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
+    const client = await this.pool.connect();
+    try {
+      return await applyAnswers(client, this.#sql, this.#codec, batch);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
+  async setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void> {
+    if (ids.length > 0) await this.#run(this.#sql.setStatus, [ids, status]);
+  }
+
+  // Request ids --------------------------------------------------------------------------------
+
+  /** Stores what a request id produced, returned to later duplicates of that request. */
+  async putRequestResult(requestId: string, result: unknown): Promise<void> {
+    await this.#run(this.#sql.putRequestResult, [requestId, this.#codec.ser(result)]);
+  }
+
+  // Once ---------------------------------------------------------------------------------------
+
+  /** The stored result of `ctx.once(key)` for a task, if it ran. */
+  async getOnce(
+    threadId: ThreadId,
+    taskId: TaskId,
+    key: string,
+  ): Promise<{ value: unknown } | undefined> {
+    const [row] = await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]);
+    return row ? { value: this.#codec.de(row.value) } : undefined;
+  }
+
+  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
+  async putOnce(
+    threadId: ThreadId,
+    taskId: TaskId,
+    key: string,
+    value: unknown,
+  ): Promise<{ value: unknown }> {
+    const text = this.#codec.ser(value);
+    let [row] = await this.#rows<{ value: string }>(this.#sql.putOnce, [
+      threadId,
+      taskId,
+      key,
+      text,
+    ]);
+    // A concurrent writer committed after this statement's snapshot: read its value afresh.
+    row ??= (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0];
+    return { value: this.#codec.de(row?.value ?? text) };
+  }
+
+  // Runs ---------------------------------------------------------------------------------------
+
+  /** Inserts or replaces a run record. */
+  async putRun(run: RunRecord): Promise<void> {
+    const record = this.#codec.ser(run);
+    await this.#run(this.#sql.upsertRun, [run.runId, run.threadId, run.createdAt, record]);
+  }
+
+  /** One run by id. */
+  async getRun(runId: RunId): Promise<RunRecord | undefined> {
+    const [row] = await this.#rows<{ record: string }>(this.#sql.getRun, [runId]);
+    return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+  }
+
+  /** Runs of a thread, oldest first. */
+  async listRuns(threadId: ThreadId): Promise<RunRecord[]> {
+    const rows = await this.#rows<{ record: string }>(this.#sql.listRuns, [threadId]);
+    return rows.map((row) => this.#codec.de<RunRecord>(row.record));
+  }
+
+  // Steering and audit -------------------------------------------------------------------------
+
+  /** Appends a steering record to its thread's log. */
+  async appendSteering(record: SteeringRecord): Promise<void> {
+    const text = this.#codec.ser(record);
+    await this.#run(this.#sql.insertSteering, [record.id, record.threadId, text]);
+  }
+
+  /** Steering records of a thread, oldest first. */
+  async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
+    const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
+    return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
+  }
+
+  /** Appends an audit record. */
+  async appendAudit(record: AuditRecord): Promise<void> {
+    await this.#run(this.#sql.insertAudit, [record.threadId, this.#codec.ser(record)]);
+  }
+
+  /** Audit records oldest first, by thread or by the tenant of their thread. */
+  async listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
+    const limit = pageLimit(query.limit);
+    const q = auditQuery(this.#s, query, decodeSeqCursor(query.cursor), limit);
+    // bigint identities arrive as strings: they are only echoed back as cursors.
+    const rows = await this.#rows<{ seq: string; record: string }>(q, q.values);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
+      nextCursor: rows.length > limit && last ? last.seq : null,
+    };
+  }
+
+  // Leases -------------------------------------------------------------------------------------
+
+  /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
+  async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.#run(this.#sql.acquireLease, [threadId, owner, ttlMs])) === 1;
+  }
+
+  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
+  async renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.#run(this.#sql.renewLease, [threadId, owner, ttlMs])) === 1;
+  }
+
+  /** Releases `owner`'s lease; no-op when someone else holds it. */
+  async releaseLease(threadId: ThreadId, owner: string): Promise<void> {
+    await this.#run(this.#sql.releaseLease, [threadId, owner]);
+  }
+
+  /** The unexpired lease of the thread, if any (by the database clock). */
+  async getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined> {
+    const [row] = await this.#rows<{ owner: string; expires_at: Date }>(this.#sql.getLease, [
+      threadId,
+    ]);
+    return row ? { owner: row.owner, expiresAt: row.expires_at.toISOString() } : undefined;
+  }
+
+  /** Ends the pool if this saver created it; a pool you passed in stays yours to end. */
+  async close(): Promise<void> {
+    if (this.#ownsPool && !this.pool.ended) await this.pool.end();
+  }
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, constraint: name } = error as Error & { code?: string; constraint?: string };
+  return code === "23505" && name === constraint;
+}

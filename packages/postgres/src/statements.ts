@@ -1,0 +1,328 @@
+/**
+ * The fixed SQL of the Postgres store for one schema. Each statement is named, so a pooled
+ * connection parses and plans it once and then only binds and executes it.
+ */
+import { createHash } from "node:crypto";
+
+/** A named statement: `name` is unique per schema, as prepared statements are per connection. */
+export interface Named {
+  name: string;
+  text: string;
+}
+
+/** Columns an interrupt is read from. */
+export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+
+/** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
+const INTERRUPT_INSERT = `INSERT INTO %s.interrupts
+  (id, thread_id, run_id, graph, tenant, status, created_at, deadline, answer, answered_by,
+   answered_at, record)
+SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
+  %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[])
+WHERE %COND
+ON CONFLICT (id) DO UPDATE SET
+  thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, graph = EXCLUDED.graph,
+  tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
+  deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
+  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record`;
+
+/** The interrupt upsert with its arrays at parameters `$first`..`$first+11`. */
+function interruptUpsert(s: string, first: number, condition: string): string {
+  return INTERRUPT_INSERT.replace("%s", s)
+    .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
+    .replace("%COND", condition);
+}
+
+/** The SQL of every fixed statement, for the quoted schema `s`. */
+export function statementsFor(s: string) {
+  const prefix = `rein_${createHash("sha256").update(s).digest("hex").slice(0, 10)}_`;
+  const named = (name: string, text: string): Named => ({ name: prefix + name, text });
+  return {
+    upsertThread: named(
+      "upsert_thread",
+      `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (thread_id) DO UPDATE SET
+         tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata`,
+    ),
+    getThread: named(
+      "get_thread",
+      `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+       WHERE thread_id = $1`,
+    ),
+
+    /**
+     * The whole step commit in one statement (one round trip, atomic): the head row is moved by a
+     * conditional UPDATE (or created by an INSERT for the first commit) and every other write
+     * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
+     * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
+     * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
+     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$33 run arrays.
+     */
+    commitStep: named(
+      "commit_step",
+      `WITH cas AS (
+         UPDATE ${s}.heads SET checkpoint_id = $3
+         WHERE $4::text IS NOT NULL AND thread_id = $1 AND stream = $2 AND checkpoint_id = $4
+         RETURNING 1
+       ), first AS (
+         INSERT INTO ${s}.heads (thread_id, stream, checkpoint_id)
+         SELECT $1, $2, $3 WHERE $4::text IS NULL
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), ok AS (
+         SELECT 1 FROM cas UNION ALL SELECT 1 FROM first
+       ), checkpoint AS (
+         INSERT INTO ${s}.checkpoints
+           (thread_id, stream, id, parent_id, run_id, step, source, created_at, versions, next,
+            metadata)
+         SELECT $1, $2, $3, $5, $6, $7, $8, $9, $10::jsonb, $11, $12 FROM ok
+       ), blobs AS (
+         INSERT INTO ${s}.blobs (thread_id, stream, channel, version, kind, prev, value)
+         SELECT $1, $2, b.* FROM unnest($13::text[], $14::text[], $15::text[], $16::text[],
+           $17::text[]) AS b
+         WHERE EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT DO NOTHING
+       ), interrupts AS (
+         ${interruptUpsert(s, 18, "EXISTS (SELECT 1 FROM ok)")}
+       ), runs AS (
+         INSERT INTO ${s}.runs (run_id, thread_id, created_at, record)
+         SELECT * FROM unnest($30::text[], $31::text[], $32::text[], $33::text[])
+         WHERE EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT (run_id) DO UPDATE SET
+           thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
+           record = EXCLUDED.record
+       )
+       SELECT count(*)::int AS ok FROM ok`,
+    ),
+    getHead: named(
+      "get_head",
+      `SELECT checkpoint_id FROM ${s}.heads WHERE thread_id = $1 AND stream = $2`,
+    ),
+    lockHead: named(
+      "lock_head",
+      `SELECT checkpoint_id FROM ${s}.heads WHERE thread_id = $1 AND stream = $2 FOR SHARE`,
+    ),
+    getCheckpoint: named(
+      "get_checkpoint",
+      `SELECT * FROM ${s}.checkpoints WHERE thread_id = $1 AND stream = $2 AND id = $3`,
+    ),
+    getHeadCheckpoint: named(
+      "get_head_checkpoint",
+      `SELECT c.* FROM ${s}.heads h
+       JOIN ${s}.checkpoints c
+         ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
+       WHERE h.thread_id = $1 AND h.stream = $2`,
+    ),
+    listCheckpoints: named(
+      "list_checkpoints",
+      `SELECT * FROM ${s}.checkpoints WHERE thread_id = $1 AND stream = $2
+       ORDER BY id DESC LIMIT $3`,
+    ),
+    listCheckpointsBefore: named(
+      "list_checkpoints_before",
+      `SELECT * FROM ${s}.checkpoints WHERE thread_id = $1 AND stream = $2 AND id < $3
+       ORDER BY id DESC LIMIT $4`,
+    ),
+    // All wanted channels in one query, each chain followed down to its full blob. Each link is
+    // a LATERAL primary-key lookup; `LIMIT 1` (the key is unique) keeps the planner from turning
+    // it into a join that scans the whole stream's blobs once per link.
+    readChains: named(
+      "read_chains",
+      `WITH RECURSIVE chain (channel, depth, kind, prev, value) AS (
+         SELECT b.channel, 0, b.kind, b.prev, b.value
+         FROM unnest($3::text[], $4::text[]) AS w (channel, version)
+         CROSS JOIN LATERAL (
+           SELECT * FROM ${s}.blobs b WHERE b.thread_id = $1 AND b.stream = $2
+             AND b.channel = w.channel AND b.version = w.version LIMIT 1
+         ) b
+         UNION ALL
+         SELECT b.channel, c.depth + 1, b.kind, b.prev, b.value
+         FROM chain c
+         CROSS JOIN LATERAL (
+           SELECT * FROM ${s}.blobs b WHERE b.thread_id = $1 AND b.stream = $2
+             AND b.channel = c.channel AND b.version = c.prev LIMIT 1
+         ) b
+         WHERE c.kind = 'delta'
+       )
+       SELECT channel, depth, kind, prev, value FROM chain ORDER BY channel, depth DESC`,
+    ),
+
+    /**
+     * A task outcome in one statement: the result is upserted unless a `writes` result is there
+     * (first writes wins), and its interrupts and supersessions apply only if it was.
+     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids.
+     */
+    putTaskOutcome: named(
+      "put_task_outcome",
+      `WITH result AS (
+         INSERT INTO ${s}.task_results AS t
+           (thread_id, stream, checkpoint_id, task_id, kind, value)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
+         DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
+         WHERE t.kind <> 'writes'
+         RETURNING 1
+       ), interrupts AS (
+         ${interruptUpsert(s, 7, "EXISTS (SELECT 1 FROM result)")}
+       ), superseded AS (
+         UPDATE ${s}.interrupts SET status = 'superseded'
+         WHERE id = ANY ($19::text[]) AND status = 'pending' AND EXISTS (SELECT 1 FROM result)
+       )
+       SELECT count(*)::int AS applied FROM result`,
+    ),
+    listTaskResults: named(
+      "list_task_results",
+      `SELECT value FROM ${s}.task_results
+       WHERE thread_id = $1 AND stream = $2 AND checkpoint_id = $3 ORDER BY seq`,
+    ),
+
+    getInterrupt: named(
+      "get_interrupt",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE id = $1`,
+    ),
+    threadInterrupts: named(
+      "thread_interrupts",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE thread_id = $1
+       AND ($2::text IS NULL OR status = $2) ORDER BY created_at, seq`,
+    ),
+    expiredInterrupts: named(
+      "expired_interrupts",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+       WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= $1
+       ORDER BY deadline, id LIMIT $2`,
+    ),
+    setStatus: named(
+      "set_status",
+      `UPDATE ${s}.interrupts SET status = $2 WHERE id = ANY ($1::text[]) AND status = 'pending'`,
+    ),
+
+    // answerInterrupts, inside one transaction ---------------------------------------------------
+    claimRequest: named(
+      "claim_request",
+      `INSERT INTO ${s}.requests (request_id, thread_id) VALUES ($1, $2)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+    ),
+    getRequest: named("get_request", `SELECT result FROM ${s}.requests WHERE request_id = $1`),
+    // Row locks in id order: two batches over overlapping interrupts cannot deadlock.
+    lockInterrupts: named(
+      "lock_interrupts",
+      `SELECT id, status, run_id FROM ${s}.interrupts WHERE id = ANY ($1::text[])
+       ORDER BY id FOR UPDATE`,
+    ),
+    resolveInterrupts: named(
+      "resolve_interrupts",
+      `UPDATE ${s}.interrupts AS i SET
+         status = u.status,
+         answer = CASE WHEN u.status = 'answered' THEN u.answer ELSE i.answer END,
+         answered_by = CASE WHEN u.status = 'answered' THEN $4 ELSE i.answered_by END,
+         answered_at = CASE WHEN u.status = 'answered' THEN $5 ELSE i.answered_at END
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS u (id, status, answer)
+       WHERE i.id = u.id AND i.status = 'pending'`,
+    ),
+    wakeAndAudit: named(
+      "wake_and_audit",
+      `WITH woken AS (
+         DELETE FROM ${s}.task_results t
+         USING unnest($2::text[], $3::text[], $4::text[]) AS w (stream, checkpoint_id, task_id)
+         WHERE t.thread_id = $1 AND t.stream = w.stream AND t.checkpoint_id = w.checkpoint_id
+           AND t.task_id = w.task_id AND t.kind = 'paused'
+       )
+       INSERT INTO ${s}.audit (thread_id, record)
+       SELECT $1, a.record FROM unnest($5::text[]) WITH ORDINALITY AS a (record, n) ORDER BY a.n`,
+    ),
+
+    putRequestResult: named(
+      "put_request_result",
+      `INSERT INTO ${s}.requests (request_id, result) VALUES ($1, $2)
+       ON CONFLICT (request_id) DO UPDATE SET result = EXCLUDED.result`,
+    ),
+    getOnce: named(
+      "get_once",
+      `SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3`,
+    ),
+    putOnce: named(
+      "put_once",
+      `WITH inserted AS (
+         INSERT INTO ${s}.once_results (thread_id, task_id, key, value) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING RETURNING value
+       )
+       SELECT value FROM inserted
+       UNION ALL
+       SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3
+       LIMIT 1`,
+    ),
+
+    upsertRun: named(
+      "upsert_run",
+      `INSERT INTO ${s}.runs (run_id, thread_id, created_at, record) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id) DO UPDATE SET
+         thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record`,
+    ),
+    getRun: named("get_run", `SELECT record FROM ${s}.runs WHERE run_id = $1`),
+    listRuns: named(
+      "list_runs",
+      `SELECT record FROM ${s}.runs WHERE thread_id = $1 ORDER BY created_at, seq`,
+    ),
+    insertSteering: named(
+      "insert_steering",
+      `INSERT INTO ${s}.steering (id, thread_id, record) VALUES ($1, $2, $3)`,
+    ),
+    listSteering: named(
+      "list_steering",
+      `SELECT record FROM ${s}.steering WHERE thread_id = $1 ORDER BY seq`,
+    ),
+    insertAudit: named(
+      "insert_audit",
+      `INSERT INTO ${s}.audit (thread_id, record) VALUES ($1, $2)`,
+    ),
+
+    // Leases use the database clock, so processes on machines with skewed clocks agree.
+    acquireLease: named(
+      "acquire_lease",
+      `INSERT INTO ${s}.leases AS l (thread_id, owner, expires_at)
+       VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
+       RETURNING 1`,
+    ),
+    renewLease: named(
+      "renew_lease",
+      `UPDATE ${s}.leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE thread_id = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
+    ),
+    releaseLease: named(
+      "release_lease",
+      `DELETE FROM ${s}.leases WHERE thread_id = $1 AND owner = $2`,
+    ),
+    getLease: named(
+      "get_lease",
+      `SELECT owner, expires_at FROM ${s}.leases
+       WHERE thread_id = $1 AND expires_at > clock_timestamp()`,
+    ),
+
+    // Every table of a thread in one statement: one round trip, atomic.
+    deleteThread: named(
+      "delete_thread",
+      `WITH ${[
+        "threads",
+        "heads",
+        "checkpoints",
+        "blobs",
+        "task_results",
+        "interrupts",
+        "runs",
+        "steering",
+        "audit",
+        "once_results",
+        "requests",
+      ]
+        .map((table) => `d_${table} AS (DELETE FROM ${s}.${table} WHERE thread_id = $1)`)
+        .join(",\n")}
+       DELETE FROM ${s}.leases WHERE thread_id = $1`,
+    ),
+  };
+}
+
+/** The named statements of one schema. */
+export type Statements = ReturnType<typeof statementsFor>;
