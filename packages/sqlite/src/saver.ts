@@ -271,7 +271,7 @@ export class SqliteSaver implements Checkpointer {
         sql.upsertTaskResult.run(threadId, stream, checkpointId, result.taskId, result.kind, value);
         for (const params of interrupts) sql.upsertInterrupt.run(params);
         if (outcome.superseded.length > 0) {
-          sql.setStatus.run("superseded", JSON.stringify(outcome.superseded));
+          sql.supersede.run(JSON.stringify(outcome.superseded));
         }
       });
     });
@@ -355,6 +355,15 @@ export class SqliteSaver implements Checkpointer {
   putRequestResult(requestId: string, result: unknown): Promise<void> {
     return settle(() => {
       this.#sql.putRequestResult.run(requestId, this.#codec.ser(result));
+    });
+  }
+
+  /** Whether a request id was applied, with the outcome stored for it. */
+  getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
+    return settle(() => {
+      const row = this.#sql.getRequest.get(requestId);
+      if (!row) return undefined;
+      return { result: row.result === null ? undefined : this.#codec.de(row.result) };
     });
   }
 

@@ -244,6 +244,11 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     // Requests ---------------------------------------------------------------------------------
+    supersede: prep<[string]>(
+      `UPDATE interrupts SET status = 'superseded'
+       WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('pending', 'answered')`,
+    ),
+
     getRequest: prep<[string], { result: string | null }>(
       "SELECT result FROM requests WHERE request_id = ?",
     ),

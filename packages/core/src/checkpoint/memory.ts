@@ -335,7 +335,7 @@ export class MemorySaver implements Checkpointer {
       }
       tasks.set(outcome.result.taskId, { kind: outcome.result.kind, data });
       for (const row of rows) this.#storeInterrupt(row);
-      this.#setStatus(outcome.superseded, "superseded");
+      this.#supersede(outcome.superseded);
       return;
     });
   }
@@ -375,6 +375,18 @@ export class MemorySaver implements Checkpointer {
     row.seq = this.#interrupts.get(id)?.seq ?? ++this.#seq;
     this.#interrupts.set(id, row);
     this.#thread(row.threadId).interrupts.add(id);
+  }
+
+  /** Marks pending or answered interrupts superseded (cancelled ones stay cancelled). */
+  #supersede(ids: readonly InterruptId[]): void {
+    for (const id of ids) {
+      const row = this.#interrupts.get(id);
+      if (!row || (row.status !== "pending" && row.status !== "answered")) continue;
+      const record = this.#de<StoredInterrupt>(row.data);
+      record.status = "superseded";
+      row.status = "superseded";
+      row.data = this.#ser(record);
+    }
   }
 
   #setStatus(ids: readonly InterruptId[], status: InterruptStatus, answer?: AnswerFields): void {
@@ -546,6 +558,15 @@ export class MemorySaver implements Checkpointer {
       if (request) request.result = data;
       else this.#requests.set(requestId, { threadId: "" as ThreadId, result: data });
       return;
+    });
+  }
+
+  /** Whether a request id was applied, with the outcome stored for it. */
+  getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
+    return settle(() => {
+      const request = this.#requests.get(requestId);
+      if (!request) return undefined;
+      return { result: request.result === undefined ? undefined : this.#de(request.result) };
     });
   }
 

@@ -163,7 +163,10 @@ export interface TaskOutcome {
   result: TaskResult;
   /** Interrupt rows raised by this execution (inserted, or replaced when the id exists). */
   interrupts: StoredInterrupt[];
-  /** Ids to mark `superseded` (the determinism guard saw a different question). */
+  /**
+   * Ids to mark `superseded` (the determinism guard saw a different question), whether they are
+   * pending or answered: an answer to an old question must never be applied to a new one.
+   */
   superseded: InterruptId[];
 }
 
@@ -309,6 +312,11 @@ export interface Checkpointer {
   // Request ids --------------------------------------------------------------------------------
   /** Stores the outcome of a request id recorded by {@link Checkpointer.answerInterrupts}. */
   putRequestResult(requestId: string, result: unknown): Promise<void>;
+  /**
+   * Whether a request id was applied, and the outcome stored for it (`result` is `undefined` while
+   * none is stored yet). `undefined` when the id was never applied.
+   */
+  getRequestResult(requestId: string): Promise<{ result: unknown } | undefined>;
 
   // Once ---------------------------------------------------------------------------------------
   /** The stored result of `ctx.once(key)` for a task, if it ran. */

@@ -493,6 +493,18 @@ export class CompiledGraph<S extends Schema> {
   ): Promise<RunResult<StateOf<S>>> {
     const saver = this.requireSaver();
     const actor = command.options.actor ?? options.actor ?? "anonymous";
+    const requestId = command.options.requestId;
+    if (requestId !== undefined) {
+      // A retried request returns what the first one produced, without a second application.
+      const seen = await saver.getRequestResult(requestId);
+      if (seen?.result !== undefined && seen.result !== null)
+        return seen.result as RunResult<StateOf<S>>;
+      if (seen)
+        return this.finishRequest(
+          requestId,
+          this.execute(null, { ...options, threadId, actor }, sink),
+        );
+    }
     const pendingAll = await saver.getThreadInterrupts(threadId, "pending");
     let expectedHead: { stream: string; checkpointId: CheckpointId } | null = null;
     if (target) {
@@ -576,8 +588,17 @@ export class CompiledGraph<S extends Schema> {
         );
       }
     }
-    const result = await this.execute(null, { ...options, threadId, actor }, sink);
-    if (command.options.requestId) await saver.putRequestResult(command.options.requestId, result);
+    const continued = this.execute(null, { ...options, threadId, actor }, sink);
+    return requestId === undefined ? continued : this.finishRequest(requestId, continued);
+  }
+
+  /** Stores a request's outcome so that a duplicate of it returns the same result. */
+  private async finishRequest(
+    requestId: string,
+    running: Promise<RunResult<StateOf<S>>>,
+  ): Promise<RunResult<StateOf<S>>> {
+    const result = await running;
+    await this.requireSaver().putRequestResult(requestId, result);
     return result;
   }
 

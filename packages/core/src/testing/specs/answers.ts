@@ -215,8 +215,11 @@ export const answerSpecs: SpecModule = {
       );
       expect(early).toEqual({ ok: false, reason: "duplicate", result: undefined });
       expect(await statusOf(saver, "i2")).toBe("pending");
+      expect(await saver.getRequestResult("req-1")).toEqual({ result: undefined });
+      expect(await saver.getRequestResult("req-unknown")).toBeUndefined();
       const stored = { status: "done", values: { at: new Date(0) } };
       await saver.putRequestResult("req-1", stored);
+      expect(await saver.getRequestResult("req-1")).toEqual({ result: stored });
       expect(await saver.answerInterrupts(first)).toEqual({
         ok: false,
         reason: "duplicate",

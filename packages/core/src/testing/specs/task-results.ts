@@ -116,22 +116,24 @@ export const taskResultSpecs: SpecModule = {
     });
 
     spec(
-      "superseded ids are marked superseded with the outcome; settled ones are left",
+      "superseded ids are marked superseded with the outcome, answered ones too; cancelled ones are left",
       async (saver) => {
         const old = makeInterrupt("t1", "i-old");
         const settled = makeInterrupt("t1", "i-settled", { status: "answered", answer: "yes" });
+        const cancelled = makeInterrupt("t1", "i-cancelled", { status: "cancelled" });
         await saver.putTaskOutcome(
-          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [old, settled] }),
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [old, settled, cancelled] }),
         );
         const replacement = makeInterrupt("t1", "i-new", { revision: 1, payload: { amount: 500 } });
         await saver.putTaskOutcome(
           makeOutcome("t1", C1, pausedResult("task-1"), {
             interrupts: [replacement],
-            superseded: [old.id, settled.id],
+            superseded: [old.id, settled.id, cancelled.id],
           }),
         );
         expect((await saver.getInterrupt(old.id))?.status).toBe("superseded");
-        expect((await saver.getInterrupt(settled.id))?.status).toBe("answered");
+        expect((await saver.getInterrupt(settled.id))?.status).toBe("superseded");
+        expect((await saver.getInterrupt(cancelled.id))?.status).toBe("cancelled");
         expect((await saver.getInterrupt(replacement.id))?.status).toBe("pending");
       },
     );

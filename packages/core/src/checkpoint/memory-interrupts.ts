@@ -1,0 +1,143 @@
+/**
+ * The interrupt rows of {@link MemorySaver}: each record kept serialized, with the fields that
+ * queries filter on beside it, and an index by thread.
+ */
+import type { InterruptId, RunId, ThreadId } from "../ids.ts";
+import type { Serializer } from "../serde.ts";
+import type { InterruptStatus } from "../types.ts";
+import { compareOldestFirst, keysetPage, pageLimit } from "./memory-support.ts";
+import type { InterruptPage, InterruptQuery, StoredInterrupt } from "./types.ts";
+
+/** One stored interrupt: its encoded record and the fields queries filter on. */
+export interface InterruptRow {
+  id: InterruptId;
+  /** Insertion order; kept when a row is replaced, as an SQL upsert keeps its row id. */
+  seq: number;
+  threadId: ThreadId;
+  status: InterruptStatus;
+  createdAt: string;
+  graph: string;
+  tenant: string | null;
+  runId: RunId;
+  deadline: string | null;
+  data: string;
+}
+
+/** An answer laid onto an interrupt as it becomes `answered`. */
+export interface AnswerFields {
+  value: unknown;
+  actor: string;
+  at: string;
+}
+
+/** The interrupt table. Methods are synchronous; the saver makes them atomic. */
+export class InterruptTable {
+  readonly #serializer: Serializer;
+  readonly #rows = new Map<InterruptId, InterruptRow>();
+  readonly #byThread = new Map<ThreadId, Set<InterruptId>>();
+  #seq = 0;
+
+  constructor(serializer: Serializer) {
+    this.#serializer = serializer;
+  }
+
+  #decode(row: InterruptRow): StoredInterrupt {
+    return this.#serializer.deserialize(row.data) as StoredInterrupt;
+  }
+
+  /** Encodes a record without storing it (so a refused value fails before anything changes). */
+  encode(record: StoredInterrupt): InterruptRow {
+    return {
+      id: record.id,
+      seq: 0,
+      threadId: record.threadId,
+      status: record.status,
+      createdAt: record.createdAt,
+      graph: record.graph,
+      tenant: record.tenant,
+      runId: record.runId,
+      deadline: record.deadline ?? null,
+      data: this.#serializer.serialize(record),
+    };
+  }
+
+  /** Inserts an encoded row, or replaces the row with its id. */
+  store(row: InterruptRow): void {
+    row.seq = this.#rows.get(row.id)?.seq ?? ++this.#seq;
+    this.#rows.set(row.id, row);
+    let ids = this.#byThread.get(row.threadId);
+    if (!ids) this.#byThread.set(row.threadId, (ids = new Set()));
+    ids.add(row.id);
+  }
+
+  /** The row of `id`, to read its status and run without decoding it. */
+  peek(id: InterruptId): InterruptRow | undefined {
+    return this.#rows.get(id);
+  }
+
+  /** The decoded record of `id`. */
+  get(id: InterruptId): StoredInterrupt | undefined {
+    const row = this.#rows.get(id);
+    return row ? this.#decode(row) : undefined;
+  }
+
+  /** Moves the pending ones of `ids` to `status` (with the answer when answering). */
+  setStatus(ids: readonly InterruptId[], status: InterruptStatus, answer?: AnswerFields): void {
+    for (const id of ids) {
+      const row = this.#rows.get(id);
+      if (!row || row.status !== "pending") continue;
+      const record = this.#decode(row);
+      record.status = status;
+      if (answer) {
+        // `undefined` answers are stored as null, as the interface says.
+        record.answer = answer.value === undefined ? null : answer.value;
+        record.answeredBy = answer.actor;
+        record.answeredAt = answer.at;
+      }
+      row.status = status;
+      row.data = this.#serializer.serialize(record);
+    }
+  }
+
+  /** A thread's interrupts, oldest first, optionally of one status. */
+  ofThread(threadId: ThreadId, status?: InterruptStatus): StoredInterrupt[] {
+    const rows: InterruptRow[] = [];
+    for (const id of this.#byThread.get(threadId) ?? []) {
+      const row = this.#rows.get(id);
+      if (row && (status === undefined || row.status === status)) rows.push(row);
+    }
+    return rows.sort(compareOldestFirst).map((row) => this.#decode(row));
+  }
+
+  /** Interrupts across threads, newest first, filtered, one keyset page. */
+  list(query: InterruptQuery): InterruptPage {
+    const rows: { key: [string, string]; item: InterruptRow }[] = [];
+    for (const row of this.#rows.values()) {
+      if (query.status !== undefined && row.status !== query.status) continue;
+      if (query.threadId !== undefined && row.threadId !== query.threadId) continue;
+      if (query.graph !== undefined && row.graph !== query.graph) continue;
+      if (query.tenant !== undefined && row.tenant !== query.tenant) continue;
+      if (query.runId !== undefined && row.runId !== query.runId) continue;
+      rows.push({ key: [row.createdAt, row.id], item: row });
+    }
+    const page = keysetPage(rows, query.cursor, pageLimit(query.limit));
+    return { items: page.items.map((row) => this.#decode(row)), nextCursor: page.nextCursor };
+  }
+
+  /** Pending interrupts with a deadline at or before `now`, oldest deadline first. */
+  expired(now: string, limit: number): StoredInterrupt[] {
+    const rows = [...this.#rows.values()].filter(
+      (row) => row.status === "pending" && row.deadline !== null && row.deadline <= now,
+    );
+    rows.sort((a, b) =>
+      a.deadline === b.deadline ? (a.id < b.id ? -1 : 1) : (a.deadline ?? "") < (b.deadline ?? "") ? -1 : 1,
+    );
+    return rows.slice(0, limit).map((row) => this.#decode(row));
+  }
+
+  /** Forgets every interrupt of the thread. */
+  deleteThread(threadId: ThreadId): void {
+    for (const id of this.#byThread.get(threadId) ?? []) this.#rows.delete(id);
+    this.#byThread.delete(threadId);
+  }
+}

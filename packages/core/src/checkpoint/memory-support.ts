@@ -1,0 +1,143 @@
+/**
+ * Helpers of {@link MemorySaver}: page sizes, keyset cursors, delta-chain rebuilding, sorted-id
+ * search and the sync-to-promise bridge. Kept out of `memory.ts` so the saver reads as storage.
+ */
+import { CheckpointConflictError, InvalidInputError } from "../errors.ts";
+import type { CheckpointId } from "../ids.ts";
+import type { CheckpointRecord } from "./types.ts";
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 1000;
+
+/** A page size within bounds: 50 by default, at most 1000. */
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE;
+  return Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
+}
+
+/** Newest-first order of `[createdAt, id]` keys: negative when `a` comes first. */
+export function compareNewestFirst(
+  a: readonly [string, string],
+  b: readonly [string, string],
+): number {
+  if (a[0] !== b[0]) return a[0] > b[0] ? -1 : 1;
+  if (a[1] !== b[1]) return a[1] > b[1] ? -1 : 1;
+  return 0;
+}
+
+/** Oldest-first order by `createdAt`, then insertion sequence. */
+export function compareOldestFirst(
+  a: { createdAt: string; seq: number },
+  b: { createdAt: string; seq: number },
+): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.seq - b.seq;
+}
+
+/** Keyset cursors are opaque to callers: base64url of the JSON key of the last item. */
+export function encodeCursor(key: readonly [string, string]): string {
+  return Buffer.from(JSON.stringify(key)).toString("base64url");
+}
+
+/**
+ * The key a cursor encodes, or null for none.
+ *
+ * @throws {InvalidInputError} for a cursor this store did not make.
+ */
+export function decodeCursor(cursor: string | null | undefined): [string, string] | null {
+  if (!cursor) return null;
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString());
+    if (Array.isArray(key) && key.length === 2 && key.every((k) => typeof k === "string")) {
+      return key as [string, string];
+    }
+  } catch {
+    // Fall through to the error below.
+  }
+  throw new InvalidInputError(`Invalid cursor ${JSON.stringify(cursor)}.`, { cursor });
+}
+
+/** Rows of a newest-first keyset page: sorted, cut after the cursor, `limit` long. */
+export function keysetPage<T>(
+  rows: { key: [string, string]; item: T }[],
+  cursor: string | null | undefined,
+  limit: number,
+): { items: T[]; nextCursor: string | null } {
+  const after = decodeCursor(cursor);
+  const kept = after ? rows.filter((row) => compareNewestFirst(row.key, after) > 0) : rows;
+  kept.sort((a, b) => compareNewestFirst(a.key, b.key));
+  const page = kept.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => row.item),
+    nextCursor: kept.length > limit && last ? encodeCursor(last.key) : null,
+  };
+}
+
+/**
+ * Rebuilds a channel value from its chain, oldest link first: a `full` value followed by the
+ * arrays appended by each `delta`.
+ */
+export function rebuildChannelValue(
+  channel: string,
+  chain: readonly { kind: "full" | "delta"; value: unknown }[],
+): unknown {
+  const [base, ...deltas] = chain;
+  if (!base || deltas.length === 0) return base?.value;
+  if (!Array.isArray(base.value) && base.value != null) {
+    throw new InvalidInputError(`Channel ${channel} has deltas on a value that is not an array.`, {
+      channel,
+    });
+  }
+  const out: unknown[] = Array.isArray(base.value) ? [...(base.value as unknown[])] : [];
+  for (const delta of deltas) {
+    if (Array.isArray(delta.value)) out.push(...(delta.value as unknown[]));
+    else out.push(delta.value);
+  }
+  return out;
+}
+
+/** Index of the first element `>= value` in an ascending array. */
+export function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Inserts into an ascending array; appending (the usual case for new ids) is O(1). */
+export function insertSorted<T extends string>(sorted: T[], value: T): void {
+  const last = sorted[sorted.length - 1];
+  if (last === undefined || last < value) sorted.push(value);
+  else sorted.splice(lowerBound(sorted, value), 0, value);
+}
+
+/** The error of a lost compare-and-set on a stream head. */
+export function conflictError(
+  checkpoint: CheckpointRecord,
+  expected: CheckpointId | null,
+  head: CheckpointId | null,
+): CheckpointConflictError {
+  return new CheckpointConflictError(
+    `Commit of checkpoint ${checkpoint.id} on thread ${checkpoint.threadId} expected head ${expected ?? "(empty)"} but the head is ${head ?? "(empty)"}.`,
+    {
+      threadId: checkpoint.threadId,
+      stream: checkpoint.stream,
+      checkpointId: checkpoint.id,
+      expectedHeadId: expected,
+      headCheckpointId: head,
+    },
+  );
+}
+
+/**
+ * Runs a synchronous store operation as a promise: a throw (a conflict, a value the serializer
+ * refuses) becomes a rejection, as it would be from a database driver.
+ */
+export function settle<T>(operation: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(operation()));
+}
