@@ -1,19 +1,7 @@
-/**
- * The README example: an agent step that must not run without a person's approval.
- * `npm start` runs it: the run pauses, the pending interrupt is shown, and the answer resumes it.
- */
-import {
-  Command,
-  END,
-  MemorySaver,
-  RunConfig,
-  START,
-  StateGraph,
-  append,
-  lastValue,
-} from "@rein/core";
+import { Command, END, RunConfig, START, StateGraph, append, lastValue } from "@rein/core";
+import { SqliteSaver } from "@rein/sqlite";
 
-const payments: string[] = []; // the irreversible side effect
+const payments: string[] = []; // stands in for a payment API: the irreversible side effect
 
 const graph = new StateGraph({
   request: lastValue<string>(),
@@ -29,28 +17,27 @@ const graph = new StateGraph({
       description: `Refund $${s.amount}?`,
     });
     if (!decision.approved) return { log: "refund: rejected" };
-    // At most once per (thread, task, key), whatever happens to this process afterwards.
-    const receipt = await ctx.once("pay", () => {
-      payments.push(ctx.idempotencyKey("pay"));
-      return `receipt-${payments.length}`;
-    });
+    // At most once per (thread, task, key), with a stable key to hand to the payment API.
+    const receipt = await ctx.once(
+      "pay",
+      () => `receipt-${payments.push(ctx.idempotencyKey("pay"))}`,
+    );
     return { log: `refund: paid, ${receipt}` };
   })
   .addEdge(START, "plan")
   .addEdge("plan", "refund")
   .addEdge("refund", END)
-  .compile({ checkpointer: new MemorySaver() });
+  .compile({ checkpointer: SqliteSaver.open(".rein/quickstart.db") });
 
 const thread = RunConfig.thread(`support-${Date.now()}`);
 const paused = await graph.invoke({ request: "order 1042 arrived broken" }, thread);
-console.log(
-  `run ${paused.status}; waiting on:`,
-  paused.interrupts.map((i) => ({ id: i.id, node: i.node, payload: i.payload })),
-);
+console.log(`run ${paused.status}, waiting on:`);
+for (const i of paused.interrupts)
+  console.log(`  ${i.id} at node "${i.node}": ${JSON.stringify(i.payload)}`);
 
 // Minutes or days later, from any process that opens the same store:
 const done = await graph.resume(
   thread,
   Command.resume({ approved: true }, { actor: "alice@example.com" }),
 );
-console.log(`run ${done.status}:`, done.values.log);
+console.log(`run ${done.status}:`, done.values.log.join(" | "));

@@ -1,6 +1,8 @@
 /**
  * {@link SqliteSaver}: the embedded default checkpointer, one SQLite file in WAL mode.
  */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import {
   jsonSerializer,
@@ -86,6 +88,8 @@ export class SqliteSaver implements Checkpointer {
   constructor(options: SqliteSaverOptions) {
     this.serializer = options.serializer ?? jsonSerializer;
     this.#codec = new RowCodec(this.serializer);
+    // A fresh checkout has no data directory yet: create the file's folder rather than fail.
+    if (options.path !== ":memory:" && options.path !== "") mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new Database(options.path);
     try {
       // busy_timeout first: the pragmas and migrations below may wait on another process.
