@@ -99,6 +99,21 @@ export class InterruptTable {
     }
   }
 
+  /**
+   * Marks interrupts superseded when pending or answered: an answer to an old question must
+   * never be applied to a new one. Cancelled (and already superseded) ones are left.
+   */
+  supersede(ids: readonly InterruptId[]): void {
+    for (const id of ids) {
+      const row = this.#rows.get(id);
+      if (!row || (row.status !== "pending" && row.status !== "answered")) continue;
+      const record = this.#decode(row);
+      record.status = "superseded";
+      row.status = "superseded";
+      row.data = this.#serializer.serialize(record);
+    }
+  }
+
   /** A thread's interrupts, oldest first, optionally of one status. */
   ofThread(threadId: ThreadId, status?: InterruptStatus): StoredInterrupt[] {
     const rows: InterruptRow[] = [];
@@ -130,7 +145,13 @@ export class InterruptTable {
       (row) => row.status === "pending" && row.deadline !== null && row.deadline <= now,
     );
     rows.sort((a, b) =>
-      a.deadline === b.deadline ? (a.id < b.id ? -1 : 1) : (a.deadline ?? "") < (b.deadline ?? "") ? -1 : 1,
+      a.deadline === b.deadline
+        ? a.id < b.id
+          ? -1
+          : 1
+        : (a.deadline ?? "") < (b.deadline ?? "")
+          ? -1
+          : 1,
     );
     return rows.slice(0, limit).map((row) => this.#decode(row));
   }
