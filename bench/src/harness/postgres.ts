@@ -54,15 +54,29 @@ async function admin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
+/**
+ * Drops a database once its connections are gone. `pg.Pool.end()` resolves when it has asked its
+ * clients to close, before their backends exit; dropping `WITH (FORCE)` at once would terminate
+ * them and the pool would re-emit that as an `'error'` event. So wait (up to 5 s), then force.
+ */
+async function dropWhenIdle(client: pg.Client, name: string): Promise<void> {
+  for (let waited = 0; waited < 5000; waited += 20) {
+    const r = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+      [name],
+    );
+    if ((r.rows[0]?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
 /** Creates a uniquely named database on the server of `adminUrl`. */
 export async function createFreshDatabase(adminUrl: string, label: string): Promise<FreshDatabase> {
   const name = `rein_bench_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase()}_${randomBytes(4).toString("hex")}`;
   await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   return {
     url: databaseUrl(adminUrl, name),
-    drop: () =>
-      admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
-        () => undefined,
-      ),
+    drop: () => admin(adminUrl, (c) => dropWhenIdle(c, name)),
   };
 }

@@ -65,35 +65,46 @@ export function openSqliteProbe(path: string): Database.Database {
   return new Database(path, { fileMustExist: true });
 }
 
-/** Logical bytes of every table in schema `public` of the connected database. */
+/** Schemas of the connected database that hold a saver's tables (every non-system schema). */
+const USER_SCHEMAS = "NOT IN ('pg_catalog', 'information_schema', 'pg_toast')";
+
+/** Logical bytes of every user table of the connected database. */
 export async function postgresLogicalBytes(client: pg.ClientBase): Promise<number> {
-  const cols = await client.query<{ table_name: string; column_name: string; data_type: string }>(
-    "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position",
+  const cols = await client.query<{
+    table_schema: string;
+    table_name: string;
+    column_name: string;
+    data_type: string;
+  }>(
+    `SELECT c.table_schema, c.table_name, c.column_name, c.data_type FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+      WHERE c.table_schema ${USER_SCHEMAS} ORDER BY c.table_schema, c.table_name, c.ordinal_position`,
   );
   const byTable = new Map<string, string[]>();
-  for (const { table_name, column_name, data_type } of cols.rows) {
+  for (const { table_schema, table_name, column_name, data_type } of cols.rows) {
     const c = quoteIdent(column_name);
     const expr = ["bytea", "text", "character varying", "character"].includes(data_type)
       ? `octet_length(${c})`
       : data_type === "jsonb" || data_type === "json" || data_type === "ARRAY"
         ? `octet_length(${c}::text)`
         : `pg_column_size(${c})`;
-    byTable.set(table_name, [...(byTable.get(table_name) ?? []), `coalesce(${expr}, 0)`]);
+    const table = `${quoteIdent(table_schema)}.${quoteIdent(table_name)}`;
+    byTable.set(table, [...(byTable.get(table) ?? []), `coalesce(${expr}, 0)`]);
   }
   let total = 0;
   for (const [table, exprs] of byTable) {
     const r = await client.query<{ n: string }>(
-      `SELECT coalesce(sum(${exprs.join(" + ")}), 0)::bigint AS n FROM public.${quoteIdent(table)}`,
+      `SELECT coalesce(sum(${exprs.join(" + ")}), 0)::bigint AS n FROM ${table}`,
     );
     total += Number(r.rows[0]?.n ?? 0);
   }
   return total;
 }
 
-/** On-disk bytes of every table in schema `public`, with indexes and TOAST. */
+/** On-disk bytes of every user table, with indexes and TOAST. */
 export async function postgresDiskBytes(client: pg.ClientBase): Promise<number> {
   const r = await client.query<{ n: string }>(
-    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'",
+    `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname ${USER_SCHEMAS} AND c.relkind = 'r'`,
   );
   return Number(r.rows[0]?.n ?? 0);
 }

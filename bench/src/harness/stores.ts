@@ -138,6 +138,11 @@ async function postgresHandle<S>(
   }
 }
 
+/** An idle pooled connection that the server closed; the pool replaces it on next use. */
+function ignorePoolError(error: Error): void {
+  process.emitWarning(`idle Postgres connection closed: ${error.message}`);
+}
+
 /** Store factories for a context: memory and SQLite always, Postgres when reachable. */
 export function storeFactory(ctx: ScenarioContext, kind: StoreKind): StoreFactory {
   if (kind === "memory")
@@ -173,17 +178,34 @@ export function storeFactory(ctx: ScenarioContext, kind: StoreKind): StoreFactor
     rein: (label) => postgresHandle<Checkpointer>(target.url, `rein_${label}`, openReinPostgres),
     peer: (label) =>
       postgresHandle<BaseCheckpointSaver>(target.url, `peer_${label}`, async (url) => {
-        const saver = PeerPostgresSaver.fromConnString(url);
+        // Same as `PostgresSaver.fromConnString(url)`, with a pool we can give an error listener.
+        const pool = new pg.Pool({ connectionString: url });
+        pool.on("error", ignorePoolError);
+        const saver = new PeerPostgresSaver(pool);
         await saver.setup();
         return { saver, close: () => saver.end() };
       }),
   };
 }
 
-/** Rein's Postgres saver on `url` (its migrations run on open). */
+/**
+ * Rein's Postgres saver on `url` (its migrations run on connect). Loaded lazily, so that a broken
+ * or missing `@rein/postgres` skips Rein's Postgres cells instead of the whole benchmark.
+ */
 async function openReinPostgres(
   url: string,
 ): Promise<{ saver: Checkpointer; close: () => Promise<void> }> {
-  void url;
-  return Promise.reject(new StoreUnavailableError("@rein/postgres has no PostgresSaver yet"));
+  let module: typeof import("@rein/postgres");
+  try {
+    module = await import("@rein/postgres");
+  } catch (error) {
+    throw new StoreUnavailableError(
+      `@rein/postgres failed to load (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const saver = await module.PostgresSaver.connect({ connectionString: url });
+  // The saver's own pool has no 'error' listener: an idle connection the server terminates
+  // would crash the process (reported as a Rein bug). Listen here so the benchmark survives.
+  saver.pool.on("error", ignorePoolError);
+  return { saver, close: () => saver.close() };
 }
