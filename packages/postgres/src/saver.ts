@@ -353,6 +353,13 @@ export class PostgresSaver implements Checkpointer {
     await this.#run(this.#sql.putRequestResult, [requestId, this.#codec.ser(result)]);
   }
 
+  /** Whether a request id was applied, with the outcome stored for it. */
+  async getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
+    const [row] = await this.#rows<{ result: string | null }>(this.#sql.getRequest, [requestId]);
+    if (!row) return undefined;
+    return { result: row.result === null ? undefined : this.#codec.de(row.result) };
+  }
+
   // Once ---------------------------------------------------------------------------------------
 
   /** The stored result of `ctx.once(key)` for a task, if it ran. */

@@ -166,8 +166,10 @@ export function statementsFor(s: string) {
        ), interrupts AS (
          ${interruptUpsert(s, 7, "EXISTS (SELECT 1 FROM result)")}
        ), superseded AS (
+         -- Answered ones too: an answer to an old question must never apply to a new one.
          UPDATE ${s}.interrupts SET status = 'superseded'
-         WHERE id = ANY ($19::text[]) AND status = 'pending' AND EXISTS (SELECT 1 FROM result)
+         WHERE id = ANY ($19::text[]) AND status IN ('pending', 'answered')
+           AND EXISTS (SELECT 1 FROM result)
        )
        SELECT count(*)::int AS applied FROM result`,
     ),

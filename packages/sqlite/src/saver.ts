@@ -89,7 +89,8 @@ export class SqliteSaver implements Checkpointer {
     this.serializer = options.serializer ?? jsonSerializer;
     this.#codec = new RowCodec(this.serializer);
     // A fresh checkout has no data directory yet: create the file's folder rather than fail.
-    if (options.path !== ":memory:" && options.path !== "") mkdirSync(dirname(resolve(options.path)), { recursive: true });
+    if (options.path !== ":memory:" && options.path !== "")
+      mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new Database(options.path);
     try {
       // busy_timeout first: the pragmas and migrations below may wait on another process.
