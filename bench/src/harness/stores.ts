@@ -8,6 +8,7 @@ import { MemorySaver as PeerMemorySaver, type BaseCheckpointSaver } from "@langc
 import { PostgresSaver as PeerPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver as PeerSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { MemorySaver, type Checkpointer } from "@rein/core";
+import type * as ReinPostgres from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -195,7 +196,7 @@ export function storeFactory(ctx: ScenarioContext, kind: StoreKind): StoreFactor
 async function openReinPostgres(
   url: string,
 ): Promise<{ saver: Checkpointer; close: () => Promise<void> }> {
-  let module: typeof import("@rein/postgres");
+  let module: typeof ReinPostgres;
   try {
     module = await import("@rein/postgres");
   } catch (error) {
