@@ -12,6 +12,18 @@ import type { Execution } from "./execution.ts";
 
 type Writes = Extract<TaskResult, { kind: "writes" }>;
 
+/**
+ * An append channel writes a full snapshot once every this many versions and deltas in between:
+ * bytes per step stay flat (amortized) while a read follows at most this many links.
+ */
+export const SNAPSHOT_EVERY = 64;
+
+/** Deltas since the last snapshot, read from a version (`<checkpointId>~<depth>` for a delta). */
+function deltaDepth(version: string): number {
+  const mark = version.lastIndexOf("~");
+  return mark < 0 ? 0 : Number(version.slice(mark + 1));
+}
+
 /** State after a barrier, and what to store for it. */
 export interface BarrierOutcome {
   values: Record<string, unknown>;
@@ -72,14 +84,18 @@ export function applyWrites(
       throw error;
     }
     const prev = versions[name] ?? null;
-    if (channel.kind === "append" && prev !== null) {
+    const depth = prev === null ? SNAPSHOT_EVERY : deltaDepth(prev);
+    if (channel.kind === "append" && depth + 1 < SNAPSHOT_EVERY) {
+      // Only what this step appended; the version records how long the chain has grown.
+      const version = `${newVersion}~${depth + 1}`;
       blobs.push({
         channel: name,
-        version: newVersion,
+        version,
         kind: "delta",
         prev,
         value: appendedItems(entry.values),
       });
+      nextVersions[name] = version;
     } else {
       blobs.push({
         channel: name,
@@ -88,8 +104,8 @@ export function applyWrites(
         prev: null,
         value: nextValues[name],
       });
+      nextVersions[name] = newVersion;
     }
-    nextVersions[name] = newVersion;
   }
   return { values: nextValues, versions: nextVersions, blobs, writers: results.map((r) => r.node) };
 }

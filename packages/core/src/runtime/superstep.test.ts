@@ -387,3 +387,33 @@ describe("subgraph events and history", () => {
     expect(paused?.steering).toMatchObject([{ text: "be nice", actor: "ann" }]);
   });
 });
+
+describe("append channels are stored as deltas", () => {
+  it("each step stores only what it appended, with a full snapshot every 64 versions, and every checkpoint reads back whole", async () => {
+    const saver = new MemorySaver();
+    const stored: { kind: string; items: number }[] = [];
+    const commit = saver.commitStep.bind(saver);
+    saver.commitStep = (step) => {
+      for (const blob of step.blobs)
+        if (blob.channel === "messages")
+          stored.push({ kind: blob.kind, items: (blob.value as unknown[]).length });
+      return commit(step);
+    };
+    const graph = new StateGraph({ messages: append<string>(), turn: lastValue<number>(() => 0) })
+      .addNode("say", (s) => ({ messages: `m${s.turn}`, turn: s.turn + 1 }))
+      .addEdge(START, "say")
+      .addConditionalEdges("say", (s) => (s.turn < 150 ? "say" : END))
+      .compile({ checkpointer: saver, recursionLimit: 200 });
+    const result = await graph.invoke({ messages: ["hello"] }, { threadId: "chat" });
+    expect(result.values.messages).toHaveLength(151);
+    // Input write (full), then 63 one-item deltas, a full snapshot, 63 deltas, ...
+    expect(stored[0]).toEqual({ kind: "full", items: 1 });
+    expect(stored.slice(1, 64).every((b) => b.kind === "delta" && b.items === 1)).toBe(true);
+    expect(stored[64]).toEqual({ kind: "full", items: 65 });
+    expect(stored.filter((b) => b.kind === "full")).toHaveLength(3);
+    const history = await graph.getStateHistory({ threadId: "chat" }, { limit: 200 });
+    for (const snapshot of history)
+      expect(snapshot.values.messages).toHaveLength(snapshot.values.turn + 1);
+    expect(history[0]?.values.messages.slice(-2)).toEqual(["m148", "m149"]);
+  });
+});
