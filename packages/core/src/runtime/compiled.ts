@@ -5,18 +5,12 @@
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
-import type {
-  Checkpointer,
-  InterruptQuery,
-  RunRecord,
-  StoredInterrupt,
-} from "../checkpoint/types.ts";
+import type { Checkpointer, InterruptQuery, RunRecord } from "../checkpoint/types.ts";
 import {
   InvalidInputError,
   MissingCheckpointerError,
   MissingThreadIdError,
   NotFoundError,
-  StaleTargetError,
 } from "../errors.ts";
 import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
@@ -30,20 +24,11 @@ import {
   type StreamEvent,
   type StreamMode,
 } from "./events.ts";
-import { Execution, type DeterminismMode } from "./execution.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
+import type { DeterminismMode } from "./execution.ts";
 import { defaultLease, withLease, type LeaseSettings } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
-import {
-  buildBatch,
-  chooseAnswers,
-  selectTarget,
-  staleError,
-  tasksToWake,
-  validateAnswers,
-  type ResumeTarget,
-} from "./resume.ts";
-import { guardPending, InterruptCache, newRootRun, runStream, type GraphRuntime } from "./run.ts";
+import { staleError, tasksToWake, type ResumeTarget } from "./resume.ts";
+import type { GraphRuntime } from "./run.ts";
 import { parseSelectors } from "./selectors.ts";
 import {
   listInterruptsForPeople,
@@ -51,6 +36,8 @@ import {
   type InterruptListQuery,
 } from "./queue.ts";
 import { getState, getStateHistory, updateState, type StateSnapshot } from "./state.ts";
+import { recordSteering, resumeWith } from "./answer-run.ts";
+import { runRoot } from "./root-run.ts";
 import { runChild } from "./child.ts";
 
 /** Options of `StateGraph.compile`. */
@@ -189,7 +176,9 @@ export class CompiledGraph<S extends Schema> {
     const saver = this.requireSaver();
     const run = await saver.getRun(target.runId as RunId);
     if (!run) throw new NotFoundError("run", target.runId);
-    return this.resumeWith(
+    return resumeWith(
+      this,
+      (o, k) => this.execute(null, o, k),
       run.threadId,
       command,
       target,
@@ -217,7 +206,13 @@ export class CompiledGraph<S extends Schema> {
         run.runId,
         `Run ${run.runId} is ${run.status}; there is no next execution to steer.`,
       );
-    return this.recordSteering(run.threadId, target, text, options.actor ?? "anonymous");
+    return recordSteering(
+      this.requireSaver(),
+      run.threadId,
+      target,
+      text,
+      options.actor ?? "anonymous",
+    );
   }
 
   /** The current state of a thread: values, next tasks, pending interrupts, checkpoint. */
@@ -355,14 +350,22 @@ export class CompiledGraph<S extends Schema> {
     };
   }
 
-  private async execute(
+  private execute(
     input: UpdateOf<S> | ResumeCommand | null,
     options: RunOptions,
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
     if (isResumeCommand(input)) {
       this.requireSaver();
-      return this.resumeWith(this.requireThread(options), input, null, options, sink);
+      return resumeWith(
+        this,
+        (o, k) => this.execute(null, o, k),
+        this.requireThread(options),
+        input,
+        null,
+        options,
+        sink,
+      );
     }
     if (
       input !== null &&
@@ -377,283 +380,7 @@ export class CompiledGraph<S extends Schema> {
     const saver = this.checkpointer ?? new MemorySaver();
     const threadId = (options.threadId ?? `ephemeral-${randomUUID()}`) as ThreadId;
     const work = (): Promise<RunResult<StateOf<S>>> =>
-      this.runRoot(saver, durable, threadId, input, options, sink);
+      runRoot(this, saver, durable, threadId, input, options, sink);
     return durable ? withLease(saver, threadId, this.lease, work) : work();
   }
-
-  private async runRoot(
-    saver: Checkpointer,
-    durable: boolean,
-    threadId: ThreadId,
-    input: UpdateOf<S> | null,
-    options: RunOptions,
-    sink: EventSink,
-  ): Promise<RunResult<StateOf<S>>> {
-    const actor = options.actor ?? "anonymous";
-    let thread = durable ? await saver.getThread(threadId) : undefined;
-    if (durable && !thread) {
-      const now = new Date().toISOString();
-      thread = {
-        threadId,
-        tenant: options.tenant ?? null,
-        metadata: options.metadata ?? {},
-        createdAt: now,
-        updatedAt: now,
-      };
-      await saver.putThread(thread);
-    }
-    const rows = durable ? await saver.getThreadInterrupts(threadId) : [];
-    const cache = new InterruptCache(rows);
-    const head = durable ? await saver.getCheckpoint(threadId, "") : undefined;
-    const runOptions =
-      options.interruptBefore || options.interruptAfter
-        ? {
-            interruptBefore: options.interruptBefore ?? [],
-            interruptAfter: options.interruptAfter ?? [],
-          }
-        : null;
-    let run: RunRecord;
-    let streamInput: Record<string, unknown> | undefined;
-    if (input === null || input === undefined) {
-      const previous = head && !options.checkpointId ? await saver.getRun(head.runId) : undefined;
-      run = previous
-        ? { ...previous, status: "running", updatedAt: new Date().toISOString() }
-        : newRootRun(threadId, this.name, runOptions);
-      streamInput = head ? undefined : {};
-    } else {
-      await guardPending(saver, threadId, cache.pending(), options.onPending ?? "error", actor);
-      run = newRootRun(threadId, this.name, runOptions);
-      streamInput = input;
-    }
-    if (options.checkpointId && run.runId === head?.runId)
-      run = newRootRun(threadId, this.name, runOptions);
-    await saver.putRun(run);
-    const controller = linkSignal(options.signal);
-    const exec = new Execution({
-      threadId,
-      runId: run.runId,
-      stream: "",
-      namespace: [],
-      path: [],
-      graphName: this.name,
-      schema: this.runtime.shape.schema,
-      tenant: thread?.tenant ?? null,
-      saver,
-      durable,
-      determinism: this.determinism,
-      signal: controller,
-      sink,
-      steering: durable ? await saver.listSteering(threadId) : [],
-      lineage: [run.runId],
-      cache,
-      runSelectors: {
-        before: parseSelectors(run.options?.interruptBefore, 0),
-        after: parseSelectors(run.options?.interruptAfter, 0),
-      },
-    });
-    const { outcome, state } = await runStream({
-      graph: this.runtime,
-      exec,
-      selectors: this.selectorsFor(run, 0),
-      cache,
-      input: streamInput,
-      fromCheckpointId: options.checkpointId as CheckpointId | undefined,
-      run,
-    });
-    const pending =
-      outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
-    const result: RunResult<StateOf<S>> = {
-      threadId,
-      runId: run.runId,
-      status: outcome.status,
-      values: state.values as StateOf<S>,
-      interrupts: pending.map(toPublicInterrupt),
-      checkpointId: durable ? state.head.id : null,
-    };
-    if (outcome.status === "error") {
-      const err = outcome.error;
-      result.error = {
-        name: err instanceof Error ? err.name : "Error",
-        message: err instanceof Error ? err.message : String(err),
-        ...(err && typeof err === "object" && "code" in err && typeof err.code === "string"
-          ? { code: err.code }
-          : {}),
-        ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
-      };
-    }
-    return result;
-  }
-
-  private async resumeWith(
-    threadId: ThreadId,
-    command: ResumeCommand,
-    target: ResumeTarget | null,
-    options: RunOptions,
-    sink: EventSink,
-  ): Promise<RunResult<StateOf<S>>> {
-    const saver = this.requireSaver();
-    const actor = command.options.actor ?? options.actor ?? "anonymous";
-    const requestId = command.options.requestId;
-    if (requestId !== undefined) {
-      // A retried request returns what the first one produced, without a second application.
-      const seen = await saver.getRequestResult(requestId);
-      if (seen?.result !== undefined && seen.result !== null)
-        return seen.result as RunResult<StateOf<S>>;
-      if (seen)
-        return this.finishRequest(
-          requestId,
-          this.execute(null, { ...options, threadId, actor }, sink),
-        );
-    }
-    const pendingAll = await saver.getThreadInterrupts(threadId, "pending");
-    let expectedHead: { stream: string; checkpointId: CheckpointId } | null = null;
-    if (target) {
-      const run = await saver.getRun(target.runId as RunId);
-      if (!run || run.threadId !== threadId) throw new NotFoundError("run", target.runId);
-      if (run.status === "done" || run.status === "cancelled" || run.status === "error")
-        throw await staleError(saver, threadId, run.runId, `Run ${run.runId} is ${run.status}.`);
-      if (target.expectedCheckpointId !== undefined) {
-        const head = await saver.getCheckpoint(threadId, run.stream);
-        if (head?.id !== target.expectedCheckpointId)
-          throw await staleError(
-            saver,
-            threadId,
-            run.runId,
-            `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`,
-          );
-        expectedHead = { stream: run.stream, checkpointId: head.id };
-      }
-    }
-    const inScope = selectTarget(pendingAll, target);
-    const chosen = await chooseAnswers(saver, threadId, command, inScope, pendingAll, target);
-    // Parent resume: child interrupts below the target run follow the pendingChildren policy.
-    const cancel: StoredInterrupt[] = [];
-    const policy = command.options.pendingChildren ?? "keep";
-    if (target && policy !== "keep") {
-      const children = pendingAll.filter(
-        (i) =>
-          i.runId !== target.runId &&
-          i.path.some((p) => p.runId === target.runId) &&
-          !chosen.has(i),
-      );
-      for (const child of children) {
-        if (policy === "cancel") cancel.push(child);
-        else chosen.set(child, policy.resolve);
-      }
-    }
-    validateAnswers(chosen);
-    const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
-    const outcome = await saver.answerInterrupts(
-      buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
-    );
-    if (!outcome.ok) {
-      if (outcome.reason === "duplicate") {
-        if (outcome.result !== null && outcome.result !== undefined)
-          return outcome.result as RunResult<StateOf<S>>;
-      } else if (outcome.reason === "head_moved") {
-        throw await staleError(
-          saver,
-          threadId,
-          target?.runId ?? null,
-          "The head moved while answering.",
-        );
-      } else {
-        throw await staleError(
-          saver,
-          threadId,
-          target?.runId ?? null,
-          `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`,
-        );
-      }
-    }
-    if (outcome.ok) {
-      for (const runId of new Set(cancel.map((c) => c.runId))) {
-        const run = await saver.getRun(runId);
-        if (run)
-          await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
-      }
-      if (command.options.steering !== undefined) {
-        const first = [...chosen.keys()][0];
-        const scope: ResumeTarget = target ?? {
-          runId: first?.runId ?? "",
-          namespace: first?.namespace ?? [],
-          ...(first ? { taskId: first.taskId } : {}),
-        };
-        await this.recordSteering(
-          threadId,
-          { ...scope, ...(first && !target?.interruptId ? {} : {}) },
-          command.options.steering,
-          actor,
-          first?.id,
-        );
-      }
-    }
-    const continued = this.execute(null, { ...options, threadId, actor }, sink);
-    return requestId === undefined ? continued : this.finishRequest(requestId, continued);
-  }
-
-  /** Stores a request's outcome so that a duplicate of it returns the same result. */
-  private async finishRequest(
-    requestId: string,
-    running: Promise<RunResult<StateOf<S>>>,
-  ): Promise<RunResult<StateOf<S>>> {
-    const result = await running;
-    await this.requireSaver().putRequestResult(requestId, result);
-    return result;
-  }
-
-  private async recordSteering(
-    threadId: ThreadId,
-    target: ResumeTarget,
-    text: string,
-    actor: string,
-    interruptId?: string,
-  ): Promise<SteeringRecord> {
-    const saver = this.requireSaver();
-    if (typeof text !== "string" || text.trim() === "")
-      throw new InvalidInputError("Steering text must be a non-empty string.");
-    const run = await saver.getRun(target.runId as RunId);
-    const head = await saver.getCheckpoint(threadId, run?.stream ?? "");
-    const record: SteeringRecord = {
-      id: `s_${randomUUID()}`,
-      threadId,
-      runId: target.runId as RunId,
-      ...(target.taskId !== undefined
-        ? { taskId: target.taskId as SteeringRecord["taskId"] & string }
-        : {}),
-      ...(target.interruptId !== undefined || interruptId !== undefined
-        ? {
-            interruptId: (target.interruptId ?? interruptId) as NonNullable<
-              SteeringRecord["interruptId"]
-            >,
-          }
-        : {}),
-      namespace: [...target.namespace],
-      text,
-      actor,
-      checkpointId: head?.id ?? null,
-      createdAt: new Date().toISOString(),
-    };
-    await saver.appendSteering(record);
-    await saver.appendAudit({
-      id: `a_${randomUUID()}`,
-      threadId,
-      runId: record.runId,
-      ...(record.interruptId ? { interruptId: record.interruptId } : {}),
-      action: "steer",
-      actor,
-      data: { steeringId: record.id, text },
-      createdAt: record.createdAt,
-    });
-    return record;
-  }
 }
-
-/** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
-const NEVER_ABORTED = new AbortController().signal;
-
-function linkSignal(signal: AbortSignal | undefined): AbortSignal {
-  return signal ?? NEVER_ABORTED;
-}
-
-export { StaleTargetError };

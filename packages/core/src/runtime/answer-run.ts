@@ -1,0 +1,192 @@
+/**
+ * Answering pending interrupts and continuing the run: request-id dedupe, targeting, the
+ * pendingChildren policy, schema checks, the atomic answer, steering, then the continued run.
+ */
+import { randomUUID } from "node:crypto";
+import type { Schema, StateOf } from "../channels.ts";
+import type { Checkpointer, StoredInterrupt } from "../checkpoint/types.ts";
+import { InvalidInputError, NotFoundError } from "../errors.ts";
+import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
+import type { ResumeCommand } from "../graph/command.ts";
+import type { RunResult, SteeringRecord } from "../types.ts";
+import type { CompiledGraph, RunOptions } from "./compiled.ts";
+import type { EventSink } from "./events.ts";
+import {
+  buildBatch,
+  chooseAnswers,
+  selectTarget,
+  staleError,
+  tasksToWake,
+  validateAnswers,
+  type ResumeTarget,
+} from "./resume.ts";
+
+/**
+ * Applies a resume command to a thread (optionally narrowed to a target) and continues the run
+ * through `continueRun`.
+ *
+ * @throws StaleTargetError, NoMatchingTargetError, AmbiguousResumeError, InvalidAnswerError.
+ */
+export async function resumeWith<S extends Schema>(
+  graph: CompiledGraph<S>,
+  continueRun: (options: RunOptions, sink: EventSink) => Promise<RunResult<StateOf<S>>>,
+  threadId: ThreadId,
+  command: ResumeCommand,
+  target: ResumeTarget | null,
+  options: RunOptions,
+  sink: EventSink,
+): Promise<RunResult<StateOf<S>>> {
+  const saver = graph.checkpointer as Checkpointer;
+  const actor = command.options.actor ?? options.actor ?? "anonymous";
+  const requestId = command.options.requestId;
+  if (requestId !== undefined) {
+    // A retried request returns what the first one produced, without a second application.
+    const seen = await saver.getRequestResult(requestId);
+    if (seen?.result !== undefined && seen.result !== null)
+      return seen.result as RunResult<StateOf<S>>;
+    if (seen)
+      return finishRequest(saver, requestId, continueRun({ ...options, threadId, actor }, sink));
+  }
+  const pendingAll = await saver.getThreadInterrupts(threadId, "pending");
+  let expectedHead: { stream: string; checkpointId: CheckpointId } | null = null;
+  if (target) {
+    const run = await saver.getRun(target.runId as RunId);
+    if (!run || run.threadId !== threadId) throw new NotFoundError("run", target.runId);
+    if (run.status === "done" || run.status === "cancelled" || run.status === "error")
+      throw await staleError(saver, threadId, run.runId, `Run ${run.runId} is ${run.status}.`);
+    if (target.expectedCheckpointId !== undefined) {
+      const head = await saver.getCheckpoint(threadId, run.stream);
+      if (head?.id !== target.expectedCheckpointId)
+        throw await staleError(
+          saver,
+          threadId,
+          run.runId,
+          `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`,
+        );
+      expectedHead = { stream: run.stream, checkpointId: head.id };
+    }
+  }
+  const inScope = selectTarget(pendingAll, target);
+  const chosen = await chooseAnswers(saver, threadId, command, inScope, pendingAll, target);
+  // Parent resume: child interrupts below the target run follow the pendingChildren policy.
+  const cancel: StoredInterrupt[] = [];
+  const policy = command.options.pendingChildren ?? "keep";
+  if (target && policy !== "keep") {
+    const children = pendingAll.filter(
+      (i) =>
+        i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i),
+    );
+    for (const child of children) {
+      if (policy === "cancel") cancel.push(child);
+      else chosen.set(child, policy.resolve);
+    }
+  }
+  validateAnswers(chosen);
+  const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
+  const outcome = await saver.answerInterrupts(
+    buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
+  );
+  if (!outcome.ok) {
+    if (outcome.reason === "duplicate") {
+      if (outcome.result !== null && outcome.result !== undefined)
+        return outcome.result as RunResult<StateOf<S>>;
+    } else if (outcome.reason === "head_moved") {
+      throw await staleError(
+        saver,
+        threadId,
+        target?.runId ?? null,
+        "The head moved while answering.",
+      );
+    } else {
+      throw await staleError(
+        saver,
+        threadId,
+        target?.runId ?? null,
+        `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`,
+      );
+    }
+  }
+  if (outcome.ok) {
+    for (const runId of new Set(cancel.map((c) => c.runId))) {
+      const run = await saver.getRun(runId);
+      if (run)
+        await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
+    }
+    if (command.options.steering !== undefined) {
+      const first = [...chosen.keys()][0];
+      const scope: ResumeTarget = target ?? {
+        runId: first?.runId ?? "",
+        namespace: first?.namespace ?? [],
+        ...(first ? { taskId: first.taskId } : {}),
+      };
+      await recordSteering(
+        saver,
+        threadId,
+        { ...scope, ...(first && !target?.interruptId ? {} : {}) },
+        command.options.steering,
+        actor,
+        first?.id,
+      );
+    }
+  }
+  const continued = continueRun({ ...options, threadId, actor }, sink);
+  return requestId === undefined ? continued : finishRequest(saver, requestId, continued);
+}
+
+/** Stores a request's outcome so that a duplicate of it returns the same result. */
+async function finishRequest<T>(
+  saver: Checkpointer,
+  requestId: string,
+  running: Promise<T>,
+): Promise<T> {
+  const result = await running;
+  await saver.putRequestResult(requestId, result);
+  return result;
+}
+
+/** Records a steering instruction (and its audit line) for a target. */
+export async function recordSteering(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  target: ResumeTarget,
+  text: string,
+  actor: string,
+  interruptId?: string,
+): Promise<SteeringRecord> {
+  if (typeof text !== "string" || text.trim() === "")
+    throw new InvalidInputError("Steering text must be a non-empty string.");
+  const run = await saver.getRun(target.runId as RunId);
+  const head = await saver.getCheckpoint(threadId, run?.stream ?? "");
+  const record: SteeringRecord = {
+    id: `s_${randomUUID()}`,
+    threadId,
+    runId: target.runId as RunId,
+    ...(target.taskId !== undefined
+      ? { taskId: target.taskId as SteeringRecord["taskId"] & string }
+      : {}),
+    ...(target.interruptId !== undefined || interruptId !== undefined
+      ? {
+          interruptId: (target.interruptId ?? interruptId) as NonNullable<
+            SteeringRecord["interruptId"]
+          >,
+        }
+      : {}),
+    namespace: [...target.namespace],
+    text,
+    actor,
+    checkpointId: head?.id ?? null,
+    createdAt: new Date().toISOString(),
+  };
+  await saver.appendSteering(record);
+  await saver.appendAudit({
+    id: `a_${randomUUID()}`,
+    threadId,
+    runId: record.runId,
+    ...(record.interruptId ? { interruptId: record.interruptId } : {}),
+    action: "steer",
+    actor,
+    data: { steeringId: record.id, text },
+    createdAt: record.createdAt,
+  });
+  return record;
+}
