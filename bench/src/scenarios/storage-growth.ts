@@ -322,6 +322,8 @@ export const storageGrowth: Scenario = {
     'checkpoint committed; LangGraph.js runs with `durability: "sync"` here so that its checkpoint has landed too). The peer is measured twice: with its ' +
     "default reducer channel (`Annotation({ reducer })`), and with `DeltaChannel`, the beta channel of @langchain/langgraph 1.x that stores writes instead of the " +
     "whole list, and writes a full snapshot every 100 updates by default (so steps 100 and 200 are snapshot steps; the mean over steps 101–200 amortizes it). " +
-    "Messages are pseudo-random text, so Postgres TOAST compression does not shrink them. The last row reads the final state back (`getState`), which for delta storage means rebuilding the list.",
+    "Messages are pseudo-random text, so Postgres TOAST compression does not shrink them. The last row reads the final state back (`getState`): " +
+    "Rein rebuilds the list from its 200 delta rows (one recursive query), while the peer's default reducer keeps the whole list in the newest " +
+    "checkpoint and parses one blob, so reading back is where delta storage pays.",
   run,
 };

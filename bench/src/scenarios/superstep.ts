@@ -69,7 +69,7 @@ function peerChain(withSaver: boolean): Invoke {
 }
 
 const REPS = {
-  full: { warmup: 300, reps: 2000 },
+  full: { warmup: 200, reps: 1000 },
   quick: { warmup: 20, reps: 100 },
   tiny: { warmup: 1, reps: 3 },
 };
