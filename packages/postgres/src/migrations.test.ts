@@ -145,3 +145,21 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     );
   });
 });
+
+describe.skipIf(!probe.available)("Postgres schema", () => {
+  it("keeps leases in an unlogged table (no WAL flush per lease)", async () => {
+    const schema = testSchemaName();
+    const shared = new pg.Pool({ connectionString: probe.url });
+    try {
+      await migrate(shared, schema);
+      const row = await shared.query<{ relpersistence: string }>(
+        "SELECT c.relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'leases'",
+        [schema],
+      );
+      expect(row.rows[0]?.relpersistence).toBe("u");
+    } finally {
+      await shared.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await shared.end();
+    }
+  });
+});

@@ -155,6 +155,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "unlogged leases",
+    // A lease is worth nothing after a server crash (its owner is gone too), so it needs no WAL:
+    // taking and releasing one then costs no disk flush, two fewer per run.
+    sql: (s) => `ALTER TABLE ${s}.leases SET UNLOGGED`,
+  },
 ];
 
 /** The newest schema version this code knows. */
