@@ -9,6 +9,7 @@ import { pausedThreads } from "./scenarios/paused-threads.ts";
 import { pauseResume } from "./scenarios/pause-resume.ts";
 import { message, storageGrowth } from "./scenarios/storage-growth.ts";
 import { CHAIN_LENGTH, superstep } from "./scenarios/superstep.ts";
+import { targetedResume } from "./scenarios/targeted-resume.ts";
 
 // Every scenario in its tiny configuration: the two systems must agree on the final state, and
 // the counters must be exactly what the scenario predicts. No timing is asserted.
@@ -81,6 +82,23 @@ describe("parallel-interrupts", () => {
         out: Array.from({ length: Number(k) }, (_, i) => i * 10),
       });
       expect(c.counters).toMatchObject({ reinBodies, peerBodies, reinReruns: Number(k) });
+    }
+  });
+});
+
+describe("targeted-resume", () => {
+  it("a targeted answer runs one sub-agent on Rein and every paused sibling sub-agent on LangGraph.js", async () => {
+    const out = await targetedResume.run(ctx());
+    // Tiny: fleets of 3 and 11 sub-agents, 2 single answers each. LangGraph.js re-runs every
+    // still-paused sub-agent on each answer: 3 + 2 = 5 and 11 + 10 = 21.
+    for (const [n, peerReruns] of [
+      [3, 5],
+      [11, 21],
+    ] as const) {
+      const c = check(out, `${n - 1} paused siblings`);
+      expect(c.rein).toEqual(Array.from({ length: n }, (_, i) => i * 10 + 1));
+      expect(c.peer).toEqual(c.rein);
+      expect(c.counters).toEqual({ reinReruns: 2, peerReruns, answers: 2 });
     }
   });
 });

@@ -7,12 +7,14 @@ import { pauseResume } from "./pause-resume.ts";
 import { pausedThreads } from "./paused-threads.ts";
 import { storageGrowth } from "./storage-growth.ts";
 import { superstep } from "./superstep.ts";
+import { targetedResume } from "./targeted-resume.ts";
 
 /** All scenarios, in order. */
 export const SCENARIOS: readonly Scenario[] = [
   superstep,
   pauseResume,
   parallelInterrupts,
+  targetedResume,
   storageGrowth,
   pausedThreads,
 ];
