@@ -23,6 +23,7 @@ import {
   type Scenario,
   type ScenarioContext,
   type ScenarioOutput,
+  type Size,
   type VariantCheck,
 } from "../harness/scenario.ts";
 import { peerInterrupts, peerThread } from "../harness/peer.ts";
@@ -169,11 +170,11 @@ async function drive(fleet: Fleet, n: number, answers: number, label: string): P
   return { samples, reruns, final: fleet.final() };
 }
 
-const SIZES = {
+const SIZES: Record<Size, { fleets: readonly number[]; answers: number }> = {
   full: { fleets: [11, 1001], answers: 5 },
   quick: { fleets: [11, 101], answers: 3 },
   tiny: { fleets: [3, 11], answers: 2 },
-} as const;
+};
 
 /** Scenario: one targeted resume at 10 vs 1,000 pending siblings. */
 export const targetedResume: Scenario = {
