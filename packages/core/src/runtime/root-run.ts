@@ -95,6 +95,7 @@ export async function runRoot<S extends Schema>(
     cache,
     input: streamInput,
     fromCheckpointId: options.checkpointId as CheckpointId | undefined,
+    head,
     run,
   });
   const pending =

@@ -84,6 +84,8 @@ export interface StreamRunInput {
   input: Record<string, unknown> | undefined;
   /** Start from this checkpoint instead of the head (fork / replay). */
   fromCheckpointId?: CheckpointId | undefined;
+  /** The stream's head when the caller already read it (saves a round trip). */
+  head?: CheckpointRecord | undefined;
   /** The run row to keep up to date. */
   run: RunRecord;
 }
@@ -101,7 +103,10 @@ export interface StreamRunOutcome {
 export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome> {
   const { exec, graph } = input;
   const saver = exec.saver;
-  let head = await saver.getCheckpoint(exec.threadId, exec.stream, input.fromCheckpointId);
+  let head =
+    input.head && !input.fromCheckpointId
+      ? input.head
+      : await saver.getCheckpoint(exec.threadId, exec.stream, input.fromCheckpointId);
   if (input.fromCheckpointId && !head)
     throw new InvalidInputError(
       `Checkpoint ${input.fromCheckpointId} does not exist on this thread.`,
