@@ -103,3 +103,32 @@ describe.skipIf(!probe.available)(
     });
   },
 );
+
+describe.skipIf(!probe.available)("PostgresSaver and a server that drops connections", () => {
+  it("survives the server terminating its idle connections, and keeps working", async () => {
+    const schema = testSchemaName();
+    const dropped: Error[] = [];
+    const saver = await PostgresSaver.connect({
+      connectionString: probe.url,
+      schema,
+      onIdleError: (e) => dropped.push(e),
+    });
+    const admin = new pg.Pool({ connectionString: probe.url });
+    try {
+      await saver.getThread(threadId("t"));
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle' AND query LIKE $1",
+        [`%${schema}%`],
+      );
+      const deadline = Date.now() + 5000;
+      while (dropped.length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(dropped.length).toBeGreaterThan(0);
+      expect(await saver.getThread(threadId("t"))).toBeUndefined();
+    } finally {
+      await saver.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+});

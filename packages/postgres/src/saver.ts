@@ -50,6 +50,11 @@ export type PostgresSaverOptions = (
   schema?: string;
   /** How values are encoded; defaults to the JSON serializer with tagged types. */
   serializer?: Serializer;
+  /**
+   * Told when the server closes an idle connection of the pool the saver owns (the connection is
+   * dropped and replaced on next use). Default: ignored.
+   */
+  onIdleError?: (error: Error) => void;
 };
 
 /**
@@ -87,6 +92,10 @@ export class PostgresSaver implements Checkpointer {
     this.#s = quoteSchema(this.schema);
     this.#ownsPool = options.pool === undefined;
     this.pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+    // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend)
+    // emits 'error' on the pool; unheard, that kills the process. The pool drops the client and
+    // the next query opens a new one, so the event only needs a listener.
+    if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
     this.#codec = new RowCodec(this.serializer);
   }
