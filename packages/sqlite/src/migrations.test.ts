@@ -76,6 +76,38 @@ describe("SQLite migrations", () => {
     reopened.close();
   });
 
+  it("a version-1 file is upgraded to rowid blobs, keeping every stored value", async () => {
+    const path = join(dir, "v1.db");
+    const db = new Database(path);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version === 1),
+    );
+    db.close();
+    // No saver stops at version 1, so the rows of a v1 file go in with plain SQL.
+    const raw = new Database(path);
+    raw
+      .prepare("INSERT INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run("t1", "", "log", "v1", "full", null, JSON.stringify(["a"]));
+    raw
+      .prepare("INSERT INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run("t1", "", "log", "v2~1", "delta", "v1", JSON.stringify(["b"]));
+    raw.close();
+    const saver = new SqliteSaver({ path });
+    try {
+      expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+      const table = saver.db
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'blobs'")
+        .get() as { sql: string };
+      expect(table.sql).not.toMatch(/WITHOUT ROWID/i);
+      expect(await saver.getChannelValues(threadId("t1"), "", { log: "v2~1" })).toEqual({
+        log: ["a", "b"],
+      });
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("a failing migration rolls back entirely and leaves the previous version", () => {
     const db = new Database(join(dir, "fail.db"));
     migrate(db, [notes]);

@@ -151,6 +151,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: "rowid tables for large values",
+    // A WITHOUT ROWID table keeps only about 1 KB of a row in its page and spills the rest to an
+    // overflow page of its own, so every 1 KB message cost a nearly empty 4 KB page. Rowid tables
+    // spill only past ~4 KB. Rows are copied as they are.
+    sql: `
+      CREATE TABLE blobs_rowid (
+        thread_id TEXT NOT NULL,
+        stream    TEXT NOT NULL,
+        channel   TEXT NOT NULL,
+        version   TEXT NOT NULL,
+        kind      TEXT NOT NULL CHECK (kind IN ('full', 'delta')),
+        prev      TEXT,
+        value     TEXT NOT NULL,
+        PRIMARY KEY (thread_id, stream, channel, version)
+      );
+      INSERT INTO blobs_rowid SELECT thread_id, stream, channel, version, kind, prev, value FROM blobs;
+      DROP TABLE blobs;
+      ALTER TABLE blobs_rowid RENAME TO blobs;
+
+      CREATE TABLE requests_rowid (
+        request_id TEXT PRIMARY KEY,
+        thread_id  TEXT,
+        result     TEXT
+      );
+      INSERT INTO requests_rowid SELECT request_id, thread_id, result FROM requests;
+      DROP TABLE requests;
+      ALTER TABLE requests_rowid RENAME TO requests;
+      CREATE INDEX requests_by_thread ON requests (thread_id);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */
