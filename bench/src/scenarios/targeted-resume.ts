@@ -179,7 +179,7 @@ const SIZES: Record<Size, { fleets: readonly number[]; answers: number }> = {
 /** Scenario: one targeted resume at 10 vs 1,000 pending siblings. */
 export const targetedResume: Scenario = {
   name: "targeted-resume",
-  title: "Targeted resume of one sub-agent among many",
+  title: "3b. Targeted resume of one sub-agent among many",
   description:
     "A supervisor fans out N sub-agents (compiled subgraphs, one per Send), each pausing on an approval, in memory. One sub-agent at a time is answered: Rein with `resumeTargeted({ runId, namespace })`, LangGraph.js (which has no targeted resume) with an answer by interrupt id. Timed: one answer while N−1 siblings stay paused. Counted: approval-node bodies run by those answers. Then all remaining sub-agents are answered in one command and both final states are compared.",
   async run(ctx: ScenarioContext): Promise<ScenarioOutput> {
