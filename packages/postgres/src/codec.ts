@@ -4,7 +4,6 @@
  * statuses, timestamps) are plain columns beside the encoded record.
  */
 import {
-  CheckpointConflictError,
   NotFoundError,
   type ChannelBlob,
   type CheckpointId,
@@ -17,7 +16,7 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { rebuildChannelValue } from "./paging.ts";
+import { rebuildChannelValue } from "@rein/core/store";
 
 /** A row of `threads`. */
 export interface ThreadRow {
@@ -212,22 +211,4 @@ export class RowCodec {
 
 function push<T>(arrays: T[][], values: T[]): void {
   values.forEach((value, i) => arrays[i]?.push(value));
-}
-
-/** The error of a lost compare-and-set on a stream head. */
-export function conflictError(
-  checkpoint: CheckpointRecord,
-  expected: CheckpointId | null,
-  head: CheckpointId | null,
-): CheckpointConflictError {
-  return new CheckpointConflictError(
-    `Commit of checkpoint ${checkpoint.id} on thread ${checkpoint.threadId} expected head ${expected ?? "(empty)"} but the head is ${head ?? "(empty)"}.`,
-    {
-      threadId: checkpoint.threadId,
-      stream: checkpoint.stream,
-      checkpointId: checkpoint.id,
-      expectedHeadId: expected,
-      headCheckpointId: head,
-    },
-  );
 }

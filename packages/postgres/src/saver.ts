@@ -31,14 +31,19 @@ import {
 import { applyAnswers } from "./answers.ts";
 import {
   RowCodec,
-  conflictError,
   type ChainRow,
   type CheckpointRow,
   type InterruptRow,
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
-import { decodeCursor, decodeSeqCursor, encodeCursor, pageLimit } from "./paging.ts";
+import {
+  conflictError,
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  pageLimit,
+} from "@rein/core/store";
 import { auditQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import { statementsFor, type Named, type Statements } from "./statements.ts";
 

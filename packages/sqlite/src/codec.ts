@@ -4,7 +4,6 @@
  * plain columns beside the encoded record.
  */
 import {
-  CheckpointConflictError,
   NotFoundError,
   type ChannelBlob,
   type CheckpointId,
@@ -17,7 +16,7 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { rebuildChannelValue } from "./paging.ts";
+import { rebuildChannelValue } from "@rein/core/store";
 import type {
   BlobValues,
   ChainRow,
@@ -183,22 +182,4 @@ export class RowCodec {
     }
     return out;
   }
-}
-
-/** The error of a lost compare-and-set on a stream head. */
-export function conflictError(
-  checkpoint: CheckpointRecord,
-  expected: CheckpointId | null,
-  head: CheckpointId | null,
-): CheckpointConflictError {
-  return new CheckpointConflictError(
-    `Commit of checkpoint ${checkpoint.id} on thread ${checkpoint.threadId} expected head ${expected ?? "(empty)"} but the head is ${head ?? "(empty)"}.`,
-    {
-      threadId: checkpoint.threadId,
-      stream: checkpoint.stream,
-      checkpointId: checkpoint.id,
-      expectedHeadId: expected,
-      headCheckpointId: head,
-    },
-  );
 }

@@ -31,9 +31,16 @@ import {
   type ThreadRecord,
 } from "@rein/core";
 import { applyAnswers } from "./answers.ts";
-import { RowCodec, conflictError } from "./codec.ts";
+import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
-import { decodeCursor, decodeSeqCursor, encodeCursor, pageLimit } from "./paging.ts";
+import {
+  conflictError,
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  pageLimit,
+  settle,
+} from "@rein/core/store";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 
@@ -508,14 +515,6 @@ export class SqliteSaver implements Checkpointer {
       if (this.db.open) this.db.close();
     });
   }
-}
-
-/**
- * Runs a synchronous database operation as a promise: better-sqlite3 is synchronous, and a
- * throw (conflict, constraint, serializer refusal) must reach the caller as a rejection.
- */
-function settle<T>(operation: () => T): Promise<T> {
-  return new Promise<T>((resolve) => resolve(operation()));
 }
 
 function isConstraint(error: unknown): boolean {

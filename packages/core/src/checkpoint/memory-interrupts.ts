@@ -5,7 +5,7 @@
 import type { InterruptId, RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
 import type { InterruptStatus } from "../types.ts";
-import { compareOldestFirst, keysetPage, pageLimit } from "./memory-support.ts";
+import { compareOldestFirst, keysetPage, pageLimit } from "./store-kit.ts";
 import type { InterruptPage, InterruptQuery, StoredInterrupt } from "./types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */

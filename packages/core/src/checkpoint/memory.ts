@@ -22,7 +22,7 @@ import {
   pageLimit,
   rebuildChannelValue,
   settle,
-} from "./memory-support.ts";
+} from "./store-kit.ts";
 import type {
   AnswerBatch,
   AnswerOutcome,

@@ -1,6 +1,7 @@
 /**
- * Helpers of {@link MemorySaver}: page sizes, keyset cursors, delta-chain rebuilding, sorted-id
- * search and the sync-to-promise bridge. Kept out of `memory.ts` so the saver reads as storage.
+ * Helpers for stores: page sizes, keyset cursors, delta-chain rebuilding, the error of a lost
+ * compare-and-set, sorted-id search and the sync-to-promise bridge. MemorySaver uses them all;
+ * the SQLite and Postgres savers take theirs through `@rein/core/store`.
  */
 import { CheckpointConflictError, InvalidInputError } from "../errors.ts";
 import type { CheckpointId } from "../ids.ts";
@@ -55,6 +56,20 @@ export function decodeCursor(cursor: string | null | undefined): [string, string
     // Fall through to the error below.
   }
   throw new InvalidInputError(`Invalid cursor ${JSON.stringify(cursor)}.`, { cursor });
+}
+
+/**
+ * A sequence cursor (audit log): the last sequence number seen.
+ *
+ * @throws {InvalidInputError} for a cursor this store did not make.
+ */
+export function decodeSeqCursor(cursor: string | null | undefined): number {
+  if (!cursor) return 0;
+  const seq = Number(cursor);
+  if (!Number.isSafeInteger(seq) || seq < 0) {
+    throw new InvalidInputError(`Invalid cursor ${JSON.stringify(cursor)}.`, { cursor });
+  }
+  return seq;
 }
 
 /** Rows of a newest-first keyset page: sorted, cut after the cursor, `limit` long. */

@@ -1,0 +1,15 @@
+/**
+ * `@rein/core/store`: helpers for writing a checkpointer, shared by Rein's own stores so every
+ * backend pages, encodes cursors, rebuilds delta chains and reports lost races the same way.
+ *
+ * @module
+ */
+export {
+  conflictError,
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  pageLimit,
+  rebuildChannelValue,
+  settle,
+} from "./checkpoint/store-kit.ts";
