@@ -4,6 +4,7 @@
  */
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { Checkpointer, RunRecord } from "../checkpoint/types.ts";
+import { MissingCheckpointerError } from "../errors.ts";
 import type { CheckpointId, ThreadId } from "../ids.ts";
 import type { RunResult } from "../types.ts";
 import type { CompiledGraph, RunOptions } from "./compiled.ts";
@@ -98,6 +99,10 @@ export async function runRoot<S extends Schema>(
     head,
     run,
   });
+  // Without a checkpointer nothing was recorded, and a pause cannot be: asking for one is a
+  // configuration error of the caller, raised as such rather than returned as a failed run.
+  if (!durable && outcome.status === "error" && outcome.error instanceof MissingCheckpointerError)
+    throw outcome.error;
   const pending =
     outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
   const result: RunResult<StateOf<S>> = {

@@ -198,9 +198,7 @@ describe("supersteps", () => {
         ctx.interrupt("?");
       })
       .addEdge(START, "ask");
-    const result = await graph.compile().invoke({});
-    expect(result.status).toBe("error");
-    expect(result.error?.code).toBe(new MissingCheckpointerError().code);
+    await expect(graph.compile().invoke({})).rejects.toBeInstanceOf(MissingCheckpointerError);
     await expect(
       graph.compile({ checkpointer: new MemorySaver() }).invoke({}),
     ).rejects.toBeInstanceOf(MissingThreadIdError);
