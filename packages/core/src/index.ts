@@ -37,3 +37,18 @@ export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.t
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";
+export { agent } from "./prebuilt/agent.ts";
+export type { AgentOptions } from "./prebuilt/agent.ts";
+export { pendingToolCalls } from "./prebuilt/messages.ts";
+export type { Message, Model, ToolCall, ToolStatus } from "./prebuilt/messages.ts";
+export { messagesChannel, tool, toolDecisionSchema, toolNode } from "./prebuilt/tool-node.ts";
+export type {
+  AnyTool,
+  ApprovalPolicy,
+  MessagesSchema,
+  Tool,
+  ToolContext,
+  ToolDecision,
+  ToolDecisionRequest,
+  ToolNodeOptions,
+} from "./prebuilt/tool-node.ts";
