@@ -5,6 +5,7 @@
  * @module
  */
 export {
+  channelValuesFromChains,
   conflictError,
   decodeCursor,
   decodeSeqCursor,
@@ -13,3 +14,4 @@ export {
   rebuildChannelValue,
   settle,
 } from "./checkpoint/store-kit.ts";
+export type { ChainLink } from "./checkpoint/store-kit.ts";

@@ -4,7 +4,6 @@
  * plain columns beside the encoded record.
  */
 import {
-  NotFoundError,
   type ChannelBlob,
   type CheckpointId,
   type CheckpointRecord,
@@ -16,7 +15,7 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { rebuildChannelValue } from "@rein/core/store";
+import { channelValuesFromChains } from "@rein/core/store";
 import type {
   BlobValues,
   ChainRow,
@@ -161,25 +160,6 @@ export class RowCodec {
    * @throws {NotFoundError} when a version or a link of its chain is missing.
    */
   channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
-    const chains = new Map<string, ChainRow[]>();
-    for (const row of rows) {
-      let chain = chains.get(row.channel);
-      if (!chain) chains.set(row.channel, (chain = []));
-      chain.push(row);
-    }
-    const out: Record<string, unknown> = {};
-    for (const [channel, version] of wanted) {
-      const chain = chains.get(channel);
-      const base = chain?.[0];
-      // The deepest link must end the chain: a full blob, or a delta with nothing before it.
-      if (!chain || !base || (base.kind === "delta" && base.prev !== null)) {
-        throw new NotFoundError("Channel version", `${channel}@${base?.prev ?? version}`);
-      }
-      out[channel] = rebuildChannelValue(
-        channel,
-        chain.map((link) => ({ kind: link.kind, value: this.de(link.value) })),
-      );
-    }
-    return out;
+    return channelValuesFromChains(wanted, rows, (text) => this.de(text));
   }
 }

@@ -3,7 +3,7 @@
  * compare-and-set, sorted-id search and the sync-to-promise bridge. MemorySaver uses them all;
  * the SQLite and Postgres savers take theirs through `@rein/core/store`.
  */
-import { CheckpointConflictError, InvalidInputError } from "../errors.ts";
+import { CheckpointConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { CheckpointId } from "../ids.ts";
 import type { CheckpointRecord } from "./types.ts";
 
@@ -155,4 +155,45 @@ export function conflictError(
  */
 export function settle<T>(operation: () => T): Promise<T> {
   return new Promise<T>((resolve) => resolve(operation()));
+}
+
+/** One link of a delta chain as a store reads it: the channel, its kind, its `prev`, its text. */
+export interface ChainLink {
+  channel: string;
+  kind: "full" | "delta";
+  prev: string | null;
+  value: string;
+}
+
+/**
+ * Rebuilds each wanted channel from the links a chain query returned (per channel, deepest link
+ * first), decoding values with `decode`.
+ *
+ * @throws {NotFoundError} when a version or a link of its chain is missing.
+ */
+export function channelValuesFromChains(
+  wanted: readonly [channel: string, version: string][],
+  links: readonly ChainLink[],
+  decode: (text: string) => unknown,
+): Record<string, unknown> {
+  const chains = new Map<string, ChainLink[]>();
+  for (const link of links) {
+    let chain = chains.get(link.channel);
+    if (!chain) chains.set(link.channel, (chain = []));
+    chain.push(link);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [channel, version] of wanted) {
+    const chain = chains.get(channel);
+    const base = chain?.[0];
+    // The deepest link must end the chain: a full blob, or a delta with nothing before it.
+    if (!chain || !base || (base.kind === "delta" && base.prev !== null)) {
+      throw new NotFoundError("Channel version", `${channel}@${base?.prev ?? version}`);
+    }
+    out[channel] = rebuildChannelValue(
+      channel,
+      chain.map((link) => ({ kind: link.kind, value: decode(link.value) })),
+    );
+  }
+  return out;
 }

@@ -61,14 +61,7 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
   const nodeInput = task.trigger.startsWith("send:") ? task.arg : input.values;
   const policy = spec.options.retry;
   const maxAttempts = policy ? Math.max(1, policy.maxAttempts ?? 3) : 1;
-  if (exec.sink.wants("tasks"))
-    exec.sink.push({
-      type: "tasks",
-      namespace: [...exec.namespace],
-      node: task.node,
-      taskId: task.id,
-      phase: "start",
-    });
+  emitTask(exec, task, "start");
 
   for (let attempt = 1; ; attempt++) {
     const run = new TaskRun(exec, task, head.id, head.step + 1, mine);
@@ -102,15 +95,7 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
         await sleep(backoff(policy, attempt), exec.signal);
         continue;
       }
-      if (exec.sink.wants("tasks"))
-        exec.sink.push({
-          type: "tasks",
-          namespace: [...exec.namespace],
-          node: task.node,
-          taskId: task.id,
-          phase: "end",
-          outcome: "error",
-        });
+      emitTask(exec, task, "end", "error");
       return { kind: "error", task, error: thrown };
     }
     let result: TaskResult;
@@ -121,6 +106,24 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
     }
     return finish(input, result, "writes");
   }
+}
+
+/** Emits a `tasks` event when someone listens. */
+function emitTask(
+  exec: Execution,
+  task: TaskSpec,
+  phase: "start" | "end",
+  outcome?: "writes" | "paused" | "error" | "cancelled",
+): void {
+  if (!exec.sink.wants("tasks")) return;
+  exec.sink.push({
+    type: "tasks",
+    namespace: [...exec.namespace],
+    node: task.node,
+    taskId: task.id,
+    phase,
+    ...(outcome ? { outcome } : {}),
+  });
 }
 
 function invokeNode(spec: NodeSpec, input: unknown, run: TaskRun): unknown {
@@ -144,15 +147,7 @@ async function finish(
       interrupts: [],
       superseded: [],
     });
-  if (exec.sink.wants("tasks"))
-    exec.sink.push({
-      type: "tasks",
-      namespace: [...exec.namespace],
-      node: task.node,
-      taskId: task.id,
-      phase: "end",
-      outcome,
-    });
+  emitTask(exec, task, "end", outcome);
   return { kind: "writes", task, result };
 }
 
@@ -182,15 +177,7 @@ async function pause(
   });
   for (const record of run.superseded) record.status = "superseded";
   for (const record of run.created) emitInterrupt(exec, record);
-  if (exec.sink.wants("tasks"))
-    exec.sink.push({
-      type: "tasks",
-      namespace: [...exec.namespace],
-      node: task.node,
-      taskId: task.id,
-      phase: "end",
-      outcome: "paused",
-    });
+  emitTask(exec, task, "end", "paused");
   return { kind: "paused", task, result, created: run.created };
 }
 
