@@ -20,6 +20,7 @@ import {
   validateAnswers,
   type ResumeTarget,
 } from "./resume.ts";
+import { interruptsOfRun } from "./run.ts";
 
 /**
  * Applies a resume command to a thread (optionally narrowed to a target) and continues the run
@@ -47,7 +48,13 @@ export async function resumeWith<S extends Schema>(
     if (seen)
       return finishRequest(saver, requestId, continueRun({ ...options, threadId, actor }, sink));
   }
-  const pendingAll = await saver.getThreadInterrupts(threadId, "pending");
+  // A targeted answer reads only the target run's rows (a run index scan); the thread's whole
+  // pending list is read only when needed (a thread-level resume, an error, a children policy).
+  let threadPending: StoredInterrupt[] | null = target
+    ? null
+    : await saver.getThreadInterrupts(threadId, "pending");
+  const allPending = async (): Promise<StoredInterrupt[]> =>
+    (threadPending ??= await saver.getThreadInterrupts(threadId, "pending"));
   let expectedHead: { stream: string; checkpointId: CheckpointId } | null = null;
   if (target) {
     const run = await saver.getRun(target.runId as RunId);
@@ -66,13 +73,18 @@ export async function resumeWith<S extends Schema>(
       expectedHead = { stream: run.stream, checkpointId: head.id };
     }
   }
-  const inScope = selectTarget(pendingAll, target);
-  const chosen = await chooseAnswers(saver, threadId, command, inScope, pendingAll, target);
+  const inScope = selectTarget(
+    target
+      ? await interruptsOfRun(saver, threadId, target.runId as RunId, "pending")
+      : await allPending(),
+    target,
+  );
+  const chosen = await chooseAnswers(saver, threadId, command, inScope, allPending, target);
   // Parent resume: child interrupts below the target run follow the pendingChildren policy.
   const cancel: StoredInterrupt[] = [];
   const policy = command.options.pendingChildren ?? "keep";
   if (target && policy !== "keep") {
-    const children = pendingAll.filter(
+    const children = (await allPending()).filter(
       (i) =>
         i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i),
     );

@@ -90,7 +90,6 @@ export async function runChild(
       before: [...own.before, ...pexec.runSelectors.before],
       after: [...own.after, ...pexec.runSelectors.after],
     },
-    cache: pexec.cache,
     input: existing ? undefined : childInput(graph, input),
     run,
   });

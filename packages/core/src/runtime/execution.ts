@@ -9,7 +9,6 @@ import type { Serializer } from "../serde.ts";
 import type { RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
 import type { RunSelectors } from "./loop.ts";
-import type { InterruptCache } from "./run.ts";
 
 /** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
 export type DeterminismMode = "strict" | "off";
@@ -36,8 +35,6 @@ export interface ExecutionInit {
   steering: SteeringRecord[];
   /** Run ids of this run and its ancestors. */
   lineage: RunId[];
-  /** Interrupt rows of the thread, loaded once per root call and shared with child runs. */
-  cache: InterruptCache;
   /** The root run's own static interrupt selectors (relative to the root), inherited by children. */
   runSelectors: RunSelectors;
 }
@@ -59,7 +56,6 @@ export class Execution implements ExecutionInit {
   readonly sink!: EventSink;
   readonly steering!: SteeringRecord[];
   readonly lineage!: RunId[];
-  readonly cache!: InterruptCache;
   readonly runSelectors!: RunSelectors;
 
   constructor(init: ExecutionInit) {

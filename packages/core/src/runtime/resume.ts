@@ -77,6 +77,9 @@ export type ChosenAnswers = Map<StoredInterrupt, unknown>;
 /**
  * Picks the interrupts a command answers among those in scope.
  *
+ * `allPending` loads the thread's pending interrupts, read only to report a target that matches
+ * none of them.
+ *
  * @throws StaleTargetError when nothing is pending, or a resumeMap id is unknown or not pending.
  * @throws AmbiguousResumeError when `Command.resume(value)` has several interrupts in scope.
  */
@@ -85,19 +88,17 @@ export async function chooseAnswers(
   threadId: ThreadId,
   command: ResumeCommand,
   inScope: readonly StoredInterrupt[],
-  allPending: readonly StoredInterrupt[],
+  allPending: () => Promise<readonly StoredInterrupt[]>,
   target: ResumeTarget | null,
 ): Promise<ChosenAnswers> {
   const chosen: ChosenAnswers = new Map();
   if (command.kind === "resume") {
     if (inScope.length === 0) {
-      if (target && allPending.length > 0)
+      const pending = target ? await allPending() : [];
+      if (pending.length > 0)
         throw new NoMatchingTargetError(
           "The target matches no pending interrupt; pick one of those pending.",
-          {
-            target,
-            pending: allPending.map(toPublicInterrupt),
-          },
+          { target, pending: pending.map(toPublicInterrupt) },
         );
       throw await staleError(
         saver,

@@ -11,7 +11,7 @@ import type { CompiledGraph, RunOptions } from "./compiled.ts";
 import type { EventSink } from "./events.ts";
 import { Execution } from "./execution.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
-import { guardPending, InterruptCache, newRootRun, runStream } from "./run.ts";
+import { guardPending, newRootRun, runStream } from "./run.ts";
 import { parseSelectors } from "./selectors.ts";
 
 /** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
@@ -40,8 +40,6 @@ export async function runRoot<S extends Schema>(
     };
     await saver.putThread(thread);
   }
-  const rows = durable ? await saver.getThreadInterrupts(threadId) : [];
-  const cache = new InterruptCache(rows);
   const head = durable ? await saver.getCheckpoint(threadId, "") : undefined;
   const runOptions =
     options.interruptBefore || options.interruptAfter
@@ -59,7 +57,8 @@ export async function runRoot<S extends Schema>(
       : newRootRun(threadId, graph.name, runOptions);
     streamInput = head ? undefined : {};
   } else {
-    await guardPending(saver, threadId, cache.pending(), options.onPending ?? "error", actor);
+    const pending = durable ? await saver.getThreadInterrupts(threadId, "pending") : [];
+    await guardPending(saver, threadId, pending, options.onPending ?? "error", actor);
     run = newRootRun(threadId, graph.name, runOptions);
     streamInput = input;
   }
@@ -83,7 +82,6 @@ export async function runRoot<S extends Schema>(
     sink,
     steering: durable ? await saver.listSteering(threadId) : [],
     lineage: [run.runId],
-    cache,
     runSelectors: {
       before: parseSelectors(run.options?.interruptBefore, 0),
       after: parseSelectors(run.options?.interruptAfter, 0),
@@ -93,7 +91,6 @@ export async function runRoot<S extends Schema>(
     graph: graph.runtime,
     exec,
     selectors: graph.selectorsFor(run, 0),
-    cache,
     input: streamInput,
     fromCheckpointId: options.checkpointId as CheckpointId | undefined,
     head,

@@ -8,7 +8,6 @@ import type {
   CheckpointRecord,
   RunRecord,
   StoredInterrupt,
-  StreamKey,
 } from "../checkpoint/types.ts";
 import { InvalidInputError, ReinError, ThreadInterruptedError } from "../errors.ts";
 import {
@@ -48,30 +47,30 @@ export async function loadValues(
   return values;
 }
 
-/** Interrupt rows of a thread grouped by stream, loaded once per root call and shared by child runs. */
-export class InterruptCache {
-  private readonly byStream = new Map<StreamKey, StoredInterrupt[]>();
-
-  constructor(rows: readonly StoredInterrupt[]) {
-    for (const row of rows) {
-      let list = this.byStream.get(row.stream);
-      if (!list) this.byStream.set(row.stream, (list = []));
-      list.push(row);
-    }
-  }
-
-  /** Rows of one stream's checkpoint. */
-  at(stream: StreamKey, checkpointId: string): StoredInterrupt[] {
-    return (this.byStream.get(stream) ?? []).filter((row) => row.checkpointId === checkpointId);
-  }
-
-  /** All pending rows. */
-  pending(): StoredInterrupt[] {
-    const out: StoredInterrupt[] = [];
-    for (const rows of this.byStream.values())
-      for (const row of rows) if (row.status === "pending") out.push(row);
-    return out;
-  }
+/**
+ * Interrupt rows of one run (all statuses), through the store's run index: a run reads its own
+ * rows, not the thread's, so resuming one of 1,000 paused children stays cheap.
+ */
+export async function interruptsOfRun(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  runId: RunId,
+  status?: StoredInterrupt["status"],
+): Promise<StoredInterrupt[]> {
+  const rows: StoredInterrupt[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await saver.listInterrupts({
+      threadId,
+      runId,
+      limit: 1000,
+      cursor,
+      ...(status ? { status } : {}),
+    });
+    rows.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return rows;
 }
 
 /** Everything a stream run needs to start or continue. */
@@ -79,7 +78,6 @@ export interface StreamRunInput {
   graph: GraphRuntime;
   exec: Execution;
   selectors: RunSelectors;
-  cache: InterruptCache;
   /** Input to apply (a new run of this stream), or `undefined` to continue from the head. */
   input: Record<string, unknown> | undefined;
   /** Start from this checkpoint instead of the head (fork / replay). */
@@ -130,12 +128,15 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
     // Replaying from a past checkpoint: copy it to a new head so history forks instead of rewriting.
     state = await forkAt(graph, exec, head);
   } else {
+    const at = head;
     state = {
-      head,
-      values: await loadValues(saver, graph.shape, head),
-      versions: { ...head.versions },
-      results: await saver.getTaskResults(exec.threadId, exec.stream, head.id),
-      interrupts: input.cache.at(exec.stream, head.id),
+      head: at,
+      values: await loadValues(saver, graph.shape, at),
+      versions: { ...at.versions },
+      results: await saver.getTaskResults(exec.threadId, exec.stream, at.id),
+      interrupts: (await interruptsOfRun(saver, exec.threadId, exec.runId)).filter(
+        (row) => row.checkpointId === at.id && row.stream === exec.stream,
+      ),
     };
   }
   const run = input.run;

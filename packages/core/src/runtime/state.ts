@@ -19,7 +19,7 @@ import { applyWrites, scheduleNext } from "./barrier.ts";
 import { Execution } from "./execution.ts";
 import { silentSink } from "./events.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
-import { InterruptCache, loadValues, type GraphRuntime } from "./run.ts";
+import { loadValues, type GraphRuntime } from "./run.ts";
 
 /** One task of a snapshot's next step. */
 export interface TaskSnapshot {
@@ -252,7 +252,6 @@ export async function updateState(
     sink: silentSink,
     steering: [],
     lineage: [runId],
-    cache: new InterruptCache([]),
     runSelectors: { before: [], after: [] },
   });
   const id = newCheckpointId(head?.id ?? null);
