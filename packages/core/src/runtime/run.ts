@@ -2,7 +2,6 @@
  * Starting and continuing runs: loading the head of a stream, applying input, running the loop,
  * recording the run's status.
  */
-import type { Schema } from "../channels.ts";
 import type {
   Checkpointer,
   CheckpointRecord,
@@ -333,11 +332,4 @@ export function newRootRun(
     error: null,
     options: options ?? null,
   };
-}
-
-/** Turns a schema's values into the result's `values`. */
-export function visibleValues<S extends Schema>(
-  values: Record<string, unknown>,
-): Record<keyof S, unknown> {
-  return values as Record<keyof S, unknown>;
 }
