@@ -64,13 +64,14 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
   for (;;) {
     const head = state.head;
     if (exec.signal.aborted) return { status: "cancelled" };
-    if (head.next.length === 0) return { status: "done" };
+    // An `after` pause holds even when the paused node was the last one.
     if (
       state.interrupts.some(
         (i) => i.kind === "after" && i.status === "pending" && i.checkpointId === head.id,
       )
     )
       return { status: "interrupted" };
+    if (head.next.length === 0) return { status: "done" };
     if (steps++ >= options.recursionLimit)
       return { status: "error", error: new RecursionLimitError(options.recursionLimit) };
 

@@ -612,6 +612,15 @@ export const interruptContracts: readonly Contract[] = [
       expect(counter.of("b")).toBe(1);
       const done2 = await build().resume({ threadId: perRun }, Command.resume());
       expect(done2.values.log).toEqual(["a", "b"]);
+      // After the last node too: the run waits before it is done.
+      const last = threadName("after-last");
+      const r3 = await build(["b"]).invoke({}, { threadId: last });
+      expect(r3.status).toBe("interrupted");
+      expect(r3.interrupts[0]).toMatchObject({ kind: "after", node: "b" });
+      expect(r3.values.log).toEqual(["a", "b"]);
+      const done3 = await build(["b"]).resume({ threadId: last }, Command.resume());
+      expect(done3.status).toBe("done");
+      expect((await saver.getRun(done3.runId))?.status).toBe("done");
     },
   ],
 ];
