@@ -340,6 +340,30 @@ export const runTreeContracts: readonly Contract[] = [
     },
   ],
   [
+    "a per-run selector path pauses before a node inside a sub-agent, without editing its code",
+    async (saver) => {
+      const counter = new Counter();
+      const graph = orchestrator(saver, counter);
+      const threadId = threadName("selector-path");
+      const r1 = await graph.invoke({ tasks: ["a"] }, { threadId, interruptBefore: ["*/work"] });
+      expect(r1.status).toBe("interrupted");
+      expect(r1.interrupts).toHaveLength(1);
+      expect(r1.interrupts[0]).toMatchObject({
+        kind: "before",
+        node: "work",
+        namespace: ["agent"],
+      });
+      expect(counter.of("research_agent:work:a")).toBe(0);
+      const r2 = await graph.resume({ threadId }, Command.resume());
+      expect(counter.of("research_agent:work:a")).toBe(1);
+      expect(r2.interrupts).toMatchObject([
+        { kind: "dynamic", node: "approve", namespace: ["agent"] },
+      ]);
+      const done = await graph.resume({ threadId }, Command.resume("ok"));
+      expect(done.status).toBe("done");
+    },
+  ],
+  [
     "a child invoked from node code is a child run of the calling task",
     async (saver) => {
       const counter = new Counter();
