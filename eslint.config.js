@@ -12,7 +12,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["vitest.config.ts", "eslint.config.js"] },
+        projectService: {
+          allowDefaultProject: ["vitest.config.ts", "eslint.config.js", "scripts/*.mjs"],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -30,5 +32,6 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { console: "readonly", process: "readonly" } },
   },
 );
