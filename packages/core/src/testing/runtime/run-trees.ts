@@ -215,6 +215,13 @@ export const runTreeContracts: readonly Contract[] = [
         } else if (policy === "cancel") {
           expect(statuses).toEqual(["cancelled", "cancelled"]);
           expect(r2.status).toBe("done");
+          const audit = await saver.listAudit({ threadId: threadId as ThreadId });
+          expect(
+            audit.items
+              .filter((a) => a.action === "cancel")
+              .map((a) => a.interruptId)
+              .sort(),
+          ).toEqual(children.map((c) => c.id).sort());
           for (const c of children) expect((await saver.getRun(c.runId))?.status).toBe("cancelled");
           expect(
             r2.values.log.filter(
