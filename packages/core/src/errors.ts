@@ -130,6 +130,20 @@ export class NonSerializableError extends ReinError {
   }
 }
 
+/**
+ * A value nests deeper than the serializer's limit (a runaway recursion in node code, or hostile
+ * input); `details.limit` is the limit and `details.path` where it was crossed (shortened).
+ */
+export class SerializationDepthError extends NonSerializableError {
+  constructor(path: string, limit: number) {
+    super(
+      path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      `nested deeper than ${limit} levels`,
+    );
+    this.details.limit = limit;
+  }
+}
+
 /** `Command.resume(value)` found more than one pending interrupt in scope; `details.pending` lists them. */
 export class AmbiguousResumeError extends ReinError {
   constructor(pending: readonly unknown[]) {
