@@ -23,6 +23,7 @@ export const ErrorCodes = {
   NODE_FAILED: "node_failed",
   CANCELLED: "cancelled",
   RECURSION_LIMIT: "recursion_limit",
+  INVALID_ID: "invalid_id",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -91,6 +92,17 @@ export class InvalidUpdateError extends ReinError {
 export class InvalidInputError extends ReinError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(ErrorCodes.INVALID_INPUT, message, details);
+  }
+}
+
+/**
+ * An id (a thread id) is malformed: not a string, empty, too long, with a NUL character or an
+ * unpaired surrogate. Refused the same way by every store, before anything is written; `details`
+ * says which rule it broke.
+ */
+export class InvalidIdError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_ID, message, details);
   }
 }
 

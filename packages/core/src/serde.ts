@@ -237,6 +237,20 @@ export const jsonSerializer: Serializer = {
 };
 
 /**
+ * Checks that `serializer` can store `value` (the default serializer checks without encoding when
+ * the value is plain JSON), throwing {@link NonSerializableError} naming `root` in the path.
+ */
+export function assertStorable(serializer: Serializer, value: unknown, root: string): void {
+  if (serializer === jsonSerializer) return assertSerializable(value, root);
+  try {
+    serializer.serialize(value);
+  } catch (error) {
+    if (error instanceof NonSerializableError) throw error;
+    throw new NonSerializableError(root, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
  * Checks that `value` can be stored, throwing {@link NonSerializableError} with the path of the
  * first bad value. `root` names the value in the path (`payload.items[2].fn`).
  */

@@ -15,3 +15,4 @@ export {
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
+export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

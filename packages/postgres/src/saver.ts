@@ -43,6 +43,7 @@ import {
   decodeSeqCursor,
   encodeCursor,
   pageLimit,
+  validateThreadId,
 } from "@rein/core/store";
 import { auditQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import { statementsFor, type Named, type Statements } from "./statements.ts";
@@ -142,6 +143,7 @@ export class PostgresSaver implements Checkpointer {
 
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   async putThread(thread: ThreadRecord): Promise<void> {
+    validateThreadId(thread.threadId);
     await this.#run(this.#sql.upsertThread, [
       thread.threadId,
       thread.tenant,
@@ -190,6 +192,7 @@ export class PostgresSaver implements Checkpointer {
    */
   async commitStep(commit: StepCommit): Promise<void> {
     const { checkpoint: cp, expectedHeadId } = commit;
+    validateThreadId(cp.threadId);
     const values = [
       cp.threadId,
       cp.stream,
@@ -462,6 +465,7 @@ export class PostgresSaver implements Checkpointer {
 
   /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
   async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+    validateThreadId(threadId);
     return (await this.#run(this.#sql.acquireLease, [threadId, owner, ttlMs])) === 1;
   }
 

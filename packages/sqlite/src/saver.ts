@@ -40,6 +40,7 @@ import {
   encodeCursor,
   pageLimit,
   settle,
+  validateThreadId,
 } from "@rein/core/store";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
@@ -135,6 +136,7 @@ export class SqliteSaver implements Checkpointer {
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord): Promise<void> {
     return settle(() => {
+      validateThreadId(thread.threadId);
       this.#sql.upsertThread.run(this.#codec.threadRow(thread));
     });
   }
@@ -190,6 +192,7 @@ export class SqliteSaver implements Checkpointer {
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
       const { checkpoint: cp } = commit;
+      validateThreadId(cp.threadId);
       // Encode before taking the write lock: less time holding it, and nothing to undo.
       const row = this.#codec.checkpointValues(cp);
       const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
@@ -477,6 +480,7 @@ export class SqliteSaver implements Checkpointer {
   /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return settle(() => {
+      validateThreadId(threadId);
       const now = Date.now();
       const params = { thread: threadId, owner, now, expires: now + ttlMs };
       return this.#sql.acquireLease.run(params).changes === 1;

@@ -9,7 +9,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../errors.ts";
-import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
+import {
+  validateThreadId,
+  type CheckpointId,
+  type InterruptId,
+  type RunId,
+  type TaskId,
+  type ThreadId,
+} from "../ids.ts";
 import { jsonSerializer, type Serializer } from "../serde.ts";
 import type { AuditRecord, InterruptStatus, SteeringRecord } from "../types.ts";
 import { InterruptTable } from "./memory-interrupts.ts";
@@ -149,6 +156,7 @@ export class MemorySaver implements Checkpointer {
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord): Promise<void> {
     return settle(() => {
+      validateThreadId(thread.threadId);
       const state = this.#thread(thread.threadId);
       const createdAt = state.record?.createdAt ?? thread.createdAt;
       const data = this.#ser({ ...thread, createdAt });
@@ -212,6 +220,7 @@ export class MemorySaver implements Checkpointer {
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
       const { checkpoint } = commit;
+      validateThreadId(checkpoint.threadId);
       const existing = this.#peekStream(checkpoint.threadId, checkpoint.stream);
       const head = existing?.head ?? null;
       if (head !== commit.expectedHeadId || existing?.checkpoints.has(checkpoint.id)) {
@@ -570,6 +579,7 @@ export class MemorySaver implements Checkpointer {
   /** Takes the lease if it is free, expired or already `owner`'s. */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return settle(() => {
+      validateThreadId(threadId);
       const now = Date.now();
       const lease = this.#leases.get(threadId);
       if (lease && lease.owner !== owner && lease.expiresAt > now) return false;

@@ -12,8 +12,9 @@ import {
   MissingThreadIdError,
   NotFoundError,
 } from "../errors.ts";
-import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
+import { validateThreadId, type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
+import { assertStorable } from "../serde.ts";
 import type { GraphShape } from "../graph/state-graph.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
 import { currentTask } from "./context.ts";
@@ -333,7 +334,7 @@ export class CompiledGraph<S extends Schema> {
 
   private requireThread(config: RunOptions): ThreadId {
     if (!config.threadId) throw new MissingThreadIdError();
-    return config.threadId as ThreadId;
+    return validateThreadId(config.threadId);
   }
 
   /** @internal Selectors for a run: compile-time ones plus the run's own. */
@@ -378,7 +379,12 @@ export class CompiledGraph<S extends Schema> {
     const durable = this.checkpointer !== undefined;
     if (durable && !options.threadId) throw new MissingThreadIdError();
     const saver = this.checkpointer ?? new MemorySaver();
-    const threadId = (options.threadId ?? `ephemeral-${randomUUID()}`) as ThreadId;
+    // Refused before the run is recorded, so a bad input never leaves a run `running`.
+    if (input) assertStorable(saver.serializer, input, "input");
+    const threadId =
+      options.threadId === undefined
+        ? (`ephemeral-${randomUUID()}` as ThreadId)
+        : validateThreadId(options.threadId);
     const work = (): Promise<RunResult<StateOf<S>>> =>
       runRoot(this, saver, durable, threadId, input, options, sink);
     return durable ? withLease(saver, threadId, this.lease, work) : work();

@@ -9,6 +9,7 @@ import {
   InvalidAnswerError,
   InvalidInputError,
   NoMatchingTargetError,
+  NotFoundError,
   StaleTargetError,
 } from "../errors.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
@@ -100,6 +101,8 @@ export async function chooseAnswers(
           "The target matches no pending interrupt; pick one of those pending.",
           { target, pending: pending.map(toPublicInterrupt) },
         );
+      if (!target && !(await saver.getThread(threadId)))
+        throw new NotFoundError("thread", threadId);
       throw await staleError(
         saver,
         threadId,
@@ -121,6 +124,8 @@ export async function chooseAnswers(
   if (missing.length > 0) {
     const record =
       missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
+    if (!record && !target && !(await saver.getThread(threadId)))
+      throw new NotFoundError("thread", threadId);
     const why = record
       ? `Interrupt ${record.id} is ${record.status}, not pending.`
       : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;

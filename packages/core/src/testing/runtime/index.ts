@@ -12,6 +12,7 @@
  */
 import { describe } from "vitest";
 import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
+import { idErrorContracts } from "./ids-errors.ts";
 import { interruptContracts } from "./interrupts.ts";
 import {
   deadlineContracts,
@@ -32,6 +33,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
     describe("deadlines", () =>
       registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
+    describe("ids and errors", () => registerContracts(init, idErrorContracts));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }
