@@ -93,7 +93,7 @@ export async function resumeWith<S extends Schema>(
       else chosen.set(child, policy.resolve);
     }
   }
-  validateAnswers(chosen);
+  await validateAnswers(chosen);
   const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
   const outcome = await saver.answerInterrupts(
     buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),

@@ -5,16 +5,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { z } from "zod";
 import type { Schema } from "../channels.ts";
-import {
-  InvalidInputError,
-  MissingCheckpointerError,
-  NonSerializableError,
-  ReinError,
-} from "../errors.ts";
+import { InvalidInputError, MissingCheckpointerError, NonSerializableError } from "../errors.ts";
 import type { Serializer } from "../serde.ts";
 import { interruptIdFor, type RunId, type TaskId, type ThreadId } from "../ids.ts";
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import type { SteeringRecord } from "../types.ts";
+import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
 import type { Execution } from "./execution.ts";
 import { parseDuration } from "./duration.ts";
 
@@ -192,9 +188,10 @@ export class TaskRun implements NodeContext {
         );
         return this.raise(payload, order, slot, latest.revision + 1, options);
       }
-      if (latest.status === "answered") return this.decodeAnswer(latest, options);
+      if (latest.status === "answered") return this.decodeAnswer(latest, payload, order, options);
       if (latest.status === "cancelled") throw new TaskCancelled();
       if (latest.status === "pending") {
+        if (options.answer) rememberAnswerSchema(latest.id, options.answer);
         this.pausedOn.push(latest.id);
         throw new GraphInterrupt(latest.id);
       }
@@ -212,11 +209,45 @@ export class TaskRun implements NodeContext {
     return latest;
   }
 
-  private decodeAnswer<Answer>(record: StoredInterrupt, options: InterruptOptions<Answer>): Answer {
+  private decodeAnswer<Answer>(
+    record: StoredInterrupt,
+    payload: unknown,
+    order: number,
+    options: InterruptOptions<Answer>,
+  ): Answer {
     if (!options.answer) return record.answer as Answer;
-    // The answer was validated against the stored JSON Schema; parsing with the live schema
-    // applies its transforms and defaults and gives the node a typed value.
-    return options.answer.parse(record.answer);
+    // Parsing with the live schema applies its transforms and defaults and gives the node a typed
+    // value. An answer checked only against the stored JSON Schema (by a process that did not
+    // know this schema) can fail here: the question is asked again instead of failing the run.
+    let parsed: ReturnType<typeof options.answer.safeParse>;
+    try {
+      parsed = options.answer.safeParse(record.answer);
+    } catch {
+      // An async refinement cannot run inside the synchronous interrupt(); it ran at answer time.
+      return record.answer as Answer;
+    }
+    if (parsed.success) return parsed.data;
+    const message = z.prettifyError(parsed.error);
+    this.superseded.push(record);
+    const exec = this.exec;
+    const id = interruptIdFor(
+      exec.threadId,
+      exec.namespace,
+      this.task.id,
+      record.slot,
+      record.revision + 1,
+    );
+    this.exec.rejectAnswer({
+      interruptId: record.id,
+      askedAgainAs: id,
+      message: `The answer to interrupt ${record.id} does not match its schema: ${message}`,
+      issues: parsed.error.issues,
+    });
+    this.exec.debug(
+      `interrupt ${record.id} superseded: its answer does not match the schema the node declares, so the question is asked again as ${id}`,
+      { interruptId: record.id, askedAgainAs: id, taskId: this.task.id, order },
+    );
+    return this.raise(payload, order, record.slot, record.revision + 1, options);
   }
 
   private raise<Answer>(
@@ -262,8 +293,9 @@ export class TaskRun implements NodeContext {
       tenant: exec.tenant,
       deadline,
       onTimeout,
-      answerSchema: options.answer ? toJsonSchema(options.answer) : null,
+      answerSchema: options.answer ? storedAnswerSchema(options.answer) : null,
     };
+    if (options.answer) rememberAnswerSchema(id, options.answer);
     this.created.push(record);
     this.pausedOn.push(id);
     throw new GraphInterrupt(id);
@@ -312,14 +344,5 @@ function serializePayload(serializer: Serializer, payload: unknown): string {
       );
     }
     throw error;
-  }
-}
-
-function toJsonSchema(schema: z.ZodType): unknown {
-  try {
-    return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
-  } catch (error) {
-    if (ReinError.is(error)) throw error;
-    return null;
   }
 }

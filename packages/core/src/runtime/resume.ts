@@ -2,11 +2,9 @@
  * Turning a resume command into an atomic batch of answers: which pending interrupts it targets,
  * that the answers fit their schemas, which tasks it wakes, and what a lost race looks like.
  */
-import { z } from "zod";
 import type { AnswerBatch, Checkpointer, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
 import {
   AmbiguousResumeError,
-  InvalidAnswerError,
   InvalidInputError,
   NoMatchingTargetError,
   NotFoundError,
@@ -14,6 +12,7 @@ import {
 } from "../errors.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
+import { checkAnswer } from "./answer-schemas.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
 
 /**
@@ -136,24 +135,13 @@ export async function chooseAnswers(
 }
 
 /**
- * Checks each answer against the JSON Schema its interrupt declared.
+ * Checks each answer with its interrupt's real schema where this process knows it, else with the
+ * stored JSON Schema (see `answer-schemas.ts`).
  *
  * @throws InvalidAnswerError listing the schema errors; nothing is stored.
  */
-export function validateAnswers(chosen: ChosenAnswers): void {
-  for (const [record, value] of chosen) {
-    if (record.answerSchema === null || record.answerSchema === undefined) continue;
-    const schema = z.fromJSONSchema(record.answerSchema as Parameters<typeof z.fromJSONSchema>[0]);
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-      throw new InvalidAnswerError(
-        `The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`,
-        {
-          interruptId: record.id,
-          issues: parsed.error.issues,
-        },
-      );
-  }
+export async function validateAnswers(chosen: ChosenAnswers): Promise<void> {
+  for (const [record, value] of chosen) await checkAnswer(record, value);
 }
 
 /**

@@ -109,6 +109,7 @@ export async function runRoot<S extends Schema>(
     values: state.values as StateOf<S>,
     interrupts: pending.map(toPublicInterrupt),
     checkpointId: durable ? state.head.id : null,
+    ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
   };
   if (outcome.status === "error") {
     const err = outcome.error;
