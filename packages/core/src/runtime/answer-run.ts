@@ -48,6 +48,11 @@ export async function resumeWith<S extends Schema>(
     if (seen)
       return finishRequest(saver, requestId, continueRun({ ...options, threadId, actor }, sink));
   }
+  const policy = command.options.pendingChildren ?? "keep";
+  // A parent resume through graph.resume / invoke: the policy speaks of the root run's children,
+  // so the root run's own interrupts are the scope, exactly as resumeTargeted on the root run.
+  if (!target && policy !== "keep" && command.kind === "resume")
+    target = await rootRunScope(saver, threadId);
   // A targeted answer reads only the target run's rows (a run index scan); the thread's whole
   // pending list is read only when needed (a thread-level resume, an error, a children policy).
   let threadPending: StoredInterrupt[] | null = target
@@ -80,13 +85,15 @@ export async function resumeWith<S extends Schema>(
     target,
   );
   const chosen = await chooseAnswers(saver, threadId, command, inScope, allPending, target);
-  // Parent resume: child interrupts below the target run follow the pendingChildren policy.
+  // Parent resume: child interrupts below the target run (or, untargeted, below the runs of the
+  // answered interrupts) follow the pendingChildren policy.
   const cancel: StoredInterrupt[] = [];
-  const policy = command.options.pendingChildren ?? "keep";
-  if (target && policy !== "keep") {
+  if (policy !== "keep") {
+    const parents = new Set<string>(
+      target ? [target.runId] : [...chosen.keys()].map((i) => i.runId),
+    );
     const children = (await allPending()).filter(
-      (i) =>
-        i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i),
+      (i) => !chosen.has(i) && !parents.has(i.runId) && i.path.some((p) => parents.has(p.runId)),
     );
     for (const child of children) {
       if (policy === "cancel") cancel.push(child);
@@ -143,6 +150,12 @@ export async function resumeWith<S extends Schema>(
   }
   const continued = continueRun({ ...options, threadId, actor }, sink);
   return requestId === undefined ? continued : finishRequest(saver, requestId, continued);
+}
+
+/** The root run of a thread, as a target: the run of the root stream's head checkpoint. */
+async function rootRunScope(saver: Checkpointer, threadId: ThreadId): Promise<ResumeTarget | null> {
+  const head = await saver.getCheckpoint(threadId, "");
+  return head ? { runId: head.runId, namespace: [] } : null;
 }
 
 /** Stores a request's outcome so that a duplicate of it returns the same result. */

@@ -40,6 +40,8 @@ import { getState, getStateHistory, updateState, type StateSnapshot } from "./st
 import { recordSteering, resumeWith } from "./answer-run.ts";
 import { runRoot } from "./root-run.ts";
 import { runChild } from "./child.ts";
+import { defaultGraphName } from "./graph-name.ts";
+import { continueFromCaller } from "./static-continue.ts";
 
 /** Options of `StateGraph.compile`. */
 export interface CompileOptions {
@@ -49,7 +51,10 @@ export interface CompileOptions {
   interruptBefore?: string[];
   /** Pause after these nodes. */
   interruptAfter?: string[];
-  /** Graph name: the sub-agent id is this name plus the child run id. Default `"graph"`. */
+  /**
+   * Graph name: the sub-agent id is this name plus the child run id; interrupts, runs and deadline
+   * timers are scoped by it. Default: `graph-<hash of the definition>` (see docs/interrupts.md).
+   */
   name?: string;
   /** Determinism guard on re-run interrupt payloads. Default `"strict"`. */
   determinism?: DeterminismMode;
@@ -106,7 +111,7 @@ export class CompiledGraph<S extends Schema> {
 
   /** @internal Use `StateGraph.compile()`. */
   constructor(shape: GraphShape, options: CompileOptions) {
-    this.name = options.name ?? "graph";
+    this.name = options.name ?? defaultGraphName(shape);
     this.checkpointer = options.checkpointer;
     this.determinism = options.determinism ?? "strict";
     this.compileOptions = options;
@@ -133,7 +138,7 @@ export class CompiledGraph<S extends Schema> {
       // Invoked from node code: a child run of the calling task.
       return (await runChild(this, input ?? {}, task, this.name)) as RunResult<StateOf<S>>;
     }
-    return this.execute(input, options, silentSink);
+    return this.fromCaller(input, options, silentSink);
   }
 
   /**
@@ -147,7 +152,7 @@ export class CompiledGraph<S extends Schema> {
       Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"],
     );
     const queue = new EventQueue(modes);
-    this.execute(input, options, queue).then(
+    this.fromCaller(input, options, queue).then(
       (result) => {
         queue.push({ type: "end", namespace: [], result });
         queue.close();
@@ -349,6 +354,19 @@ export class CompiledGraph<S extends Schema> {
         ...parseSelectors(run?.options?.interruptAfter, 0),
       ],
     };
+  }
+
+  /** A caller's call: `null` at a pause held only by static selectors continues it. */
+  private fromCaller(
+    input: UpdateOf<S> | ResumeCommand | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    if (input === null && this.checkpointer && options.threadId)
+      return continueFromCaller(this, this.checkpointer, options, sink, (o, k) =>
+        this.execute(null, o, k),
+      );
+    return this.execute(input, options, sink);
   }
 
   private execute(

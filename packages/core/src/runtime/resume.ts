@@ -14,6 +14,7 @@ import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.
 import type { ResumeCommand } from "../graph/command.ts";
 import { checkAnswer } from "./answer-schemas.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
+import { interruptsOfRun } from "./run.ts";
 
 /**
  * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
@@ -71,6 +72,44 @@ export async function staleError(
   );
 }
 
+/**
+ * The error for a target that selects no pending interrupt. Its class depends on the target only,
+ * never on what else is pending: a target naming an interrupt, a task or a scope whose questions
+ * were already answered (or cancelled, superseded) is stale; one naming nothing its run ever asked
+ * matches nothing. Both carry the latest metadata.
+ */
+async function unmatchedTarget(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  target: ResumeTarget,
+  allPending: () => Promise<readonly StoredInterrupt[]>,
+): Promise<StaleTargetError | NoMatchingTargetError> {
+  const asked = selectTarget(await interruptsOfRun(saver, threadId, target.runId as RunId), target);
+  const statuses = [...new Set(asked.map((i) => i.status))].join("/");
+  if (asked.length > 0) {
+    const what =
+      target.interruptId !== undefined
+        ? `Interrupt ${target.interruptId} is ${statuses}, not pending.`
+        : target.taskId !== undefined
+          ? `Task ${target.taskId} has no pending interrupt (its interrupts are ${statuses}).`
+          : `Run ${target.runId} has no pending interrupt at [${target.namespace.join(", ")}] (they are ${statuses}).`;
+    return staleError(saver, threadId, target.runId, what);
+  }
+  const latest = await staleError(saver, threadId, target.runId, "");
+  const pending = await allPending();
+  return new NoMatchingTargetError(
+    "The target matches no interrupt its run asked; pick one of those pending.",
+    {
+      target,
+      pending: pending.map(toPublicInterrupt),
+      threadId,
+      runId: latest.details.runId,
+      runStatus: latest.details.runStatus,
+      headCheckpointId: latest.details.headCheckpointId,
+    },
+  );
+}
+
 /** Answers chosen by a command: interrupt → value. */
 export type ChosenAnswers = Map<StoredInterrupt, unknown>;
 
@@ -94,20 +133,9 @@ export async function chooseAnswers(
   const chosen: ChosenAnswers = new Map();
   if (command.kind === "resume") {
     if (inScope.length === 0) {
-      const pending = target ? await allPending() : [];
-      if (pending.length > 0)
-        throw new NoMatchingTargetError(
-          "The target matches no pending interrupt; pick one of those pending.",
-          { target, pending: pending.map(toPublicInterrupt) },
-        );
-      if (!target && !(await saver.getThread(threadId)))
-        throw new NotFoundError("thread", threadId);
-      throw await staleError(
-        saver,
-        threadId,
-        target?.runId ?? null,
-        "No interrupt is pending in this scope.",
-      );
+      if (target) throw await unmatchedTarget(saver, threadId, target, allPending);
+      if (!(await saver.getThread(threadId))) throw new NotFoundError("thread", threadId);
+      throw await staleError(saver, threadId, null, "No interrupt is pending in this scope.");
     }
     if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
     chosen.set(inScope[0] as StoredInterrupt, command.value);

@@ -14,6 +14,7 @@ import { describe } from "vitest";
 import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
 import { idErrorContracts } from "./ids-errors.ts";
 import { interruptContracts } from "./interrupts.ts";
+import { steeringEdgeContracts } from "./steering-edges.ts";
 import { typedAnswerContracts } from "./typed-answers.ts";
 import {
   deadlineContracts,
@@ -34,6 +35,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
     describe("deadlines", () =>
       registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
+    describe("steering edge cases", () => registerContracts(init, steeringEdgeContracts));
     describe("typed answers", () => registerContracts(init, typedAnswerContracts));
     describe("ids and errors", () => registerContracts(init, idErrorContracts));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
