@@ -3,6 +3,7 @@
  * steering, cancellation. One {@link TaskRun} backs the context of one execution of one task.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Schema } from "../channels.ts";
 import { InvalidInputError, MissingCheckpointerError, NonSerializableError } from "../errors.ts";
@@ -50,10 +51,22 @@ export interface NodeContext<_S extends Schema = Schema> {
    */
   interrupt<Answer = unknown>(payload: unknown, options?: InterruptOptions<Answer>): Answer;
   /**
-   * Runs `fn` at most once per (thread, task, key) and replays its stored result on every re-run.
-   * Guard side effects that happen before an `interrupt()` with it.
+   * Runs `fn` until it has once returned, per (thread, task, key), and replays its stored result
+   * on every re-run. Guard side effects that happen before an `interrupt()` with it.
+   *
+   * The guarantee is **at least once, with one stable key per attempt series; exactly once
+   * against an API that dedupes on the key**: a crash (or a thrown error) between the effect and
+   * storing its result runs `fn` again, with the same {@link NodeContext.idempotencyKey}. `fn`
+   * receives its attempt number (1 on the first run of the series, counted durably across
+   * processes), so a later attempt can look up what an earlier one did before acting again.
+   *
+   * @example
+   * const receipt = await ctx.once("charge", (attempt) =>
+   *   payments.charge({ amount, idempotencyKey: ctx.idempotencyKey("charge"), retry: attempt > 1 }),
+   * );
+   * @throws InvalidInputError for a key starting with U+0001 (reserved for attempt markers).
    */
-  once<T>(key: string, fn: () => Promise<T> | T): Promise<T>;
+  once<T>(key: string, fn: (attempt: number) => Promise<T> | T): Promise<T>;
   /** A stable key for (thread, task, key), to hand to an external API as its idempotency key. */
   idempotencyKey(key: string): string;
   /** Emits a `custom` stream event. */
@@ -79,6 +92,9 @@ export class TaskCancelled extends Error {
 }
 
 const storage = new AsyncLocalStorage<TaskRun>();
+
+/** Prefix of the once-keys that count attempts; user keys cannot start with it. */
+const ATTEMPT_MARK = "\u0001";
 
 /** Runs `fn` with `run` as the current task (for the free `interrupt()` function). */
 export function withTask<T>(run: TaskRun, fn: () => T): T {
@@ -301,14 +317,33 @@ export class TaskRun implements NodeContext {
     throw new GraphInterrupt(id);
   }
 
-  async once<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+  async once<T>(key: string, fn: (attempt: number) => Promise<T> | T): Promise<T> {
+    if (key.startsWith(ATTEMPT_MARK))
+      throw new InvalidInputError("ctx.once keys must not start with U+0001 (reserved).", { key });
     const saver = this.exec.saver;
     const stored = await saver.getOnce(this.exec.threadId, this.task.id, key);
     if (stored) return stored.value as T;
-    const value = await fn();
+    const value = await fn(await this.claimAttempt(key));
     // First write wins: if a concurrent execution stored first, its result is the one replayed.
     const kept = await saver.putOnce(this.exec.threadId, this.task.id, key, value);
     return kept.value as T;
+  }
+
+  /**
+   * Records the start of the next attempt of `once(key)` before its body runs, so a crash mid-body
+   * is counted: attempt n is the first marker n this execution stores (first write wins).
+   */
+  private async claimAttempt(key: string): Promise<number> {
+    const saver = this.exec.saver;
+    const token = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      const marker = `${ATTEMPT_MARK}attempt:${attempt}:${key}`;
+      const kept = await saver.putOnce(this.exec.threadId, this.task.id, marker, {
+        token,
+        startedAt: new Date().toISOString(),
+      });
+      if ((kept.value as { token?: unknown } | null)?.token === token) return attempt;
+    }
   }
 
   idempotencyKey(key: string): string {

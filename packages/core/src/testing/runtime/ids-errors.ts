@@ -39,6 +39,48 @@ const BAD_IDS: readonly [string, string][] = [
 /** Contracts of ids and errors. */
 export const idErrorContracts: readonly Contract[] = [
   [
+    "ctx.once gives its body the attempt number: an effect that did not store its result runs again with the same key",
+    async (saver) => {
+      const effects: [key: string, attempt: number][] = [];
+      let failNext = true;
+      const graph = new StateGraph({ receipt: lastValue<string>(() => "") })
+        .addNode(
+          "pay",
+          async (_s, ctx) => {
+            const receipt = await ctx.once("charge", (attempt) => {
+              effects.push([ctx.idempotencyKey("charge"), attempt]);
+              // The effect happened, then the process "died" before the result was stored.
+              if (failNext) {
+                failNext = false;
+                throw new Error("connection reset after the charge");
+              }
+              return `r-${attempt}`;
+            });
+            ctx.interrupt("confirm?");
+            return { receipt };
+          },
+          { retry: { maxAttempts: 2, initialIntervalMs: 1 } },
+        )
+        .addEdge(START, "pay")
+        .compile({ checkpointer: saver, name: "once-attempts" });
+      const threadId = threadName("once-attempt");
+      const r1 = await graph.invoke({}, { threadId });
+      expect(r1.status).toBe("interrupted");
+      const key = effects[0]?.[0] as string;
+      expect(effects).toEqual([
+        [key, 1],
+        [key, 2],
+      ]);
+      // Once stored, the result is replayed on every re-run: no third attempt.
+      const done = await graph.resume({ threadId }, Command.resume(true));
+      expect(done.values.receipt).toBe("r-2");
+      expect(effects).toHaveLength(2);
+      // Counted durably: a new series on another thread starts at 1 again.
+      await graph.invoke({}, { threadId: threadName("once-attempt-2") });
+      expect(effects.at(-1)?.[1]).toBe(1);
+    },
+  ],
+  [
     "malformed thread ids (unpaired surrogates, NUL, 10 KB, empty) are an InvalidIdError and store nothing",
     async (saver) => {
       const graph = simple(saver);

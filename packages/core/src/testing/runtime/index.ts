@@ -37,7 +37,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
       registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
     describe("steering edge cases", () => registerContracts(init, steeringEdgeContracts));
     describe("typed answers", () => registerContracts(init, typedAnswerContracts));
-    describe("ids and errors", () => registerContracts(init, idErrorContracts));
+    describe("ids, errors and side effects", () => registerContracts(init, idErrorContracts));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }
