@@ -156,6 +156,35 @@ export const idErrorContracts: readonly Contract[] = [
     },
   ],
   [
+    "a 100,000-deep update or an invalid Date fails with a typed error, never an untyped RangeError",
+    async (saver) => {
+      let deep: Record<string, unknown> = { leaf: true };
+      for (let i = 0; i < 100_000; i++) deep = { n: deep };
+      const graph = new StateGraph({ v: lastValue<unknown>(() => null) })
+        .addNode("deep", () => ({ v: deep }))
+        .addEdge(START, "deep")
+        .compile({ checkpointer: saver, name: "too-deep" });
+      const result = await graph.invoke({}, { threadId: threadName("deep") });
+      expect(result.status).toBe("error");
+      expect(result.error).toMatchObject({
+        name: "SerializationDepthError",
+        code: "non_serializable",
+        node: "deep",
+      });
+      expect((await saver.getRun(result.runId))?.status).toBe("error");
+      const badDate = threadName("bad-date");
+      const error = await rejection(() =>
+        graph.invoke({ v: { at: new Date(Number.NaN) } }, { threadId: badDate }),
+      );
+      expect(error).toBeInstanceOf(NonSerializableError);
+      expect((error as NonSerializableError).details).toMatchObject({
+        path: "input.v.at",
+        what: "an invalid Date",
+      });
+      expect(await saver.listRuns(badDate as ThreadId)).toEqual([]);
+    },
+  ],
+  [
     "resume on a thread that does not exist is a NotFoundError, not a stale target",
     async (saver) => {
       const graph = simple(saver);
