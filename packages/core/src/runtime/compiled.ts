@@ -11,6 +11,7 @@ import {
   MissingCheckpointerError,
   MissingThreadIdError,
   NotFoundError,
+  ThreadBusyError,
 } from "../errors.ts";
 import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
@@ -313,6 +314,62 @@ export class CompiledGraph<S extends Schema> {
       });
     }
     return resolved;
+  }
+
+  /**
+   * Finds this graph's root runs that a crashed or cut-off process left `running` — a run that
+   * was executing, or an answer recorded but not yet continued — and continues each from its last
+   * checkpoint (`action: "continue"`, the default) or marks it failed (`"fail"`). A run whose
+   * lease is still held (its process is alive and renewing) is left alone. Nothing committed is
+   * lost and no finished task runs again; a task that was mid-flight runs again with the same
+   * task id and idempotency keys. Call it at start and periodically, as with deadlines.
+   *
+   * @returns the run ids continued (or failed) and those skipped because their thread was busy.
+   */
+  async recoverRuns(
+    options: { action?: "continue" | "fail"; limit?: number } = {},
+  ): Promise<{ recovered: RunId[]; busy: RunId[] }> {
+    const saver = this.requireSaver();
+    const recovered: RunId[] = [];
+    const busy: RunId[] = [];
+    let cursor: string | null = null;
+    let seen = 0;
+    do {
+      const page = await saver.listRunsByStatus({ status: "running", rootOnly: true, cursor });
+      cursor = page.nextCursor;
+      for (const run of page.items) {
+        if (run.graph !== this.name) continue;
+        if (++seen > (options.limit ?? 1000)) return { recovered, busy };
+        try {
+          // No waiting: a held lease means a live process is running it.
+          await withLease(saver, run.threadId, { ...this.lease, waitMs: 0 }, async (lease) => {
+            const current = await lease.store.getRun(run.runId);
+            if (current?.status !== "running") return;
+            if (options.action === "fail")
+              await lease.store.putRun({
+                ...current,
+                status: "error",
+                updatedAt: new Date().toISOString(),
+                error: {
+                  name: "RecoveredRunError",
+                  message: "The process running this run stopped; the recovery sweep failed it.",
+                },
+              });
+            else
+              await this.continueUnderLease(
+                lease,
+                { threadId: run.threadId, actor: "system:recovery" },
+                silentSink,
+              );
+            recovered.push(run.runId);
+          });
+        } catch (error) {
+          if (!(error instanceof ThreadBusyError)) throw error;
+          busy.push(run.runId);
+        }
+      }
+    } while (cursor);
+    return { recovered, busy };
   }
 
   /**
