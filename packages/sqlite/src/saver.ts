@@ -43,8 +43,8 @@ import {
   decodeSeqCursor,
   encodeCursor,
   pageLimit,
-  settle,
 } from "@rein/core/store";
+import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 
