@@ -8,6 +8,7 @@ import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
+import type { HeldLease } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
 
 /** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
@@ -39,6 +40,8 @@ export interface ExecutionInit {
   runSelectors: RunSelectors;
   /** Answers the real schema rejected on re-run, shared by the whole run tree of one call. */
   rejectedAnswers?: RejectedAnswer[];
+  /** The thread lease the call holds (absent without a checkpointer). */
+  lease?: HeldLease | undefined;
 }
 
 /** The environment of one run. */
@@ -60,6 +63,7 @@ export class Execution implements ExecutionInit {
   readonly lineage!: RunId[];
   readonly runSelectors!: RunSelectors;
   readonly rejectedAnswers: RejectedAnswer[];
+  readonly lease?: HeldLease | undefined;
 
   constructor(init: ExecutionInit) {
     Object.assign(this, init);

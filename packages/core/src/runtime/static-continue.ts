@@ -5,30 +5,23 @@
  * actor) and the run goes on. Where a dynamic interrupt is pending, a person's answer is needed:
  * `invoke(null)` continues nothing and returns the pause as it stands.
  */
-import type { Schema, StateOf } from "../channels.ts";
 import type { Checkpointer } from "../checkpoint/types.ts";
-import { Command } from "../graph/command.ts";
-import { validateThreadId } from "../ids.ts";
-import type { RunResult } from "../types.ts";
-import { resumeWith } from "./answer-run.ts";
-import type { CompiledGraph, RunOptions } from "./compiled.ts";
-import type { EventSink } from "./events.ts";
+import { Command, type ResumeCommand, type ResumeOptions } from "../graph/command.ts";
+import type { ThreadId } from "../ids.ts";
 
-/** Continues a thread from a caller's `invoke(null)` / `stream(null)`. */
-export async function continueFromCaller<S extends Schema>(
-  graph: CompiledGraph<S>,
+/**
+ * The command that continues a thread paused only by static interrupts, or `null` when the
+ * thread is not paused that way (nothing pending, or a dynamic interrupt pending).
+ */
+export async function staticPauseCommand(
   saver: Checkpointer,
-  options: RunOptions,
-  sink: EventSink,
-  continueRun: (options: RunOptions, sink: EventSink) => Promise<RunResult<StateOf<S>>>,
-): Promise<RunResult<StateOf<S>>> {
-  const threadId = validateThreadId(options.threadId);
+  threadId: ThreadId,
+  options: Pick<ResumeOptions, "actor" | "requestId">,
+): Promise<ResumeCommand | null> {
   const pending = await saver.getThreadInterrupts(threadId, "pending");
-  if (pending.length === 0 || pending.some((i) => i.kind === "dynamic"))
-    return continueRun(options, sink);
-  const proceed = Command.resumeMap(
+  if (pending.length === 0 || pending.some((i) => i.kind === "dynamic")) return null;
+  return Command.resumeMap(
     Object.fromEntries(pending.map((i) => [i.id, null])),
-    options.actor !== undefined ? { actor: options.actor } : {},
+    Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
   );
-  return resumeWith(graph, continueRun, threadId, proceed, null, options, sink);
 }

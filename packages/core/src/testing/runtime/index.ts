@@ -22,6 +22,7 @@ import {
   runTreeContracts,
   wideFanOutContracts,
 } from "./run-trees.ts";
+import { writerContracts } from "./writers.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
@@ -38,6 +39,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("steering edge cases", () => registerContracts(init, steeringEdgeContracts));
     describe("typed answers", () => registerContracts(init, typedAnswerContracts));
     describe("ids, errors and side effects", () => registerContracts(init, idErrorContracts));
+    describe("one writer per thread", () => registerContracts(init, writerContracts, 20_000));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }
