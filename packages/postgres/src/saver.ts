@@ -154,24 +154,18 @@ export class PostgresSaver implements Checkpointer {
   }
 
   /**
-   * Runs one write statement. With a fence, in a transaction that first share-locks the
-   * thread's lease row and checks its token, so a stale holder writes nothing and a concurrent
-   * `acquireLease` waits for this write.
+   * Runs one fence-aware write statement (see `fencedWrite` in statements.ts): the fencing token
+   * goes last among `values`, the lease check happens in the same statement (one round trip),
+   * and a refused fence throws {@link FencedOutError}.
    */
-  async #fenced<T>(
+  async #fenced<Row extends { current_token: string | null }>(
+    statement: Named,
+    values: unknown[],
     fence: Fence | undefined,
-    write: (via: pg.Pool | pg.PoolClient) => Promise<T>,
-  ): Promise<T> {
-    if (fence === undefined) return write(this.pool);
-    return inTransaction(this.pool, async (client) => {
-      const [lease] = await this.#rows<{ token: string }>(
-        this.#sql.lockLease,
-        [fence.threadId],
-        client,
-      );
-      checkFence(fence, lease ? Number(lease.token) : null);
-      return write(client);
-    });
+  ): Promise<Row | undefined> {
+    const [row] = await this.#rows<Row>(statement, [...values, fence?.token ?? null]);
+    if (fence) checkFence(fence, row?.current_token == null ? null : Number(row.current_token));
+    return row;
   }
 
   // Threads ------------------------------------------------------------------------------------
@@ -186,7 +180,7 @@ export class PostgresSaver implements Checkpointer {
       thread.updatedAt,
       this.#codec.ser(thread.metadata),
     ];
-    await this.#fenced(fence, (via) => this.#run(this.#sql.upsertThread, values, via));
+    await this.#fenced(this.#sql.upsertThread, values, fence);
   }
 
   /** The thread record, if it was created. */
@@ -421,15 +415,15 @@ export class PostgresSaver implements Checkpointer {
     fence?: Fence,
   ): Promise<void> {
     if (ids.length === 0 && !fence) return;
-    await this.#fenced(fence, (via) => this.#run(this.#sql.setStatus, [ids, status], via));
+    await this.#fenced(this.#sql.setStatus, [ids, status, fence?.threadId ?? null], fence);
   }
 
   // Request ids --------------------------------------------------------------------------------
 
   /** Stores what a request id produced, returned to later duplicates of that request. */
   async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
-    const values = [requestId, this.#codec.ser(result)];
-    await this.#fenced(fence, (via) => this.#run(this.#sql.putRequestResult, values, via));
+    const values = [requestId, this.#codec.ser(result), fence?.threadId ?? null];
+    await this.#fenced(this.#sql.putRequestResult, values, fence);
   }
 
   /** Whether a request id was applied, with the outcome stored for it. */
@@ -460,12 +454,16 @@ export class PostgresSaver implements Checkpointer {
     fence?: Fence,
   ): Promise<{ value: unknown }> {
     const text = this.#codec.ser(value);
-    let [row] = await this.#fenced(fence, (via) =>
-      this.#rows<{ value: string }>(this.#sql.putOnce, [threadId, taskId, key, text], via),
+    const row = await this.#fenced<{ current_token: string | null; value: string | null }>(
+      this.#sql.putOnce,
+      [threadId, taskId, key, text],
+      fence,
     );
     // A concurrent writer committed after this statement's snapshot: read its value afresh.
-    row ??= (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0];
-    return { value: this.#codec.de(row?.value ?? text) };
+    const stored =
+      row?.value ??
+      (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0]?.value;
+    return { value: this.#codec.de(stored ?? text) };
   }
 
   // Runs ---------------------------------------------------------------------------------------
@@ -481,7 +479,7 @@ export class PostgresSaver implements Checkpointer {
       run.parentRunId === null,
       this.#codec.ser(run),
     ];
-    await this.#fenced(fence, (via) => this.#run(this.#sql.upsertRun, values, via));
+    await this.#fenced(this.#sql.upsertRun, values, fence);
   }
 
   /** Runs in one status across threads, least recently updated first, from an index. */
@@ -519,7 +517,7 @@ export class PostgresSaver implements Checkpointer {
   /** Appends a steering record to its thread's log. */
   async appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     const values = [record.id, record.threadId, this.#codec.ser(record)];
-    await this.#fenced(fence, (via) => this.#run(this.#sql.insertSteering, values, via));
+    await this.#fenced(this.#sql.insertSteering, values, fence);
   }
 
   /** Steering records of a thread, oldest first. */
@@ -531,7 +529,7 @@ export class PostgresSaver implements Checkpointer {
   /** Appends an audit record. */
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     const values = [record.threadId, this.#codec.ser(record)];
-    await this.#fenced(fence, (via) => this.#run(this.#sql.insertAudit, values, via));
+    await this.#fenced(this.#sql.insertAudit, values, fence);
   }
 
   /** Audit records oldest first, by thread or by the tenant of their thread. */

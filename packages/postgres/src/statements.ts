@@ -39,10 +39,22 @@ function interruptUpsert(s: string, first: number, condition: string): string {
  * `$token`: a concurrent `acquireLease` waits for this statement, and this statement sees the
  * token of any acquisition that committed before it (so a stale holder writes nothing).
  */
-function fenceCte(s: string, token: number): string {
+function fenceCte(s: string, token: number, thread = 1): string {
   return `fence AS (
-    SELECT token FROM ${s}.leases WHERE $${token}::bigint IS NOT NULL AND thread_id = $1 FOR SHARE
+    SELECT token FROM ${s}.leases
+    WHERE $${token}::bigint IS NOT NULL AND thread_id = $${thread} FOR SHARE
   )`;
+}
+
+/**
+ * One write statement made fence-aware in the same round trip: `write` (whose own WHERE must
+ * include {@link fenceOk}) runs inside a CTE beside the lease lock, and the statement returns the
+ * thread's current token so the caller can tell a refused fence from a write that matched
+ * nothing. `$token` is the fencing token (NULL: unfenced), `$thread` the thread id.
+ */
+function fencedWrite(s: string, token: number, thread: number, write: string): string {
+  return `WITH ${fenceCte(s, token, thread)}, w AS (${write})
+    SELECT (SELECT token FROM fence) AS current_token`;
 }
 
 /** True when the write carries no fencing token, or carries the current one. */
@@ -64,10 +76,16 @@ export function statementsFor(s: string) {
   return {
     upsertThread: named(
       "upsert_thread",
-      `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (thread_id) DO UPDATE SET
-         tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata`,
+      fencedWrite(
+        s,
+        6,
+        1,
+        `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
+         SELECT $1, $2, $3, $4, $5 WHERE ${fenceOk(6)}
+         ON CONFLICT (thread_id) DO UPDATE SET
+           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at,
+           metadata = EXCLUDED.metadata`,
+      ),
     ),
     getThread: named(
       "get_thread",
@@ -225,7 +243,13 @@ export function statementsFor(s: string) {
     ),
     setStatus: named(
       "set_status",
-      `UPDATE ${s}.interrupts SET status = $2 WHERE id = ANY ($1::text[]) AND status = 'pending'`,
+      fencedWrite(
+        s,
+        4,
+        3,
+        `UPDATE ${s}.interrupts SET status = $2
+         WHERE id = ANY ($1::text[]) AND status = 'pending' AND ${fenceOk(4)}`,
+      ),
     ),
 
     // answerInterrupts, inside one transaction ---------------------------------------------------
@@ -265,30 +289,43 @@ export function statementsFor(s: string) {
 
     putRequestResult: named(
       "put_request_result",
-      `INSERT INTO ${s}.requests (request_id, result) VALUES ($1, $2)
-       ON CONFLICT (request_id) DO UPDATE SET result = EXCLUDED.result`,
+      fencedWrite(
+        s,
+        4,
+        3,
+        `INSERT INTO ${s}.requests (request_id, result) SELECT $1, $2 WHERE ${fenceOk(4)}
+         ON CONFLICT (request_id) DO UPDATE SET result = EXCLUDED.result`,
+      ),
     ),
     getOnce: named(
       "get_once",
       `SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3`,
     ),
+    // The value comes back with the current token: the inserted one, or the one stored before.
     putOnce: named(
       "put_once",
-      `WITH inserted AS (
-         INSERT INTO ${s}.once_results (thread_id, task_id, key, value) VALUES ($1, $2, $3, $4)
+      `WITH ${fenceCte(s, 5)}, inserted AS (
+         INSERT INTO ${s}.once_results (thread_id, task_id, key, value)
+         SELECT $1, $2, $3, $4 WHERE ${fenceOk(5)}
          ON CONFLICT DO NOTHING RETURNING value
        )
-       SELECT value FROM inserted
-       UNION ALL
-       SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3
-       LIMIT 1`,
+       SELECT (SELECT token FROM fence) AS current_token,
+         coalesce((SELECT value FROM inserted),
+           (SELECT value FROM ${s}.once_results
+            WHERE thread_id = $1 AND task_id = $2 AND key = $3)) AS value`,
     ),
 
     upsertRun: named(
       "upsert_run",
-      `INSERT INTO ${s}.runs AS r (run_id, thread_id, created_at, updated_at, status, root, record)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ${RUN_UPSERT_TAIL}`,
+      fencedWrite(
+        s,
+        8,
+        2,
+        `INSERT INTO ${s}.runs AS r
+           (run_id, thread_id, created_at, updated_at, status, root, record)
+         SELECT $1, $2, $3, $4, $5, $6, $7 WHERE ${fenceOk(8)}
+         ${RUN_UPSERT_TAIL}`,
+      ),
     ),
     upsertRuns: named(
       "upsert_runs",
@@ -313,7 +350,12 @@ export function statementsFor(s: string) {
     ),
     insertSteering: named(
       "insert_steering",
-      `INSERT INTO ${s}.steering (id, thread_id, record) VALUES ($1, $2, $3)`,
+      fencedWrite(
+        s,
+        4,
+        2,
+        `INSERT INTO ${s}.steering (id, thread_id, record) SELECT $1, $2, $3 WHERE ${fenceOk(4)}`,
+      ),
     ),
     listSteering: named(
       "list_steering",
@@ -321,7 +363,12 @@ export function statementsFor(s: string) {
     ),
     insertAudit: named(
       "insert_audit",
-      `INSERT INTO ${s}.audit (thread_id, record) VALUES ($1, $2)`,
+      fencedWrite(
+        s,
+        3,
+        1,
+        `INSERT INTO ${s}.audit (thread_id, record) SELECT $1, $2 WHERE ${fenceOk(3)}`,
+      ),
     ),
 
     // Leases use the database clock, so processes on machines with skewed clocks agree.

@@ -105,6 +105,25 @@ export async function withLease<T>(
     return await fn(lease);
   } finally {
     clearInterval(renew);
-    await store.releaseLease(threadId, owner).catch(() => undefined);
+    await store
+      .releaseLease(threadId, owner)
+      .catch(() => releaseLater(store, threadId, owner, Date.now() + settings.ttlMs));
   }
+}
+
+/**
+ * Keeps trying to release a lease whose release failed (the store was unreachable), in the
+ * background, until it succeeds or the lease would have expired anyway: a retry of the call —
+ * the usual next step after a store outage — then need not wait out the whole lease.
+ */
+function releaseLater(store: Checkpointer, threadId: ThreadId, owner: string, until: number): void {
+  let delay = 50;
+  const attempt = (): void => {
+    if (Date.now() >= until) return;
+    store.releaseLease(threadId, owner).catch(() => {
+      delay = Math.min(delay * 2, 1000);
+      setTimeout(attempt, delay).unref();
+    });
+  };
+  setTimeout(attempt, delay).unref();
 }

@@ -71,13 +71,17 @@ export async function runRoot<S extends Schema>(
     requestId === undefined ? undefined : await saver.getRun(requestRunIdFor(threadId, requestId));
   let run: RunRecord;
   let streamInput: Record<string, unknown> | undefined;
+  // Whether the stored run row already says `running` (the answer that woke it wrote it).
+  let storedRunning = false;
   if (requestRun && requestRun.threadId === threadId && head?.runId === requestRun.runId) {
     // A retry whose first attempt applied its input: continue that run, do not start another.
+    storedRunning = requestRun.status === "running";
     run = { ...requestRun, status: "running", updatedAt: new Date().toISOString() };
     streamInput = undefined;
   } else if (input === null || input === undefined) {
     const previous = head && !options.checkpointId ? await saver.getRun(head.runId) : undefined;
     // A cancelled run stays cancelled: continuing its thread is a new run from its head.
+    storedRunning = previous?.status === "running";
     run =
       previous && previous.status !== "cancelled"
         ? { ...previous, status: "running", updatedAt: new Date().toISOString() }
@@ -93,9 +97,12 @@ export async function runRoot<S extends Schema>(
     );
     streamInput = input;
   }
-  if (options.checkpointId && run.runId === head?.runId)
+  if (options.checkpointId && run.runId === head?.runId) {
     run = newRootRun(threadId, graph.name, runOptions);
-  await saver.putRun(run);
+    storedRunning = false;
+  }
+  // Written with the input checkpoint when there is one, skipped when already stored as running.
+  const writeRunRow = !storedRunning;
   const signals = [options.signal, lease?.signal].filter((s) => s !== undefined);
   const controller =
     signals.length === 0
@@ -135,6 +142,7 @@ export async function runRoot<S extends Schema>(
       fromCheckpointId: options.checkpointId as CheckpointId | undefined,
       head,
       run,
+      writeRunRow,
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process

@@ -85,6 +85,11 @@ export interface StreamRunInput {
   head?: CheckpointRecord | undefined;
   /** The run row to keep up to date. */
   run: RunRecord;
+  /**
+   * Whether the run row must still be written as `running`. When the call applies input, the
+   * row goes with the input checkpoint's commit instead of a write of its own.
+   */
+  writeRunRow?: boolean;
 }
 
 /** Result of a stream run: the loop outcome and where the stream stands. */
@@ -110,6 +115,8 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
       { checkpointId: input.fromCheckpointId },
     );
   let state: LoopState;
+  const runRow = input.writeRunRow ? input.run : undefined;
+  if (runRow && !(input.input !== undefined || !head)) await saver.putRun(runRow);
   if (input.input !== undefined || !head) {
     const currentHead = input.fromCheckpointId
       ? await saver.getCheckpoint(exec.threadId, exec.stream)
@@ -121,6 +128,7 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
       currentHead?.id ?? null,
       input.input ?? {},
       input.fromCheckpointId ? "fork" : "input",
+      runRow,
     );
     head = state.head;
   } else if (input.fromCheckpointId) {
@@ -177,6 +185,7 @@ async function applyInput(
   expectedHeadId: CheckpointId | null,
   input: Record<string, unknown>,
   source: "input" | "fork",
+  runRow: RunRecord | undefined,
 ): Promise<LoopState> {
   const saver = exec.saver;
   const values = await loadValues(saver, graph.shape, base);
@@ -205,7 +214,12 @@ async function applyInput(
     createdAt: new Date().toISOString(),
     metadata: { input: Object.keys(input) },
   };
-  await saver.commitStep({ checkpoint, expectedHeadId, blobs: barrier.blobs });
+  await saver.commitStep({
+    checkpoint,
+    expectedHeadId,
+    blobs: barrier.blobs,
+    ...(runRow ? { runs: [runRow] } : {}),
+  });
   emitCheckpoint(exec, checkpoint, barrier.values);
   return {
     head: checkpoint,
