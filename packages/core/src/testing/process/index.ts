@@ -29,3 +29,5 @@ export {
   startApprovalWorker,
 } from "./scenarios.ts";
 export type { ScenarioSetup } from "./scenarios.ts";
+export { crashLoopGraph, crashLoopWorkerMain, runCrashLoop } from "./crash-loop.ts";
+export type { CrashLoopCounts, CrashLoopOptions, CrashLoopWorkerConfig } from "./crash-loop.ts";
