@@ -36,8 +36,6 @@ describe.skipIf(!probe.available)(`crash loop on Postgres at ${redactUrl(probe.u
       dir,
       open,
       label: "postgres",
-      // Connecting and taking over a lease cost more here: longer lives so threads progress.
-      maxLifeMs: 800,
     });
     expect(counts.threads).toBeGreaterThan(0);
   }, 120_000);

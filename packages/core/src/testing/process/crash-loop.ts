@@ -26,16 +26,21 @@ const LOOP_LEASE = { ttlMs: 200, waitMs: 20_000 };
 
 /** What a crash-loop worker is told in argv (one JSON argument). */
 export interface CrashLoopWorkerConfig {
-  /** Threads are `<slot>-<k>`; a slot is driven by one worker at a time. */
-  slot: number;
-  /** First thread index to drive. */
-  start: number;
-  /** Last thread index to drive (inclusive); without it the worker goes on until killed. */
-  end?: number;
+  /** Lanes the worker drives concurrently, so one kill lands in several runs at once. */
+  lanes: CrashLoopLane[];
   /** Ledger of side effects. */
   effects: string;
   /** Ledger of checkpoints seen committed. */
   commits: string;
+}
+
+/** A sequence of threads `<slot>-<k>`, driven by one worker at a time. */
+export interface CrashLoopLane {
+  slot: number;
+  /** First thread index to drive. */
+  start: number;
+  /** Last thread index to drive (inclusive); without it the lane goes on until killed. */
+  end?: number;
 }
 
 /** Whether the loop's graph asks a question on thread `<slot>-<k>`: every other thread does. */
@@ -95,8 +100,8 @@ const FINISHED_LOG = ["ask", "finish", "plan", "w0", "w1", "w2"];
 
 /**
  * Entry point of a backend's crash-loop worker: `argv[0]` is a {@link CrashLoopWorkerConfig}.
- * Drives threads `<slot>-<start>`, `<slot>-<start+1>`... to `done`, reporting `begin` and `done`
- * per thread, until killed (or past `end`).
+ * Drives each lane's threads `<slot>-<start>`, `<slot>-<start+1>`... to `done`, reporting `begin`
+ * and `done` per thread, until killed (or past every lane's `end`).
  */
 export async function crashLoopWorkerMain(
   saver: Checkpointer,
@@ -119,10 +124,22 @@ export async function crashLoopWorkerMain(
     },
   });
   const graph = crashLoopGraph(store, new Ledger(config.effects));
+  // Connected before `ready`: the parent's random kill delay then spans work, not start-up.
+  await saver.getThread("warm-up" as ThreadId);
   report({ event: "ready", pid: process.pid });
-  for (let k = config.start; config.end === undefined || k <= config.end; k += 1) {
-    const threadId = `${config.slot}-${k}`;
-    report({ event: "begin", k });
+  await Promise.all(config.lanes.map((lane) => driveLane(saver, graph, lane)));
+  await saver.close();
+  report({ event: "closed" });
+}
+
+async function driveLane(
+  saver: Checkpointer,
+  graph: ReturnType<typeof crashLoopGraph>,
+  lane: CrashLoopLane,
+): Promise<void> {
+  for (let k = lane.start; lane.end === undefined || k <= lane.end; k += 1) {
+    const threadId = `${lane.slot}-${k}`;
+    report({ event: "begin", slot: lane.slot, k });
     for (let attempt = 0; ; attempt += 1) {
       if (attempt > 50) throw new Error(`thread ${threadId} did not finish in 50 calls`);
       try {
@@ -132,10 +149,8 @@ export async function crashLoopWorkerMain(
         await sleep(20);
       }
     }
-    report({ event: "done", k });
+    report({ event: "done", slot: lane.slot, k });
   }
-  await saver.close();
-  report({ event: "closed" });
 }
 
 /** One call that moves a thread on; true when the thread is done. */
@@ -173,8 +188,10 @@ export interface CrashLoopOptions {
   open: () => Promise<Checkpointer>;
   /** Store name for the printed summary. */
   label: string;
-  /** Workers alive at once, each on its own threads. Default 6. */
-  slots?: number;
+  /** Workers alive at once. Default 3. */
+  workers?: number;
+  /** Lanes (threads driven concurrently) per worker. Default 4. */
+  lanes?: number;
   /** Stop killing after this many kills. Default 300. */
   kills?: number;
   /** Stop killing after this long. Default 40 s. */
@@ -200,6 +217,8 @@ export interface CrashLoopCounts {
   elapsedMs: number;
   /** Mean time from spawn to a worker's `ready` report. */
   meanStartupMs: number;
+  /** Calls that failed in killed workers, by error code (a busy thread, a lost race...). */
+  callErrors: Record<string, number>;
 }
 
 /**
@@ -208,7 +227,9 @@ export interface CrashLoopCounts {
  */
 export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoopCounts> {
   const began = Date.now();
-  const slots = options.slots ?? 6;
+  const workers = options.workers ?? 3;
+  const lanes = options.lanes ?? 4;
+  const slots = workers * lanes;
   const target = options.kills ?? 300;
   const budget = options.budgetMs ?? 40_000;
   const maxLife = options.maxLifeMs ?? 400;
@@ -218,24 +239,36 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const last = Array.from({ length: slots }, () => -1);
   let kills = 0;
   let startupMs = 0;
-  const config = (slot: number, end?: number): string =>
+  const slotsOf = (w: number): number[] => Array.from({ length: lanes }, (_, l) => w * lanes + l);
+  const config = (w: number, clean: boolean): string =>
     JSON.stringify({
-      slot,
-      start: next[slot] ?? 0,
-      ...(end !== undefined ? { end } : {}),
+      lanes: slotsOf(w)
+        .filter((slot) => !clean || (last[slot] ?? -1) >= (next[slot] ?? 0))
+        .map((slot) => ({
+          slot,
+          start: next[slot] ?? 0,
+          ...(clean ? { end: last[slot] ?? -1 } : {}),
+        })),
       effects: effects.path,
       commits: commits.path,
     } satisfies CrashLoopWorkerConfig);
-  const learn = (slot: number, worker: WorkerProcess): void => {
-    for (const r of worker.events("done")) next[slot] = Math.max(next[slot] ?? 0, Number(r.k) + 1);
-    for (const r of worker.events("begin")) last[slot] = Math.max(last[slot] ?? -1, Number(r.k));
+  const errors: Record<string, number> = {};
+  const learn = (worker: WorkerProcess): void => {
+    for (const r of worker.events("error")) {
+      const code = String(r.code ?? r.name);
+      errors[code] = (errors[code] ?? 0) + 1;
+    }
+    for (const r of worker.events("done"))
+      next[Number(r.slot)] = Math.max(next[Number(r.slot)] ?? 0, Number(r.k) + 1);
+    for (const r of worker.events("begin"))
+      last[Number(r.slot)] = Math.max(last[Number(r.slot)] ?? -1, Number(r.k));
   };
 
   await Promise.all(
-    Array.from({ length: slots }, async (_, slot) => {
+    Array.from({ length: workers }, async (_, w) => {
       while (kills < target && Date.now() - began < budget) {
         const spawned = Date.now();
-        const worker = WorkerProcess.start(options.worker, [config(slot)]);
+        const worker = WorkerProcess.start(options.worker, [config(w, false)]);
         await worker.waitForEvent("ready", 30_000);
         startupMs += Date.now() - spawned;
         await sleep(Math.random() * maxLife);
@@ -243,20 +276,19 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         if (exit.signal !== "SIGKILL")
           throw new Error(`crash-loop worker exited on its own (${exit.code}): ${exit.stderr}`);
         kills += 1;
-        learn(slot, worker);
+        learn(worker);
       }
     }),
   );
 
   // The clean pass: every begun thread is driven to its end by a worker nobody kills.
   await Promise.all(
-    Array.from({ length: slots }, async (_, slot) => {
-      if ((last[slot] ?? -1) < (next[slot] ?? 0)) return;
-      const worker = WorkerProcess.start(options.worker, [config(slot, last[slot])]);
+    Array.from({ length: workers }, async (_, w) => {
+      const worker = WorkerProcess.start(options.worker, [config(w, true)]);
       const exit = await worker.exited;
       if (exit.code !== 0)
         throw new Error(
-          `clean pass of slot ${slot} failed (${exit.code ?? exit.signal}): ${exit.stderr}`,
+          `clean pass of worker ${w} failed (${exit.code ?? exit.signal}): ${exit.stderr}`,
         );
     }),
   );
@@ -264,6 +296,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const counts = await check(options, slots, last, commits, effects, kills);
   counts.elapsedMs = Date.now() - began;
   counts.meanStartupMs = Math.round(startupMs / Math.max(1, kills));
+  counts.callErrors = errors;
   console.log(`crash loop on ${options.label}: ${JSON.stringify(counts)}`);
   expect(counts.kills, "the loop killed workers").toBeGreaterThan(0);
   expect(counts).toMatchObject({
@@ -302,6 +335,7 @@ async function check(
     answersAppliedTwice: 0,
     elapsedMs: 0,
     meanStartupMs: 0,
+    callErrors: {},
   };
   try {
     const seen = commits.read();

@@ -30,4 +30,9 @@ export {
 } from "./scenarios.ts";
 export type { ScenarioSetup } from "./scenarios.ts";
 export { crashLoopGraph, crashLoopWorkerMain, runCrashLoop } from "./crash-loop.ts";
-export type { CrashLoopCounts, CrashLoopOptions, CrashLoopWorkerConfig } from "./crash-loop.ts";
+export type {
+  CrashLoopCounts,
+  CrashLoopLane,
+  CrashLoopOptions,
+  CrashLoopWorkerConfig,
+} from "./crash-loop.ts";
