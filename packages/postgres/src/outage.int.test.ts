@@ -18,6 +18,7 @@ import {
   runApprovalWorker,
   startApprovalWorker,
   type ApprovalWorkerConfig,
+  type Report,
   type ScenarioSetup,
 } from "@rein/core/testing/process";
 import { threadId } from "@rein/core/testing";
@@ -87,7 +88,14 @@ describe.skipIf(unavailable !== null)("a Postgres outage during an answer", () =
       // Let the dropped connection reach the worker while its transaction is idle.
       await sleep(500);
       worker.send("go");
-      const first = await worker.waitForEvent("result", 30_000);
+      let first: Report;
+      try {
+        first = await worker.waitForEvent("result", 30_000);
+      } catch (error) {
+        throw new Error(
+          `The worker did not survive the server going away; it must return a typed error instead. ${String(error)}`,
+        );
+      }
       expect(
         first,
         "a driver failure reaches the caller as a typed, retryable error",

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import {
   bundleWorker,
   runAnswerKillInputScenario,
+  runFailedReleaseScenario,
   runInvokeRetryRace,
   runPausedOwnerScenario,
   runResumeRetryRace,
@@ -47,6 +48,10 @@ describe("one writer per thread on SQLite, with real processes", () => {
 
   it("8 concurrent retries of one resume request all get its outcome and apply it once", async () => {
     await runResumeRetryRace(setup, "resume-retries");
+  }, 90_000);
+
+  it("a lease release failing after the run committed does not replace its outcome", async () => {
+    await runFailedReleaseScenario(setup, "failed-release");
   }, 90_000);
 
   it("8 concurrent retries of one invoke request start one run and charge once", async () => {

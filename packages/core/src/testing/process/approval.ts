@@ -42,6 +42,8 @@ export interface ApprovalWorkerConfig {
   waitMs?: number;
   /** Inside `ask`, after the first charge: report `{ event: "hold" }` and wait for `go` on stdin. */
   holdAfterFirst?: boolean;
+  /** Every lease release fails (after the run's writes committed), as a dropped connection would. */
+  failLeaseRelease?: boolean;
   /** Wait a random 0..jitterMs before every store call (see `jitterSaver`). */
   jitterMs?: number;
   /** Right after the store reports an answer applied: report `answer-committed`, then SIGKILL. */
@@ -131,7 +133,16 @@ export async function approvalWorkerMain(
   argv: readonly string[],
 ): Promise<void> {
   const config = JSON.parse(argv[0] ?? "{}") as ApprovalWorkerConfig;
-  const jittered = config.jitterMs ? jitterSaver(saver, config.jitterMs) : saver;
+  let base: Checkpointer = config.jitterMs ? jitterSaver(saver, config.jitterMs) : saver;
+  if (config.failLeaseRelease)
+    base = hookSaver(base, {
+      before: {
+        releaseLease: () => {
+          throw new Error("connection lost while releasing the lease");
+        },
+      },
+    });
+  const jittered = base;
   const store = config.killAfterAnswer
     ? hookSaver(jittered, {
         after: {

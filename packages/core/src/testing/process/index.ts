@@ -23,6 +23,7 @@ export {
   effectsByLabel,
   runAnswerKillInputScenario,
   runApprovalWorker,
+  runFailedReleaseScenario,
   runInvokeRetryRace,
   runPausedOwnerScenario,
   runResumeRetryRace,

@@ -292,3 +292,31 @@ export async function runInvokeRetryRace(setup: ScenarioSetup, threadId: string)
     );
   });
 }
+
+/**
+ * A lease release that fails after the run committed (issue 8, defect 5): the caller gets the
+ * run's outcome, not the release error (the lease simply expires), and the answer applied once.
+ */
+export async function runFailedReleaseScenario(
+  setup: ScenarioSetup,
+  threadId: string,
+): Promise<void> {
+  const ledger = new Ledger(join(setup.dir, `${threadId}.ledger`));
+  const base = { threadId, ledger: ledger.path, questions: 1 as const, ttlMs: 600 };
+  const runId = await startPaused(setup, base);
+  const [resumed] = await runApprovalWorker(setup, {
+    ...base,
+    failLeaseRelease: true,
+    steps: [{ op: "resume", answer: "yes", requestId: `req-${threadId}` }],
+  });
+  expect(resumed, "the committed outcome is returned, not the release error").toMatchObject({
+    ok: true,
+    status: "done",
+    runId,
+  });
+  expect(effectsByLabel(ledger, threadId)["charge-1"]).toMatchObject({
+    raw: 1,
+    keys: 1,
+    values: ["yes"],
+  });
+}
