@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   bundleWorker,
   effectsByLabel,
@@ -20,6 +20,7 @@ import {
   type ApprovalWorkerConfig,
   type Report,
   type ScenarioSetup,
+  WorkerProcess,
 } from "@rein/core/testing/process";
 import { threadId } from "@rein/core/testing";
 import { clusterUnavailableReason, ThrowawayCluster } from "./int/cluster.ts";
@@ -59,6 +60,7 @@ describe.skipIf(unavailable !== null)("a Postgres outage during an answer", () =
     outageWorker = { ...outage, args: [...outage.args, cluster.url, schema] };
     await (await setup.open()).close();
   }, 90_000);
+  beforeEach(() => cluster.ensureStarted());
   afterAll(() => {
     cluster?.destroy();
     rmSync(dir, { recursive: true, force: true });
@@ -135,5 +137,47 @@ describe.skipIf(unavailable !== null)("a Postgres outage during an answer", () =
     } finally {
       await saver.close();
     }
+  }, 120_000);
+
+  it("a server lost in the middle of migrations: the process survives and a retry migrates", async () => {
+    const migrating = {
+      ...outageWorker,
+      args: [...outageWorker.args.slice(0, -1), "rein_outage_migrate"],
+    };
+    const worker = WorkerProcess.start(migrating, ["migrate"]);
+    try {
+      await worker.waitForEvent("in-transaction", 30_000);
+      cluster.stop("immediate");
+      await sleep(500);
+      worker.send("go");
+      let first: Report;
+      try {
+        first = await worker.waitForEvent("result", 30_000);
+      } catch (error) {
+        throw new Error(
+          `The worker did not survive the server going away; it must return a typed error instead. ${String(error)}`,
+        );
+      }
+      expect(
+        first,
+        "a driver failure reaches the caller as a typed, retryable error",
+      ).toMatchObject({
+        ok: false,
+        name: "StoreUnavailableError",
+        code: "store_unavailable",
+        retryable: true,
+      });
+    } finally {
+      cluster.start();
+    }
+    worker.send("retry");
+    await worker.waitForEvent("closed", 30_000);
+    expect(
+      worker.events("result")[1],
+      "migrating again once the server is back works",
+    ).toMatchObject({
+      ok: true,
+    });
+    expect((await worker.exited).code).toBe(0);
   }, 120_000);
 });

@@ -105,6 +105,21 @@ export class ThrowawayCluster {
     ]);
   }
 
+  /** Whether the server runs (`pg_ctl status`). */
+  running(): boolean {
+    try {
+      this.run("pg_ctl", ["-D", this.data, "status"]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Starts the server unless it runs (a test that failed midway may have left it stopped). */
+  ensureStarted(): void {
+    if (!this.running()) this.start();
+  }
+
   /** Stops the server: `immediate` drops every connection at once, as a crash or failover does. */
   stop(mode: "fast" | "immediate" = "immediate"): void {
     this.run("pg_ctl", ["-D", this.data, "-w", "-m", mode, "stop"]);

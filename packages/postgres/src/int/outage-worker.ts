@@ -1,10 +1,19 @@
 /**
- * Worker process of the Postgres outage test. Runs the approval worker's steps on the cluster in
- * argv, and holds the answer's transaction open: right after its `BEGIN` it reports
- * `in-transaction` and waits for `go` on stdin, so the test can stop the server under it.
+ * Worker process of the Postgres outage tests. Holds one transaction open: right after its
+ * `BEGIN` it reports `in-transaction` and waits for `go` on stdin, so the test can stop the server
+ * under it. With `<config-json>` it runs the approval worker's steps and holds the answer's
+ * transaction; with `migrate` instead it holds the migration's, then reports each `setup()`
+ * outcome and retries it after `retry` on stdin.
  */
 import type pg from "pg";
-import { approvalWorkerMain, hookSaver, report, waitForLine } from "@rein/core/testing/process";
+import {
+  approvalWorkerMain,
+  closeInput,
+  describeFailure,
+  hookSaver,
+  report,
+  waitForLine,
+} from "@rein/core/testing/process";
 import { PostgresSaver } from "../saver.ts";
 
 const [url, schema, config] = process.argv.slice(2);
@@ -36,11 +45,31 @@ const connect = (saver.pool.connect as Connect).bind(saver.pool);
   });
 };
 
-const store = hookSaver(saver, {
-  before: {
-    answerInterrupts: () => {
-      armed = true;
+async function setupOutcome(): Promise<Record<string, unknown>> {
+  try {
+    await saver.setup();
+    return { ok: true };
+  } catch (error) {
+    return describeFailure(error);
+  }
+}
+
+if (config === "migrate") {
+  armed = true;
+  report({ event: "ready", pid: process.pid });
+  report({ event: "result", op: "setup", ...(await setupOutcome()) });
+  await waitForLine("retry");
+  report({ event: "result", op: "setup", ...(await setupOutcome()) });
+  closeInput();
+  await saver.close();
+  report({ event: "closed" });
+} else {
+  const store = hookSaver(saver, {
+    before: {
+      answerInterrupts: () => {
+        armed = true;
+      },
     },
-  },
-});
-await approvalWorkerMain(store, [config]);
+  });
+  await approvalWorkerMain(store, [config]);
+}

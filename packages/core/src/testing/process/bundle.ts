@@ -4,7 +4,7 @@
  * loop kill hundreds of processes within a CI-sized time budget.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import type { ProcessCommand } from "./worker.ts";
@@ -32,10 +32,13 @@ export async function bundleWorker(entry: string): Promise<ProcessCommand> {
   const hash = createHash("sha256").update(entry).digest("hex").slice(0, 12);
   const dir = join(packageDir(entry), "node_modules", ".cache", "rein-workers");
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `${hash}-${process.pid}.mjs`);
+  const outfile = join(dir, `${hash}.mjs`);
+  // Test files bundling the same entry at once each write their own file, then rename it into
+  // place (atomic), so no worker ever starts from a half-written bundle.
+  const scratch = join(dir, `${hash}-${process.pid}.tmp.mjs`);
   await build({
     entryPoints: [entry],
-    outfile,
+    outfile: scratch,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -47,5 +50,6 @@ export async function bundleWorker(entry: string): Promise<ProcessCommand> {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
   });
+  renameSync(scratch, outfile);
   return { command: process.execPath, args: [outfile] };
 }
