@@ -26,7 +26,7 @@ describe.skipIf(!probe.available)(`crash loop on Postgres at ${redactUrl(probe.u
     await saver.close();
   });
 
-  it("hundreds of SIGKILLs lose no committed step, fork no history and repeat no keyed effect", async () => {
+  it("SIGKILLs at random points lose no committed step, fork no history and repeat no keyed effect", async () => {
     await (await open()).close();
     const worker = await bundleWorker(
       fileURLToPath(new URL("./int/crash-loop-worker.ts", import.meta.url)),

@@ -16,7 +16,7 @@ const db = join(dir, "rein.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("crash loop on SQLite", () => {
-  it("hundreds of SIGKILLs lose no committed step, fork no history and repeat no keyed effect", async () => {
+  it("SIGKILLs at random points lose no committed step, fork no history and repeat no keyed effect", async () => {
     await new SqliteSaver({ path: db }).close();
     const worker = await bundleWorker(
       fileURLToPath(new URL("./int/crash-loop-worker.ts", import.meta.url)),

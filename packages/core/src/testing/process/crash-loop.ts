@@ -203,6 +203,8 @@ export interface CrashLoopOptions {
 /** What the crash loop counted. */
 export interface CrashLoopCounts {
   kills: number;
+  /** Runs (one per lane) that a kill cut in the middle: each kill lands in several. */
+  runsCutByKills: number;
   threads: number;
   commitsSeen: number;
   committedStepsLost: number;
@@ -253,7 +255,15 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       commits: commits.path,
     } satisfies CrashLoopWorkerConfig);
   const errors: Record<string, number> = {};
+  let runsCut = 0;
   const learn = (worker: WorkerProcess): void => {
+    // A lane that began a thread and did not report it done was cut mid-run by the kill.
+    const open = new Map<number, number>();
+    for (const r of worker.reports) {
+      if (r.event === "begin") open.set(Number(r.slot), Number(r.k));
+      if (r.event === "done") open.delete(Number(r.slot));
+    }
+    runsCut += open.size;
     for (const r of worker.events("error")) {
       const code = String(r.code ?? r.name);
       errors[code] = (errors[code] ?? 0) + 1;
@@ -297,8 +307,10 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   counts.elapsedMs = Date.now() - began;
   counts.meanStartupMs = Math.round(startupMs / Math.max(1, kills));
   counts.callErrors = errors;
+  counts.runsCutByKills = runsCut;
   console.log(`crash loop on ${options.label}: ${JSON.stringify(counts)}`);
   expect(counts.kills, "the loop killed workers").toBeGreaterThan(0);
+  expect(counts.runsCutByKills, "kills landed in the middle of runs").toBeGreaterThan(0);
   expect(counts).toMatchObject({
     committedStepsLost: 0,
     forkedHistories: 0,
@@ -322,6 +334,7 @@ async function check(
   const saver = await options.open();
   const counts: CrashLoopCounts = {
     kills,
+    runsCutByKills: 0,
     threads: 0,
     commitsSeen: 0,
     committedStepsLost: 0,
