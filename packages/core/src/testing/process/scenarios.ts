@@ -225,7 +225,7 @@ async function race(
 export async function runResumeRetryRace(
   setup: ScenarioSetup,
   threadId: string,
-  rounds = 3,
+  rounds = 4,
 ): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     const thread = `${threadId}-${round}`;
@@ -235,7 +235,7 @@ export async function runResumeRetryRace(
     const results = await race(setup, 8, {
       ...base,
       // Store calls at random speeds: the racers interleave all through the answer protocol.
-      jitterMs: 40,
+      jitterMs: 100,
       steps: [{ op: "resume", answer: "yes", requestId: `req-${thread}` }],
     });
     const summary = results.map((r) =>
