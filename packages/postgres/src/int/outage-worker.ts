@@ -22,6 +22,7 @@ if (!url || !schema || !config)
 const saver = new PostgresSaver({ connectionString: url, schema });
 
 let armed = false;
+let heldOnce = false;
 type Connect = (callback?: (...args: unknown[]) => void) => Promise<pg.PoolClient> | undefined;
 const connect = (saver.pool.connect as Connect).bind(saver.pool);
 // The first connection taken for an answer holds its transaction open until the test says go.
@@ -67,6 +68,9 @@ if (config === "migrate") {
   const store = hookSaver(saver, {
     before: {
       answerInterrupts: () => {
+        // Only the first answer's transaction is held: the retry after the restart runs through.
+        if (heldOnce) return;
+        heldOnce = true;
         armed = true;
       },
     },
