@@ -31,6 +31,15 @@ export interface InterruptOptions<Answer> {
   timeout?: string | number;
   /** At the deadline: answer with this value, or `"cancel"` the task. Default `"cancel"`. */
   onTimeout?: Answer | "cancel";
+  /** Told who answered, when this call returns a stored answer (e.g. to record an editor). */
+  onAnswer?: (info: AnswerInfo) => void;
+}
+
+/** Who answered an interrupt, and when. */
+export interface AnswerInfo {
+  interruptId: string;
+  actor: string | null;
+  answeredAt: string | null;
 }
 
 /** What node code sees as its second argument. */
@@ -213,6 +222,11 @@ export class TaskRun implements NodeContext {
   }
 
   private decodeAnswer<Answer>(record: StoredInterrupt, options: InterruptOptions<Answer>): Answer {
+    options.onAnswer?.({
+      interruptId: record.id,
+      actor: record.answeredBy ?? null,
+      answeredAt: record.answeredAt ?? null,
+    });
     if (!options.answer) return record.answer as Answer;
     // The answer was validated against the stored JSON Schema; parsing with the live schema
     // applies its transforms and defaults and gives the node a typed value.
@@ -281,6 +295,20 @@ export class TaskRun implements NodeContext {
 
   idempotencyKey(key: string): string {
     return `rein:${this.exec.threadId}:${this.task.id}:${key}`;
+  }
+
+  /** Emits a `messages` stream event: a model's delta, with this task's node, task and run. */
+  emitMessage(delta: unknown): void {
+    const sink = this.exec.sink;
+    if (sink.wants("messages"))
+      sink.push({
+        type: "messages",
+        namespace: [...this.exec.namespace],
+        node: this.task.node,
+        taskId: this.task.id,
+        runId: this.exec.runId,
+        delta,
+      });
   }
 
   emit(data: unknown): void {
