@@ -188,15 +188,19 @@ export function partsOf(message: Pick<Message, "content">): ContentPart[] {
 /**
  * The conversation as the model should see it: each assistant tool call shows the arguments the
  * tool actually ran with (a reviewer's edit replaces the model's), so the history never pairs
- * the model's original arguments with the result of an edited call.
+ * the model's original arguments with the result of an edited call. Review records stay in the
+ * stored conversation and are not sent.
  */
 export function modelView(messages: readonly Message[]): Message[] {
   const ran = new Map<string, Record<string, unknown>>();
   for (const m of messages) if (m.role === "tool" && m.args) ran.set(m.toolCallId, m.args);
-  if (ran.size === 0) return [...messages];
-  return messages.map((m) =>
-    m.role === "assistant" && m.toolCalls?.some((c) => ran.has(c.id))
-      ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, args: ran.get(c.id) ?? c.args })) }
-      : m,
-  );
+  return messages.map((m) => {
+    if (m.role === "tool" && m.review) {
+      const { review: _review, ...rest } = m;
+      return rest;
+    }
+    if (m.role === "assistant" && m.toolCalls?.some((c) => ran.has(c.id)))
+      return { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, args: ran.get(c.id) ?? c.args })) };
+    return m;
+  });
 }

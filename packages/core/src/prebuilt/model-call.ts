@@ -33,7 +33,7 @@ export async function callModel(
   if (isStream(output)) return assemble(output, onDelta);
   if (typeof output !== "object" || output === null || output.role !== "assistant")
     throw new InvalidInputError(
-      "A model must return an assistant message ({ role: \"assistant\", content }) or an async iterable of deltas.",
+      'A model must return an assistant message ({ role: "assistant", content }) or an async iterable of deltas.',
       { got: output === null ? "null" : typeof output === "object" ? output.role : typeof output },
     );
   return output;

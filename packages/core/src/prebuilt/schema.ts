@@ -14,9 +14,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: string;
-    readonly validate: (
-      value: unknown,
-    ) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
     /** Standard JSON Schema (optional): zod 4.2+ implements it. */
     readonly jsonSchema?: {
@@ -71,9 +69,7 @@ export async function validateStandard<T>(
   if (result.issues === undefined) return { ok: true, value: result.value };
   const text = result.issues
     .map((i) => {
-      const path = (i.path ?? [])
-        .map((p) => String(typeof p === "object" ? p.key : p))
-        .join(".");
+      const path = (i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
       return path ? `${path}: ${i.message}` : i.message;
     })
     .join("; ");
@@ -85,5 +81,5 @@ export async function validateStandard<T>(
  * stores it as JSON Schema and checks answers against it before storing them.
  */
 export function zodFromJsonSchema(jsonSchema: Record<string, unknown>): z.ZodType {
-  return z.fromJSONSchema(jsonSchema as Parameters<typeof z.fromJSONSchema>[0]);
+  return z.fromJSONSchema(jsonSchema);
 }

@@ -35,7 +35,7 @@ export function subAgent<P extends Schema, C extends Schema>(
     // Invoked from node code without a thread id: the runtime runs it as a child run of this
     // task, and a paused child pauses this task (the call throws; nothing to catch here).
     const result = await graph.invoke(options.input(state, ctx));
-    if (result.status !== "done") return {} as UpdateOf<P>;
+    if (result.status !== "done") return {};
     return options.output(result.values);
   };
 }

@@ -217,7 +217,11 @@ async function runCall(
       answer: found.decision,
       onAnswer: (info) => (answeredBy = info),
     });
-    review = { decision: decision.type, actor: answeredBy.actor, interruptId: answeredBy.interruptId };
+    review = {
+      decision: decision.type,
+      actor: answeredBy.actor,
+      interruptId: answeredBy.interruptId,
+    };
     if (decision.type === "respond")
       return toolMessage(call, decision.message, "responded", { review });
     if (decision.type === "ignore")
@@ -233,7 +237,12 @@ async function runCall(
     // Constraints JSON Schema cannot express (refinements) are checked here, at run time.
     const checked = await validateStandard(found.tool.schema, args);
     if (!checked.ok)
-      return toolMessage(call, `Arguments of ${call.name} are invalid: ${checked.text}`, "error", extra);
+      return toolMessage(
+        call,
+        `Arguments of ${call.name} are invalid: ${checked.text}`,
+        "error",
+        extra,
+      );
     parsed = checked.value;
   }
   const key = ctx.idempotencyKey(`tool:${call.id}`);

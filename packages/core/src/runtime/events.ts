@@ -7,13 +7,7 @@ import type { Interrupt, RunResult } from "../types.ts";
 
 /** Stream modes a caller can subscribe to. Interrupt events are always delivered. */
 export type StreamMode =
-  | "values"
-  | "updates"
-  | "custom"
-  | "messages"
-  | "tasks"
-  | "checkpoints"
-  | "debug";
+  "values" | "updates" | "custom" | "messages" | "tasks" | "checkpoints" | "debug";
 
 /** One event of `graph.stream(...)`. */
 export type StreamEvent =
