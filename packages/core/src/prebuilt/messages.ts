@@ -46,6 +46,8 @@ export interface ReasoningPart {
   text: string;
   signature?: string;
   redacted?: boolean;
+  /** Provider-specific data (e.g. the AI SDK's `providerOptions`), kept verbatim. */
+  providerOptions?: Record<string, Record<string, unknown>>;
 }
 
 /** One piece of message content. Tool calls live in `toolCalls`, tool results in tool messages. */
