@@ -13,6 +13,7 @@ import {
 } from "../errors.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
+import { answerIssues, describeIssues } from "./answer-issues.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
 
 /**
@@ -140,14 +141,13 @@ export function validateAnswers(chosen: ChosenAnswers): void {
     if (record.answerSchema === null || record.answerSchema === undefined) continue;
     const schema = z.fromJSONSchema(record.answerSchema as Parameters<typeof z.fromJSONSchema>[0]);
     const parsed = schema.safeParse(value);
-    if (!parsed.success)
+    if (!parsed.success) {
+      const issues = answerIssues(parsed.error.issues);
       throw new InvalidAnswerError(
-        `The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`,
-        {
-          interruptId: record.id,
-          issues: parsed.error.issues,
-        },
+        `The answer to interrupt ${record.id} does not match its schema: ${describeIssues(issues)}. Nothing was stored; the interrupt is still pending.`,
+        { interruptId: record.id, issues },
       );
+    }
   }
 }
 

@@ -1,0 +1,154 @@
+/**
+ * The scripted walk-through of the support desk: dispatch, two sub-agents paused at once, a
+ * refused edit, a targeted answer with an edit and a steering note while the email stays
+ * paused, a stale answer refused with the latest metadata, then the email accepted.
+ */
+import {
+  Command,
+  InvalidAnswerError,
+  StaleTargetError,
+  type Checkpointer,
+  type InterruptListItem,
+  type ResumeTarget,
+} from "@rein/core";
+import { DeskFiles } from "./desk-data.ts";
+import { createSupportDesk } from "./support-desk.ts";
+import { interruptTable } from "./table.ts";
+
+/** Where the walk-through prints, and how a person answers (interactive mode). */
+export interface WalkthroughOptions {
+  store: Checkpointer;
+  dataDir: string;
+  threadId: string;
+  print: (text: string) => void;
+}
+
+/** What the walk-through ends with. */
+export interface WalkthroughResult {
+  status: string;
+  values: Record<string, unknown>;
+}
+
+/** The target of one pending interrupt: its run, namespace, id and checkpoint. */
+export function targetOf(item: InterruptListItem): ResumeTarget {
+  return {
+    runId: item.runId,
+    namespace: item.namespace,
+    interruptId: item.id,
+    expectedCheckpointId: item.checkpointId,
+  };
+}
+
+/** Pending interrupts of a thread, oldest first (the queue lists newest first). */
+export async function pendingOf(
+  graph: ReturnType<typeof createSupportDesk>,
+  threadId: string,
+): Promise<InterruptListItem[]> {
+  const page = await graph.listInterrupts({ status: "pending", threadId, limit: 50 });
+  return [...page.items].reverse();
+}
+
+function bySubAgent(items: readonly InterruptListItem[], graphName: string): InterruptListItem {
+  const found = items.find((i) => i.graph === graphName);
+  if (!found) throw new Error(`no pending interrupt in ${graphName}`);
+  return found;
+}
+
+/** Runs the scripted walk-through on a fresh thread. */
+export async function runWalkthrough(options: WalkthroughOptions): Promise<WalkthroughResult> {
+  const { store, dataDir, threadId, print } = options;
+  const graph = createSupportDesk({ store, dataDir });
+  const files = new DeskFiles(dataDir);
+  const step = (title: string) => print(`\n== ${title}`);
+
+  step(`1. A ticket arrives: start run on thread ${threadId} with input {}`);
+  let r = await graph.invoke({}, { threadId });
+  print(`run ${r.status}. Pending:`);
+  print(interruptTable(await pendingOf(graph, threadId)));
+
+  step("2. lead@example.com approves dispatching all three sub-agents");
+  r = await graph.resume(
+    { threadId },
+    Command.resume({ type: "accept" }, { actor: "lead@example.com" }),
+  );
+  const paused = await pendingOf(graph, threadId);
+  print(`run ${r.status}. research finished; refund and email paused at the same time:`);
+  print(interruptTable(paused));
+  const refund = bySubAgent(paused, "refund_agent");
+  const email = bySubAgent(paused, "email_agent");
+
+  step("3. alice@example.com edits the refund with a typo: refused, still pending");
+  try {
+    await graph.resumeTargeted(
+      targetOf(refund),
+      Command.resume(
+        {
+          type: "edit",
+          args: { orderId: "1042", amount: "sixty", reason: "one of two mugs broke" },
+        },
+        { actor: "alice@example.com" },
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof InvalidAnswerError)) throw error;
+    print(`${error.name} (${error.code}): ${error.message}`);
+  }
+  print(`refund interrupt still ${(await store.getInterrupt(refund.id))?.status}`);
+
+  step(
+    "4. alice answers the refund by targeted resume: amount edited to $60, with a steering note",
+  );
+  r = await graph.resumeTargeted(
+    targetOf(refund),
+    Command.resume(
+      { type: "edit", args: { orderId: "1042", amount: 60, reason: "one of two mugs broke" } },
+      { actor: "alice@example.com", steering: "Pro rata: only one of the two mugs broke." },
+    ),
+  );
+  print(`run ${r.status}. The email is still paused, same ids:`);
+  print(interruptTable(await pendingOf(graph, threadId)));
+  print(`ledger: ${JSON.stringify(files.ledger())}`);
+
+  step("5. bob@example.com sends the same refund answer late: refused as stale");
+  try {
+    await graph.resumeTargeted(
+      targetOf(refund),
+      Command.resume({ type: "accept" }, { actor: "bob@example.com" }),
+    );
+  } catch (error) {
+    if (!(error instanceof StaleTargetError)) throw error;
+    const d = error.details as {
+      runStatus: string | null;
+      headCheckpointId: string | null;
+      pendingInterrupts: { id: string; node: string; namespace: string[] }[];
+    };
+    print(`${error.name} (${error.code}): ${error.message}`);
+    print(`  latest: run status ${d.runStatus}, head checkpoint ${d.headCheckpointId}`);
+    for (const p of d.pendingInterrupts)
+      print(`  still pending: ${p.id} at ${[...p.namespace, p.node].join("/")}`);
+  }
+
+  step("6. carol@example.com accepts the email");
+  r = await graph.resumeTargeted(
+    targetOf(email),
+    Command.resume({ type: "accept" }, { actor: "carol@example.com" }),
+  );
+  print(`run ${r.status}.`);
+  printOutcome(r.values, files, print);
+  return { status: r.status, values: r.values };
+}
+
+/** Prints the final state, the ledger and the outbox. */
+export function printOutcome(
+  values: Record<string, unknown>,
+  files: DeskFiles,
+  print: (text: string) => void,
+): void {
+  print("\n== Final state");
+  for (const [key, value] of Object.entries(values))
+    print(`${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+  print(`\n== Ledger (${files.ledgerPath})`);
+  for (const entry of files.ledger()) print(JSON.stringify(entry));
+  print(`\n== Outbox (${files.outboxDir})`);
+  for (const mail of files.outbox()) print(`--- ${mail.file}\n${mail.content.trimEnd()}`);
+}
