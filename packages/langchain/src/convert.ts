@@ -62,7 +62,7 @@ export function toLangChainMessages(messages: readonly Message[]): BaseMessage[]
       });
     if (m.role === "tool")
       return new LcToolMessage({
-        content: content(m.content) as never,
+        content: content(m.content),
         tool_call_id: m.toolCallId,
         name: m.name,
         status: m.status === "error" ? "error" : "success",

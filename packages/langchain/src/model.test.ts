@@ -25,9 +25,8 @@ class ScriptedChatModel extends FakeStreamingChatModel {
 
   override bindTools(tools: Parameters<FakeStreamingChatModel["bindTools"]>[0]) {
     // The base class returns a fresh model; keep this one so the script advances.
-    return this.withConfig({ tools: tools as never }) as unknown as ReturnType<
-      FakeStreamingChatModel["bindTools"]
-    >;
+    const config = { tools } as Partial<this["ParsedCallOptions"]>;
+    return this.withConfig(config);
   }
 
   private take(messages: BaseMessage[], options: this["ParsedCallOptions"]): ScriptedTurn {
