@@ -5,6 +5,7 @@
 import { END, START, StateGraph } from "../graph/state-graph.ts";
 import type { CompiledGraph, CompileOptions } from "../runtime/compiled.ts";
 import { currentTask } from "../runtime/context.ts";
+import { traceModelCall } from "../telemetry/agent-spans.ts";
 import { callModel } from "./model-call.ts";
 import { modelView, pendingToolCalls, type Message, type Model } from "./messages.ts";
 import { steeringMessages } from "./steering.ts";
@@ -46,11 +47,13 @@ export function agent(options: AgentOptions): CompiledGraph<MessagesSchema> {
       const view = modelView([...state.messages, ...steering]);
       const input: Message[] = system ? [{ role: "system", content: system }, ...view] : view;
       const task = currentTask();
-      const reply = await callModel(
-        model,
-        input,
-        { tools: specs, signal: ctx.signal },
-        task ? (delta) => task.emitMessage(delta) : undefined,
+      const reply = await traceModelCall(ctx, () =>
+        callModel(
+          model,
+          input,
+          { tools: specs, signal: ctx.signal },
+          task ? (delta) => task.emitMessage(delta) : undefined,
+        ),
       );
       return { messages: [...steering, reply] };
     })

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
 import { GraphInterrupt, type NodeContext } from "../runtime/context.ts";
+import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
   pendingToolCalls,
   type Message,
@@ -167,7 +168,7 @@ export function toolNode(
     // allSettled, not all: every call reaches its own interrupt (or finishes) before the node
     // unwinds, so each pending approval is recorded as its own interrupt.
     const settled = await Promise.allSettled(
-      calls.map((call) => runCall(call, byName, options, ctx)),
+      calls.map((call) => traceToolCall(ctx, call, () => runCall(call, byName, options, ctx))),
     );
     const paused = settled.find(
       (s): s is PromiseRejectedResult =>

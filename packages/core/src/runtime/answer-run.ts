@@ -20,6 +20,7 @@ import {
   validateAnswers,
   type ResumeTarget,
 } from "./resume.ts";
+import { traceAnswer } from "../telemetry/runtime-spans.ts";
 import { interruptsOfRun } from "./run.ts";
 
 /**
@@ -95,8 +96,10 @@ export async function resumeWith<S extends Schema>(
   }
   validateAnswers(chosen);
   const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
-  const outcome = await saver.answerInterrupts(
-    buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
+  const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
+    saver.answerInterrupts(
+      buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
+    ),
   );
   if (!outcome.ok) {
     if (outcome.reason === "duplicate") {

@@ -16,6 +16,7 @@ import { interruptIdFor, type RunId, type TaskId, type ThreadId } from "../ids.t
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Execution } from "./execution.ts";
+import { traceInterrupt } from "../telemetry/runtime-spans.ts";
 import { parseDuration } from "./duration.ts";
 
 /** Options of one `interrupt()` call. */
@@ -279,6 +280,7 @@ export class TaskRun implements NodeContext {
       answerSchema: options.answer ? toJsonSchema(options.answer) : null,
     };
     this.created.push(record);
+    traceInterrupt(record);
     this.pausedOn.push(id);
     throw new GraphInterrupt(id);
   }
