@@ -13,7 +13,7 @@ import { MemorySaver } from "../checkpoint/memory.ts";
 import { Command } from "../graph/command.ts";
 import { END, START, StateGraph } from "../graph/state-graph.ts";
 import { agent } from "../prebuilt/agent.ts";
-import type { Message, Model } from "../prebuilt/messages.ts";
+import type { Model } from "../prebuilt/messages.ts";
 import { lastAssistantText, subAgent } from "../prebuilt/sub-agent.ts";
 import { tool } from "../prebuilt/tool-node.ts";
 import { SpanAttributes as A, SpanNames } from "./tracing.ts";
