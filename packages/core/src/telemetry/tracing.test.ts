@@ -127,7 +127,7 @@ describe("OpenTelemetry spans", () => {
       .addNode(
         "refund",
         subAgent(refundAgent(saver), {
-          input: (s) => ({ messages: [{ role: "user", content: s.ticket }] }),
+          input: (s) => ({ messages: [{ role: "user" as const, content: s.ticket }] }),
           output: (v) => ({ notes: lastAssistantText(v.messages) }),
         }),
       )
