@@ -70,3 +70,30 @@ describe("the support-desk demo", () => {
     expect(JSON.parse(ledger[0] ?? "{}")).toMatchObject({ orderId: "1042", amount: 60 });
   }, 60_000);
 });
+
+describe("the interactive demo", () => {
+  it("lets a person answer every question from the terminal", async () => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    const demo = fileURLToPath(new URL("./demo.ts", import.meta.url));
+    const dataDir = join(scratch, "interactive");
+    const child = execFile(
+      process.execPath,
+      ["--import", tsx, demo, "--interactive", "--data", dataDir],
+      {
+        cwd: scratch,
+      },
+    );
+    let stdout = "";
+    child.stdout?.on("data", (chunk: string) => (stdout += chunk));
+    // The actor's name; accept the dispatch; then accept the first pending row twice (refund
+    // and email, whichever is listed first), once with a steering note.
+    child.stdin?.end("dana\n1\naccept\n\n1\naccept\nDouble-check the address.\n1\naccept\n\n");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain("run done.");
+    expect(stdout).toMatch(/run-tree path +node +task id/);
+    const files = new DeskFiles(dataDir);
+    expect(files.ledger().map((e) => e.amount)).toEqual([120]);
+    expect(files.outbox()).toHaveLength(1);
+  }, 60_000);
+});
