@@ -65,6 +65,8 @@ describe("the support-desk demo", () => {
       /support-desk\/email > email_agent\/tools +tools +t_\S+ +email_agent:r_/,
     );
     expect(stdout).toContain("run done.");
+    expect(stdout).toContain("== Ledger: 1 refund(s) for this thread");
+    expect(stdout).toContain("== Outbox: 1 email(s) for this thread");
     const ledger = readFileSync(join(dataDir, "ledger.jsonl"), "utf8").trim().split("\n");
     expect(ledger).toHaveLength(1);
     expect(JSON.parse(ledger[0] ?? "{}")).toMatchObject({ orderId: "1042", amount: 60 });

@@ -73,13 +73,14 @@ export class DeskFiles {
     return line;
   }
 
-  /** Every refund paid so far. */
-  ledger(): LedgerEntry[] {
+  /** Every refund paid so far, or those paid for one thread (by its idempotency keys). */
+  ledger(threadId?: string): LedgerEntry[] {
     if (!existsSync(this.ledgerPath)) return [];
     return readFileSync(this.ledgerPath, "utf8")
       .split("\n")
       .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as LedgerEntry);
+      .map((l) => JSON.parse(l) as LedgerEntry)
+      .filter((e) => threadId === undefined || e.idempotencyKey.startsWith(`rein:${threadId}:`));
   }
 
   /** Stands in for a mail server: writes the message to the outbox folder. */
@@ -92,10 +93,13 @@ export class DeskFiles {
     return name;
   }
 
-  /** The sent emails: file name → content. */
-  outbox(): { file: string; content: string }[] {
+  /** The sent emails (all, or one thread's): file name and content. */
+  outbox(threadId?: string): { file: string; content: string }[] {
     return readdirSync(this.outboxDir)
       .sort()
-      .map((file) => ({ file, content: readFileSync(join(this.outboxDir, file), "utf8") }));
+      .map((file) => ({ file, content: readFileSync(join(this.outboxDir, file), "utf8") }))
+      .filter(
+        (m) => threadId === undefined || m.content.includes(`Idempotency-Key: rein:${threadId}:`),
+      );
   }
 }

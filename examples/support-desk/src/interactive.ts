@@ -58,7 +58,7 @@ export async function runInteractive(options: {
       }
     }
     console.log(`\nrun ${r.status}.`);
-    printOutcome(r.values, new DeskFiles(dataDir), (t) => console.log(t));
+    printOutcome(r.values, new DeskFiles(dataDir), threadId, (t) => console.log(t));
   } finally {
     rl.close();
   }

@@ -107,7 +107,7 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
   );
   print(`run ${r.status}. The email is still paused, same ids:`);
   print(interruptTable(await pendingOf(graph, threadId)));
-  print(`ledger: ${JSON.stringify(files.ledger())}`);
+  print(`ledger: ${JSON.stringify(files.ledger(threadId))}`);
 
   step("5. bob@example.com sends the same refund answer late: refused as stale");
   try {
@@ -134,7 +134,7 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
     Command.resume({ type: "accept" }, { actor: "carol@example.com" }),
   );
   print(`run ${r.status}.`);
-  printOutcome(r.values, files, print);
+  printOutcome(r.values, files, threadId, print);
   return { status: r.status, values: r.values };
 }
 
@@ -142,13 +142,17 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
 export function printOutcome(
   values: Record<string, unknown>,
   files: DeskFiles,
+  threadId: string,
   print: (text: string) => void,
 ): void {
   print("\n== Final state");
   for (const [key, value] of Object.entries(values))
     print(`${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
-  print(`\n== Ledger (${files.ledgerPath})`);
-  for (const entry of files.ledger()) print(JSON.stringify(entry));
-  print(`\n== Outbox (${files.outboxDir})`);
-  for (const mail of files.outbox()) print(`--- ${mail.file}\n${mail.content.trimEnd()}`);
+  // The files outlive one run: show this thread's lines (earlier demo runs are other threads).
+  const ledger = files.ledger(threadId);
+  print(`\n== Ledger: ${ledger.length} refund(s) for this thread (${files.ledgerPath})`);
+  for (const entry of ledger) print(JSON.stringify(entry));
+  const outbox = files.outbox(threadId);
+  print(`\n== Outbox: ${outbox.length} email(s) for this thread (${files.outboxDir})`);
+  for (const mail of outbox) print(`--- ${mail.file}\n${mail.content.trimEnd()}`);
 }

@@ -56,7 +56,16 @@ export function argsJsonSchema(
       `Tool "${toolName}": its schema (${schema["~standard"].vendor}) has no JSON Schema converter; pass \`jsonSchema\` with the tool.`,
       { tool: toolName },
     );
-  const { $schema: _drop, ...rest } = convert.input({ target: "draft-2020-12" });
+  let converted: Record<string, unknown>;
+  try {
+    converted = convert.input({ target: "draft-2020-12" });
+  } catch (error) {
+    throw new InvalidInputError(
+      `Tool "${toolName}": its schema cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)}); pass \`jsonSchema\` with the tool.`,
+      { tool: toolName },
+    );
+  }
+  const { $schema: _drop, ...rest } = converted;
   return rest;
 }
 
