@@ -40,6 +40,15 @@ export function newRunId(): RunId {
   return randomUUID() as RunId;
 }
 
+/**
+ * The root run id of a call made with a request id: deterministic, so a retry of the call (after
+ * a crash or an ambiguous error) finds the run the first attempt started, and its tasks get the
+ * same ids and idempotency keys instead of new ones.
+ */
+export function requestRunIdFor(threadId: string, requestId: string): RunId {
+  return `q_${digest([threadId, requestId])}` as RunId;
+}
+
 /** Deterministic task id: (thread, run, namespace, step, node, trigger). */
 export function taskIdFor(
   threadId: string,

@@ -6,6 +6,8 @@
  */
 export {
   channelValuesFromChains,
+  checkFence,
+  FINAL_RUN_STATUSES,
   conflictError,
   decodeCursor,
   decodeSeqCursor,

@@ -8,6 +8,7 @@ import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
 import type { RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
+import type { HeldLease } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
 
 /** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
@@ -37,6 +38,8 @@ export interface ExecutionInit {
   lineage: RunId[];
   /** The root run's own static interrupt selectors (relative to the root), inherited by children. */
   runSelectors: RunSelectors;
+  /** The thread lease the call holds (absent without a checkpointer). */
+  lease?: HeldLease | undefined;
 }
 
 /** The environment of one run. */
@@ -57,6 +60,7 @@ export class Execution implements ExecutionInit {
   readonly steering!: SteeringRecord[];
   readonly lineage!: RunId[];
   readonly runSelectors!: RunSelectors;
+  readonly lease?: HeldLease | undefined;
 
   constructor(init: ExecutionInit) {
     Object.assign(this, init);

@@ -159,6 +159,9 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     },
     state,
   );
+  // A lost lease aborted the run: another process owns the thread now, so record nothing (the
+  // write would be refused, or would mark a healthy run cancelled after a store outage).
+  exec.lease?.assertHeld();
   if (!(outcome.status === "done" && doneCommitted)) {
     const error =
       outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
@@ -184,12 +187,7 @@ async function applyInput(
   const values = await loadValues(saver, graph.shape, base);
   const id = newCheckpointId(expectedHeadId);
   const writes = Object.entries(input).filter(([, v]) => v !== undefined);
-  for (const [channel] of writes)
-    if (!(channel in graph.shape.schema))
-      throw new InvalidInputError(
-        `Input names unknown channel "${channel}"; the state has ${Object.keys(graph.shape.schema).join(", ")}.`,
-        { channel },
-      );
+  checkInputChannels(graph.shape, input);
   const barrier = applyWrites(
     graph.shape,
     values,
@@ -272,6 +270,20 @@ function emitCheckpoint(
     });
   if (exec.sink.wants("values"))
     exec.sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
+}
+
+/**
+ * Refuses input that names a channel the state does not have, before anything is stored.
+ *
+ * @throws InvalidInputError naming the channel and the state's channels.
+ */
+export function checkInputChannels(shape: GraphShape, input: Record<string, unknown>): void {
+  for (const [channel, value] of Object.entries(input))
+    if (value !== undefined && !(channel in shape.schema))
+      throw new InvalidInputError(
+        `Input names unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+        { channel },
+      );
 }
 
 /** The JSON shape of a failure recorded on a run. */

@@ -19,6 +19,7 @@ import {
   runTreeContracts,
   wideFanOutContracts,
 } from "./run-trees.ts";
+import { writerContracts } from "./writers.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
@@ -32,6 +33,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
     describe("deadlines", () =>
       registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
+    describe("one writer per thread", () => registerContracts(init, writerContracts, 20_000));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }
