@@ -41,6 +41,13 @@ describe("the support-desk demo", () => {
       expect(out).toContain("refund interrupt still pending");
       expect(out).toContain("StaleTargetError (stale_target)");
       expect(out).toMatch(/still pending: i_\S+ at email\/tools/);
+      // The stored conversation shows what ran and who edited it, and the steering note.
+      expect(out).toContain(
+        'tool issue_refund ran with {"orderId":"1042","amount":60,"reason":"one of two mugs broke"} (edit by alice@example.com, model asked {"orderId":"1042","amount":120,"reason":"arrived damaged"})',
+      );
+      expect(out).toContain(
+        "user (steering): [Steering from alice@example.com] Pro rata: only one of the two mugs broke.",
+      );
     } finally {
       await store.close();
     }

@@ -7,7 +7,9 @@ import {
   Command,
   InvalidAnswerError,
   StaleTargetError,
+  textOf,
   type Checkpointer,
+  type Message,
   type InterruptListItem,
   type ResumeTarget,
 } from "@rein/core";
@@ -134,8 +136,35 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
     Command.resume({ type: "accept" }, { actor: "carol@example.com" }),
   );
   print(`run ${r.status}.`);
+  await printRefundConversation(graph, threadId, print);
   printOutcome(r.values, files, threadId, print);
   return { status: r.status, values: r.values };
+}
+
+/** Prints the refund sub-agent's own conversation: what the model asked, what ran, who decided. */
+async function printRefundConversation(
+  graph: ReturnType<typeof createSupportDesk>,
+  threadId: string,
+  print: (text: string) => void,
+): Promise<void> {
+  const state = await graph.getState({ threadId }, { subgraphs: true });
+  const refund = state.subgraphs?.find((c) => c.graph === "refund_agent");
+  print(`\n== The refund sub-agent's conversation (${refund?.subAgentId ?? "?"})`);
+  for (const m of (refund?.values.messages ?? []) as Message[]) print(`  ${describeMessage(m)}`);
+}
+
+function describeMessage(m: Message): string {
+  const text = textOf(m);
+  if (m.role === "assistant")
+    return `assistant: ${text}${(m.toolCalls ?? []).map((c) => ` [calls ${c.name} ${JSON.stringify(c.args)}]`).join("")}`;
+  if (m.role === "tool") {
+    const r = m.review;
+    const review = r
+      ? ` (${r.decision} by ${r.actor ?? "?"}${r.originalArgs ? `, model asked ${JSON.stringify(r.originalArgs)}` : ""})`
+      : "";
+    return `tool ${m.name} ran with ${JSON.stringify(m.args)}${review}: ${text}`;
+  }
+  return `${m.role}${m.steering ? " (steering)" : ""}: ${text}`;
 }
 
 /** Prints the final state, the ledger and the outbox. */
