@@ -4,7 +4,13 @@
  * SDK (a tracer provider), so tracing costs nothing when nobody listens. The runtime calls in
  * here at a handful of points; the span names and attributes live in this one module.
  */
-import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import {
+  ProxyTracerProvider,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from "@opentelemetry/api";
 
 /** Span names, stable: dashboards and tests select on them. */
 export const SpanNames = {
@@ -47,6 +53,19 @@ function isPause(error: unknown): boolean {
   );
 }
 
+/** The API's no-op provider: what the global proxy delegates to until an SDK registers. */
+const noopProvider = new ProxyTracerProvider().getDelegate();
+
+/**
+ * False while no SDK is registered. Spans are skipped then rather than made as no-ops: even a
+ * no-op span costs about a microsecond and a context switch, paid several times per superstep.
+ * Checked per call, so an SDK registered later is picked up at once.
+ */
+function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === noopProvider);
+}
+
 function tracer() {
   // Looked up per span, so a provider registered after this module loaded is still used.
   return trace.getTracer("@rein/core", "0.1.0");
@@ -62,6 +81,7 @@ export function inSpan<T>(
   fn: () => Promise<T>,
   after?: (result: T, span: Span) => void,
 ): Promise<T> {
+  if (!tracingOn()) return fn();
   return tracer().startActiveSpan(name, { attributes }, async (span) => {
     try {
       const result = await fn();
@@ -97,7 +117,7 @@ export function outcomeOn(span: Span, outcome: string, error?: unknown): void {
 
 /** A zero-length span marking a moment (an interrupt raised) under the active span. */
 export function markSpan(name: string, attributes: Attributes): void {
-  tracer().startSpan(name, { attributes }).end();
+  if (tracingOn()) tracer().startSpan(name, { attributes }).end();
 }
 
 /** Attributes naming a run. */
