@@ -48,6 +48,15 @@ describe("package export maps", () => {
       "MissingThreadIdError",
       "NonSerializableError",
       "ErrorCodes",
+      "agent",
+      "toolNode",
+      "tool",
+      "toolSpecs",
+      "subAgent",
+      "lastAssistantText",
+      "callModel",
+      "modelView",
+      "steeringMessages",
     ])
       expect(core[name], name).toBeDefined();
   });
