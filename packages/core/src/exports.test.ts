@@ -52,6 +52,15 @@ describe("package export maps", () => {
       "ErrorCodes",
       "defineInterrupt",
       "validateThreadId",
+      "agent",
+      "toolNode",
+      "tool",
+      "toolSpecs",
+      "subAgent",
+      "lastAssistantText",
+      "callModel",
+      "modelView",
+      "steeringMessages",
     ])
       expect(core[name], name).toBeDefined();
   });

@@ -25,7 +25,7 @@ export type { CompileOptions, RunOptions, StreamOptions } from "./runtime/compil
 export { interrupt } from "./runtime/context.ts";
 export { defineInterrupt } from "./runtime/answer-schemas.ts";
 export type { InterruptDefinition } from "./runtime/answer-schemas.ts";
-export type { InterruptOptions, NodeContext } from "./runtime/context.ts";
+export type { AnswerInfo, InterruptOptions, NodeContext } from "./runtime/context.ts";
 export type { StreamEvent, StreamMode } from "./runtime/events.ts";
 export type { DeterminismMode } from "./runtime/execution.ts";
 export type { InterruptListItem, InterruptListQuery } from "./runtime/queue.ts";
@@ -42,9 +42,40 @@ export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
-export { pendingToolCalls } from "./prebuilt/messages.ts";
-export type { Message, Model, ToolCall, ToolStatus } from "./prebuilt/messages.ts";
-export { messagesChannel, tool, toolDecisionSchema, toolNode } from "./prebuilt/tool-node.ts";
+export { modelView, partsOf, pendingToolCalls, textOf } from "./prebuilt/messages.ts";
+export type {
+  AssistantMessage,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  Message,
+  Model,
+  ModelCallOptions,
+  ModelDelta,
+  ModelOutput,
+  ReasoningPart,
+  SteeringMeta,
+  TextPart,
+  ToolCall,
+  ToolMessage,
+  ToolReview,
+  ToolSpec,
+  ToolStatus,
+  Usage,
+  UserMessage,
+} from "./prebuilt/messages.ts";
+export { assemble, callModel } from "./prebuilt/model-call.ts";
+export type { StandardIssue, StandardResult, StandardSchemaV1 } from "./prebuilt/schema.ts";
+export { steeringMessages, steeringPrefix } from "./prebuilt/steering.ts";
+export { lastAssistantText, subAgent } from "./prebuilt/sub-agent.ts";
+export type { SubAgentOptions } from "./prebuilt/sub-agent.ts";
+export {
+  messagesChannel,
+  tool,
+  toolDecisionSchema,
+  toolNode,
+  toolSpecs,
+} from "./prebuilt/tool-node.ts";
 export type {
   AnyTool,
   ApprovalPolicy,

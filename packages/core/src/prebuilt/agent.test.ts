@@ -3,7 +3,8 @@ import { MemorySaver } from "../checkpoint/memory.ts";
 import { InvalidAnswerError } from "../errors.ts";
 import { Command } from "../graph/command.ts";
 import { agent } from "./agent.ts";
-import type { Message, Model } from "./messages.ts";
+import { z } from "zod";
+import type { Message, Model, ModelCallOptions } from "./messages.ts";
 import { tool, type ToolDecisionRequest } from "./tool-node.ts";
 
 function scriptedModel(): Model {
@@ -119,5 +120,72 @@ describe("toolNode with approvals", () => {
     ).rejects.toBeInstanceOf(InvalidAnswerError);
     expect((await graph.getState({ threadId: "a3" })).interrupts).toHaveLength(3);
     expect(executed.map((e) => e.name)).toEqual(["search"]);
+  });
+
+  it("a respond answer becomes the tool message, with who answered", async () => {
+    const { graph, executed } = setup();
+    const r = await graph.invoke(
+      { messages: [{ role: "user", content: "go" }] },
+      { threadId: "a4" },
+    );
+    const done = await graph.invoke(
+      Command.resumeMap(
+        Object.fromEntries(
+          r.interrupts.map((i) => [
+            i.id,
+            (i.payload as ToolDecisionRequest).action === "refund"
+              ? { type: "respond", message: "Refunds over $20 go through finance." }
+              : { type: "ignore" },
+          ]),
+        ),
+        { actor: "bob@example.com" },
+      ),
+      { threadId: "a4" },
+    );
+    const refund = done.values.messages.find(
+      (m): m is Extract<Message, { role: "tool" }> => m.role === "tool" && m.name === "refund",
+    );
+    expect(refund).toMatchObject({
+      status: "responded",
+      content: "Refunds over $20 go through finance.",
+      review: { decision: "respond", actor: "bob@example.com" },
+    });
+    expect(executed.map((e) => e.name)).toEqual(["search"]);
+  });
+
+  it("the model receives the tools' JSON Schemas and the run's abort signal", async () => {
+    const seen: ModelCallOptions[] = [];
+    const graph = agent({
+      model: (_messages, options) => {
+        seen.push(options);
+        return { role: "assistant", content: "hi" };
+      },
+      tools: [
+        tool({
+          name: "lookup",
+          description: "Find an order.",
+          schema: z.object({ orderId: z.string() }),
+          run: () => null,
+        }),
+      ],
+    });
+    const controller = new AbortController();
+    await graph.invoke(
+      { messages: [{ role: "user", content: "hi" }] },
+      { signal: controller.signal },
+    );
+    expect(seen[0]?.tools).toEqual([
+      {
+        name: "lookup",
+        description: "Find an order.",
+        parameters: {
+          type: "object",
+          properties: { orderId: { type: "string" } },
+          required: ["orderId"],
+        },
+      },
+    ]);
+    expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(seen[0]?.signal.aborted).toBe(false);
   });
 });

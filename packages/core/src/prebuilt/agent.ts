@@ -4,10 +4,15 @@
  */
 import { END, START, StateGraph } from "../graph/state-graph.ts";
 import type { CompiledGraph, CompileOptions } from "../runtime/compiled.ts";
-import { pendingToolCalls, type Model } from "./messages.ts";
+import { currentTask } from "../runtime/context.ts";
+import { traceModelCall } from "../telemetry/agent-spans.ts";
+import { callModel } from "./model-call.ts";
+import { modelView, pendingToolCalls, type Message, type Model } from "./messages.ts";
+import { steeringMessages } from "./steering.ts";
 import {
   messagesChannel,
   toolNode,
+  toolSpecs,
   type ApprovalPolicy,
   type AnyTool,
   type MessagesSchema,
@@ -15,16 +20,43 @@ import {
 
 /** Options of {@link agent}. */
 export interface AgentOptions extends CompileOptions {
+  /** Any function from messages (and tools, signal) to a message or a delta stream. */
   model: Model;
   tools: readonly AnyTool[];
   approve?: ApprovalPolicy;
+  /** A system message sent first on every model call (not stored in the conversation). */
+  system?: string;
 }
 
-/** A compiled tool-calling agent over a `messages` state. */
+/**
+ * A compiled tool-calling agent over a `messages` state.
+ *
+ * The model receives the conversation as {@link modelView} shows it (tool calls carry the
+ * arguments that actually ran), the tools' JSON Schemas and the run's abort signal. Steering
+ * recorded for the run or its tasks is added as marked user messages before the call.
+ *
+ * @example
+ * const graph = agent({ model: fromAiSdk(openai("gpt-4o")), tools: [refund], approve: ["refund"], checkpointer });
+ */
 export function agent(options: AgentOptions): CompiledGraph<MessagesSchema> {
-  const { model, tools, approve, ...compile } = options;
+  const { model, tools, approve, system, ...compile } = options;
+  const specs = toolSpecs(tools);
   return new StateGraph<MessagesSchema>({ messages: messagesChannel() })
-    .addNode("model", async (state) => ({ messages: await model(state.messages) }))
+    .addNode("model", async (state, ctx) => {
+      const steering = steeringMessages(ctx.steering, state.messages);
+      const view = modelView([...state.messages, ...steering]);
+      const input: Message[] = system ? [{ role: "system", content: system }, ...view] : view;
+      const task = currentTask();
+      const reply = await traceModelCall(ctx, () =>
+        callModel(
+          model,
+          input,
+          { tools: specs, signal: ctx.signal },
+          task ? (delta) => task.emitMessage(delta) : undefined,
+        ),
+      );
+      return { messages: [...steering, reply] };
+    })
     .addNode("tools", toolNode(tools, approve ? { approve } : {}))
     .addEdge(START, "model")
     .addConditionalEdges(

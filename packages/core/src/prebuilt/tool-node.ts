@@ -6,10 +6,25 @@
  */
 import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
-import { InvalidInputError } from "../errors.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
 import { GraphInterrupt, type NodeContext } from "../runtime/context.ts";
-import { pendingToolCalls, type Message, type ToolCall, type ToolStatus } from "./messages.ts";
+import { traceToolCall } from "../telemetry/agent-spans.ts";
+import {
+  pendingToolCalls,
+  type Message,
+  type ToolCall,
+  type ToolMessage,
+  type ToolReview,
+  type ToolSpec,
+  type ToolStatus,
+} from "./messages.ts";
+import {
+  argsJsonSchema,
+  validateStandard,
+  zodFromJsonSchema,
+  type StandardSchemaV1,
+} from "./schema.ts";
+import { steeringMessages } from "./steering.ts";
 
 /** What a tool's code receives besides its arguments. */
 export interface ToolContext {
@@ -18,12 +33,17 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** A tool the model can call. */
+/** A tool the model can call, defined once for every adapter. */
 export interface Tool<Args = Record<string, unknown>> {
   name: string;
   description?: string;
-  /** Validates (and types) the arguments before the tool runs. */
-  schema?: z.ZodType<Args>;
+  /**
+   * Validates (and types) the arguments before the tool runs: any Standard Schema (a zod 4
+   * object schema works as is). Its JSON Schema is what the model and the approval check see.
+   */
+  schema?: StandardSchemaV1<unknown, Args>;
+  /** JSON Schema of the arguments, for schema libraries without a JSON Schema converter. */
+  jsonSchema?: Record<string, unknown>;
   /** Runs the call; may return a promise. */
   run(args: Args, ctx: ToolContext): unknown;
 }
@@ -32,13 +52,23 @@ export interface Tool<Args = Record<string, unknown>> {
 export interface AnyTool {
   name: string;
   description?: string;
-  schema?: z.ZodType;
+  schema?: StandardSchemaV1;
+  jsonSchema?: Record<string, unknown>;
   run(args: never, ctx: ToolContext): unknown;
 }
 
 /** Builds a {@link Tool} with typed arguments. */
 export function tool<Args>(definition: Tool<Args>): Tool<Args> {
   return definition;
+}
+
+/** The tools as the model sees them: name, description, JSON Schema of the arguments. */
+export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description ?? "",
+    parameters: argsJsonSchema(t.schema, t.jsonSchema, t.name),
+  }));
 }
 
 /** The interrupt payload of a call awaiting approval (SPEC's decision convention). */
@@ -48,6 +78,8 @@ export interface ToolDecisionRequest {
   description: string;
   allow: { accept: boolean; edit: boolean; respond: boolean; ignore: boolean };
   toolCallId: string;
+  /** JSON Schema an edit's `args` must match (an edit that does not is refused). */
+  argsSchema: Record<string, unknown>;
 }
 
 /** A reviewer's answer to a {@link ToolDecisionRequest}. */
@@ -58,12 +90,18 @@ export type ToolDecision =
   | { type: "ignore" };
 
 /** Schema of {@link ToolDecision}: a malformed decision is refused before it is stored. */
-export const toolDecisionSchema: z.ZodType<ToolDecision> = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("accept") }),
-  z.object({ type: z.literal("edit"), args: z.record(z.string(), z.unknown()) }),
-  z.object({ type: z.literal("respond"), message: z.string() }),
-  z.object({ type: z.literal("ignore") }),
-]);
+export const toolDecisionSchema: z.ZodType<ToolDecision> = decisionSchema(
+  z.record(z.string(), z.unknown()),
+);
+
+function decisionSchema(args: z.ZodType): z.ZodType<ToolDecision> {
+  return z.discriminatedUnion("type", [
+    z.object({ type: z.literal("accept") }),
+    z.object({ type: z.literal("edit"), args }),
+    z.object({ type: z.literal("respond"), message: z.string() }),
+    z.object({ type: z.literal("ignore") }),
+  ]) as z.ZodType<ToolDecision>;
+}
 
 /** Which calls need a person: tool names, or a predicate over the call. */
 export type ApprovalPolicy = readonly string[] | ((call: ToolCall) => boolean);
@@ -86,88 +124,131 @@ function needsApproval(policy: ApprovalPolicy | undefined, call: ToolCall): bool
   return typeof policy === "function" ? policy(call) : policy.includes(call.name);
 }
 
-function toolMessage(call: ToolCall, content: unknown, status: ToolStatus): Message {
+function toolMessage(
+  call: ToolCall,
+  content: unknown,
+  status: ToolStatus,
+  extra: { args?: Record<string, unknown>; review?: ToolReview } = {},
+): ToolMessage {
   return {
     role: "tool",
     toolCallId: call.id,
     name: call.name,
     status,
     content: typeof content === "string" ? content : JSON.stringify(content),
+    ...extra,
   };
+}
+
+/** A tool with what the node derives from it once. */
+interface PreparedTool {
+  tool: AnyTool;
+  argsSchema: Record<string, unknown>;
+  decision: z.ZodType<ToolDecision>;
+}
+
+function prepare(t: AnyTool): PreparedTool {
+  const argsSchema = argsJsonSchema(t.schema, t.jsonSchema, t.name);
+  // The edit's arguments are checked against the tool's JSON Schema by the resume path, before
+  // the answer is stored: a reviewer's typo is refused and the interrupt stays pending.
+  return { tool: t, argsSchema, decision: decisionSchema(zodFromJsonSchema(argsSchema)) };
 }
 
 /**
  * A node that runs the last assistant message's tool calls in parallel and appends one tool
- * message per call, in call order.
+ * message per call, in call order, then any steering given with the answers (marked messages).
  */
 export function toolNode(
   tools: readonly AnyTool[],
   options: ToolNodeOptions = {},
 ): NodeFn<MessagesSchema> {
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byName = new Map(tools.map((t) => [t.name, prepare(t)]));
   return async (state, ctx) => {
     const calls = pendingToolCalls(state.messages);
     // allSettled, not all: every call reaches its own interrupt (or finishes) before the node
     // unwinds, so each pending approval is recorded as its own interrupt.
     const settled = await Promise.allSettled(
-      calls.map((call) => runCall(call, byName, options, ctx)),
+      calls.map((call) => traceToolCall(ctx, call, () => runCall(call, byName, options, ctx))),
     );
     const paused = settled.find(
       (s): s is PromiseRejectedResult =>
         s.status === "rejected" && s.reason instanceof GraphInterrupt,
     );
     if (paused) throw paused.reason as GraphInterrupt;
-    return {
-      messages: settled.map((s, i) =>
-        s.status === "fulfilled"
-          ? s.value
-          : toolMessage(
-              calls[i] as ToolCall,
-              s.reason instanceof Error ? s.reason.message : String(s.reason),
-              "error",
-            ),
-      ),
-    };
+    const results = settled.map((s, i) =>
+      s.status === "fulfilled"
+        ? s.value
+        : toolMessage(
+            calls[i] as ToolCall,
+            s.reason instanceof Error ? s.reason.message : String(s.reason),
+            "error",
+          ),
+    );
+    return { messages: [...results, ...steeringMessages(ctx.steering, state.messages)] };
   };
 }
 
 async function runCall(
   call: ToolCall,
-  byName: Map<string, AnyTool>,
+  byName: Map<string, PreparedTool>,
   options: ToolNodeOptions,
   ctx: NodeContext<MessagesSchema>,
-): Promise<Message> {
+): Promise<ToolMessage> {
   const found = byName.get(call.name);
   if (!found) return toolMessage(call, `Unknown tool "${call.name}".`, "error");
   let args = call.args;
+  let review: ToolReview | undefined;
   if (needsApproval(options.approve, call)) {
+    const t = found.tool;
     const request: ToolDecisionRequest = {
       action: call.name,
       args: call.args,
-      description: `${call.name}(${JSON.stringify(call.args)})${found.description ? `: ${found.description}` : ""}`,
+      description: `${call.name}(${JSON.stringify(call.args)})${t.description ? `: ${t.description}` : ""}`,
       allow: { accept: true, edit: true, respond: true, ignore: true },
       toolCallId: call.id,
+      argsSchema: found.argsSchema,
     };
     await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
+    let answeredBy: { interruptId: string; actor: string | null } = {
+      interruptId: "",
+      actor: null,
+    };
     const decision = ctx.interrupt<ToolDecision>(request, {
       key: call.id,
-      answer: toolDecisionSchema,
+      answer: found.decision,
+      onAnswer: (info) => (answeredBy = info),
     });
-    if (decision.type === "respond") return toolMessage(call, decision.message, "responded");
+    review = {
+      decision: decision.type,
+      actor: answeredBy.actor,
+      interruptId: answeredBy.interruptId,
+    };
+    if (decision.type === "respond")
+      return toolMessage(call, decision.message, "responded", { review });
     if (decision.type === "ignore")
-      return toolMessage(call, "The reviewer declined this call.", "ignored");
-    if (decision.type === "edit") args = decision.args;
+      return toolMessage(call, "The reviewer declined this call.", "ignored", { review });
+    if (decision.type === "edit") {
+      args = decision.args;
+      review.originalArgs = call.args;
+    }
   }
-  const parsed = found.schema
-    ? found.schema.safeParse(args)
-    : { success: true as const, data: args };
-  if (!parsed.success)
-    throw new InvalidInputError(
-      `Arguments of ${call.name} are invalid: ${z.prettifyError(parsed.error)}`,
-    );
+  const extra = { args, ...(review ? { review } : {}) };
+  let parsed: unknown = args;
+  if (found.tool.schema) {
+    // Constraints JSON Schema cannot express (refinements) are checked here, at run time.
+    const checked = await validateStandard(found.tool.schema, args);
+    if (!checked.ok)
+      return toolMessage(
+        call,
+        `Arguments of ${call.name} are invalid: ${checked.text}`,
+        "error",
+        extra,
+      );
+    parsed = checked.value;
+  }
   const key = ctx.idempotencyKey(`tool:${call.id}`);
   const result = await ctx.once(`tool:${call.id}`, () =>
-    found.run(parsed.data as never, { idempotencyKey: key, signal: ctx.signal }),
+    found.tool.run(parsed as never, { idempotencyKey: key, signal: ctx.signal }),
   );
-  return toolMessage(call, result ?? null, "done");
+  return toolMessage(call, result ?? null, "done", extra);
 }

@@ -20,6 +20,7 @@ import {
   validateAnswers,
   type ResumeTarget,
 } from "./resume.ts";
+import { traceAnswer } from "../telemetry/runtime-spans.ts";
 import { interruptsOfRun } from "./run.ts";
 
 /**
@@ -107,12 +108,15 @@ export async function resumeWith<S extends Schema>(
   }
   await validateAnswers(chosen);
   const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
-  const outcome = await saver.answerInterrupts({
-    ...buildBatch(threadId, chosen, cancel, wake, actor, requestId, expectedHead),
-    // The root run is running again from the moment the answer is recorded: if this call dies
-    // before continuing, the next call or the recovery sweep sees an unfinished run.
-    runs: await rootRunsResumedBy(saver, [...chosen.keys(), ...cancel]),
-  });
+  const runs = await rootRunsResumedBy(saver, [...chosen.keys(), ...cancel]);
+  const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
+    saver.answerInterrupts({
+      ...buildBatch(threadId, chosen, cancel, wake, actor, requestId, expectedHead),
+      // The root run is running again from the moment the answer is recorded: if this call dies
+      // before continuing, the next call or the recovery sweep sees an unfinished run.
+      runs,
+    }),
+  );
   if (!outcome.ok) {
     if (outcome.reason === "duplicate") {
       if (outcome.result !== null && outcome.result !== undefined)

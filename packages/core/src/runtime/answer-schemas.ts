@@ -15,6 +15,7 @@
 import { z } from "zod";
 import type { StoredInterrupt } from "../checkpoint/types.ts";
 import { InvalidAnswerError, InvalidInputError, ReinError } from "../errors.ts";
+import { answerIssues, describeIssues } from "./answer-issues.ts";
 import { interrupt, type InterruptOptions } from "./context.ts";
 
 /** Key of the stored JSON Schema that names the {@link defineInterrupt} declaration. */
@@ -132,13 +133,11 @@ export async function checkAnswer(record: StoredInterrupt, value: unknown): Prom
   const schema = real ?? jsonFallback(record);
   if (!schema) return;
   const parsed = await schema.safeParseAsync(value);
-  if (!parsed.success)
+  if (!parsed.success) {
+    const issues = answerIssues(parsed.error.issues);
     throw new InvalidAnswerError(
-      `The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`,
-      {
-        interruptId: record.id,
-        issues: parsed.error.issues,
-        checkedWith: real ? "schema" : "json-schema",
-      },
+      `The answer to interrupt ${record.id} does not match its schema: ${describeIssues(issues)}. Nothing was stored; the interrupt is still pending.`,
+      { interruptId: record.id, issues, checkedWith: real ? "schema" : "json-schema" },
     );
+  }
 }

@@ -13,6 +13,7 @@ import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.t
 import type { SteeringRecord } from "../types.ts";
 import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
 import type { Execution } from "./execution.ts";
+import { traceInterrupt } from "../telemetry/runtime-spans.ts";
 import { parseDuration } from "./duration.ts";
 
 /** Options of one `interrupt()` call. */
@@ -28,6 +29,15 @@ export interface InterruptOptions<Answer> {
   timeout?: string | number;
   /** At the deadline: answer with this value, or `"cancel"` the task. Default `"cancel"`. */
   onTimeout?: Answer | "cancel";
+  /** Told who answered, when this call returns a stored answer (e.g. to record an editor). */
+  onAnswer?: (info: AnswerInfo) => void;
+}
+
+/** Who answered an interrupt, and when. */
+export interface AnswerInfo {
+  interruptId: string;
+  actor: string | null;
+  answeredAt: string | null;
 }
 
 /** What node code sees as its second argument. */
@@ -231,6 +241,11 @@ export class TaskRun implements NodeContext {
     order: number,
     options: InterruptOptions<Answer>,
   ): Answer {
+    options.onAnswer?.({
+      interruptId: record.id,
+      actor: record.answeredBy ?? null,
+      answeredAt: record.answeredAt ?? null,
+    });
     if (!options.answer) return record.answer as Answer;
     // Parsing with the live schema applies its transforms and defaults and gives the node a typed
     // value. An answer checked only against the stored JSON Schema (by a process that did not
@@ -313,6 +328,7 @@ export class TaskRun implements NodeContext {
     };
     if (options.answer) rememberAnswerSchema(id, options.answer);
     this.created.push(record);
+    traceInterrupt(record);
     this.pausedOn.push(id);
     throw new GraphInterrupt(id);
   }
@@ -348,6 +364,20 @@ export class TaskRun implements NodeContext {
 
   idempotencyKey(key: string): string {
     return `rein:${this.exec.threadId}:${this.task.id}:${key}`;
+  }
+
+  /** Emits a `messages` stream event: a model's delta, with this task's node, task and run. */
+  emitMessage(delta: unknown): void {
+    const sink = this.exec.sink;
+    if (sink.wants("messages"))
+      sink.push({
+        type: "messages",
+        namespace: [...this.exec.namespace],
+        node: this.task.node,
+        taskId: this.task.id,
+        runId: this.exec.runId,
+        delta,
+      });
   }
 
   emit(data: unknown): void {

@@ -2,17 +2,27 @@
  * Stream events. Every event carries the namespace of the graph that produced it (`[]` for the
  * root), so a consumer can tell a sub-agent's events from the orchestrator's.
  */
-import type { CheckpointId, TaskId } from "../ids.ts";
+import type { CheckpointId, RunId, TaskId } from "../ids.ts";
 import type { Interrupt, RunResult } from "../types.ts";
 
 /** Stream modes a caller can subscribe to. Interrupt events are always delivered. */
-export type StreamMode = "values" | "updates" | "custom" | "tasks" | "checkpoints" | "debug";
+export type StreamMode =
+  "values" | "updates" | "custom" | "messages" | "tasks" | "checkpoints" | "debug";
 
 /** One event of `graph.stream(...)`. */
 export type StreamEvent =
   | { type: "values"; namespace: string[]; values: Record<string, unknown> }
   | { type: "updates"; namespace: string[]; node: string; taskId: TaskId; update: unknown }
   | { type: "custom"; namespace: string[]; node: string; taskId: TaskId; data: unknown }
+  | {
+      /** A model's streamed delta (token text, reasoning, a tool call, usage). */
+      type: "messages";
+      namespace: string[];
+      node: string;
+      taskId: TaskId;
+      runId: RunId;
+      delta: unknown;
+    }
   | {
       type: "tasks";
       namespace: string[];

@@ -6,6 +6,7 @@
  * (interrupted), when a task failed (error) or when the signal aborted (cancelled). Paused tasks
  * whose interrupts were not answered are never re-executed: only tasks without a result run.
  */
+import { traceStep } from "../telemetry/runtime-spans.ts";
 import type {
   CheckpointRecord,
   RunRecord,
@@ -99,17 +100,19 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
     // none of them and a finished task never runs again.
     const persistEach = head.next.length > 1;
-    const outcomes: TaskOutcome[] = await Promise.all(
-      toRun.map((task) =>
-        runTask({
-          exec,
-          shape,
-          head,
-          task,
-          values: state.values,
-          interrupts: state.interrupts,
-          persist: persistEach,
-        }),
+    const outcomes: TaskOutcome[] = await traceStep(exec, head.step + 1, () =>
+      Promise.all(
+        toRun.map((task) =>
+          runTask({
+            exec,
+            shape,
+            head,
+            task,
+            values: state.values,
+            interrupts: state.interrupts,
+            persist: persistEach,
+          }),
+        ),
       ),
     );
     let failure: TaskOutcome | undefined;

@@ -2,6 +2,7 @@
  * Starting and continuing runs: loading the head of a stream, applying input, running the loop,
  * recording the run's status.
  */
+import { traceRun } from "../telemetry/runtime-spans.ts";
 import type {
   Checkpointer,
   CheckpointRecord,
@@ -102,7 +103,11 @@ export interface StreamRunOutcome {
  * Runs one stream (the root graph or a child run): applies input or continues from the head,
  * then runs the loop and records the run status.
  */
-export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome> {
+export function runStream(input: StreamRunInput): Promise<StreamRunOutcome> {
+  return traceRun(input.run, () => runStreamUntraced(input));
+}
+
+async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcome> {
   const { exec, graph } = input;
   const saver = exec.saver;
   let head =

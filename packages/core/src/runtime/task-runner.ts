@@ -2,6 +2,7 @@
  * Executes one task: calls the node with its context, retries per policy, and turns the outcome
  * (writes, pause, failure) into a task result that is stored before the step's barrier.
  */
+import { traceTask } from "../telemetry/runtime-spans.ts";
 import { setImmediate as tick } from "node:timers/promises";
 import type {
   CheckpointRecord,
@@ -47,7 +48,11 @@ export function setChildRunner(runner: ChildRunner): void {
 }
 
 /** Runs one task to an outcome. Never throws for node errors: they become `error` outcomes. */
-export async function runTask(input: TaskInput): Promise<TaskOutcome> {
+export function runTask(input: TaskInput): Promise<TaskOutcome> {
+  return traceTask(input.exec, input.task, () => runTaskUntraced(input));
+}
+
+async function runTaskUntraced(input: TaskInput): Promise<TaskOutcome> {
   const { exec, task, head } = input;
   const spec = input.shape.nodes.get(task.node);
   if (!spec)

@@ -1,0 +1,139 @@
+/**
+ * The three sub-agents of the support desk, each a tool-calling `agent()` with its own
+ * conversation and a scripted model behind the AI SDK adapter.
+ */
+import { fromAiSdk } from "@rein/ai-sdk";
+import {
+  agent,
+  tool,
+  type Checkpointer,
+  type CompiledGraph,
+  type MessagesSchema,
+} from "@rein/core";
+import { z } from "zod";
+import { orders, policy, type DeskFiles } from "./desk-data.ts";
+import { scripted } from "./scripted.ts";
+
+/** Read-only tools: nothing a person needs to approve. */
+function researchTools() {
+  return [
+    tool({
+      name: "lookup_order",
+      description: "Look up an order by id.",
+      schema: z.object({ orderId: z.string() }),
+      run: ({ orderId }) => orders[orderId] ?? { error: `no order ${orderId}` },
+    }),
+    tool({
+      name: "search_policy",
+      description: "Search the refund policy.",
+      schema: z.object({ topic: z.string() }),
+      run: () => policy,
+    }),
+  ];
+}
+
+/** The research agent: looks the order and the policy up, then summarizes. */
+export function researchAgent(store: Checkpointer): CompiledGraph<MessagesSchema> {
+  const model = scripted("research-model", (p) => {
+    if (!p.results.has("lookup_order"))
+      return {
+        text: "Looking up the order and the refund policy.",
+        toolCalls: [
+          { id: "call_lookup", name: "lookup_order", args: { orderId: "1042" } },
+          { id: "call_policy", name: "search_policy", args: { topic: "damaged in transit" } },
+        ],
+      };
+    return {
+      text: `Order 1042: ${p.results.get("lookup_order") ?? "?"}. Policy: ${p.results.get("search_policy") ?? "?"} One of two mugs broke: pro rata is $60, a full refund $120.`,
+    };
+  });
+  return agent({
+    name: "research_agent",
+    model: fromAiSdk(model),
+    tools: researchTools(),
+    checkpointer: store,
+  });
+}
+
+/** Arguments of `issue_refund`. */
+export const refundArgs = z.object({
+  orderId: z.string(),
+  amount: z.number().positive().max(500),
+  reason: z.string(),
+});
+
+/** The refund agent: proposes a refund that waits for a person. */
+export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGraph<MessagesSchema> {
+  const model = scripted("refund-model", (p) => {
+    const result = p.results.get("issue_refund");
+    if (result === undefined)
+      return {
+        text: "The order arrived damaged; I propose a full refund.",
+        toolCalls: [
+          {
+            id: "call_refund",
+            name: "issue_refund",
+            args: { orderId: "1042", amount: 120, reason: "arrived damaged" },
+          },
+        ],
+      };
+    const note = p.steering.length > 0 ? ` Reviewer guidance applied: ${p.steering.join(" ")}` : "";
+    return { text: `Refund result: ${result}.${note}` };
+  });
+  return agent({
+    name: "refund_agent",
+    model: fromAiSdk(model),
+    tools: [
+      tool({
+        name: "issue_refund",
+        description: "Refund money to the customer's card. Irreversible.",
+        schema: refundArgs,
+        // Runs inside the tool node's `ctx.once`, with its idempotency key handed to the payment
+        // API: a re-run of the node replays the stored receipt instead of paying again.
+        run: (args, { idempotencyKey }) => {
+          const paid = files.pay({ ...args, idempotencyKey });
+          return { receipt: paid.receipt, amount: paid.amount };
+        },
+      }),
+    ],
+    approve: ["issue_refund"],
+    checkpointer: store,
+  });
+}
+
+/** The email agent: drafts the customer's reply, which waits for a person. */
+export function emailAgent(store: Checkpointer, files: DeskFiles): CompiledGraph<MessagesSchema> {
+  const model = scripted("email-model", (p) => {
+    const result = p.results.get("send_email");
+    if (result === undefined)
+      return {
+        text: "Drafting the reply to the customer.",
+        toolCalls: [
+          {
+            id: "call_email",
+            name: "send_email",
+            args: {
+              to: "dana.reyes@example.com",
+              subject: "Your order 1042",
+              body: "Hi Dana,\n\nSorry your mug arrived broken. We are refunding you; the money shows on your card within 5 business days.\n\nThe Support Desk",
+            },
+          },
+        ],
+      };
+    return { text: `Email sent (${result}).` };
+  });
+  return agent({
+    name: "email_agent",
+    model: fromAiSdk(model),
+    tools: [
+      tool({
+        name: "send_email",
+        description: "Send an email to the customer.",
+        schema: z.object({ to: z.email(), subject: z.string().min(1), body: z.string().min(1) }),
+        run: (mail, { idempotencyKey }) => files.send({ ...mail, idempotencyKey }),
+      }),
+    ],
+    approve: ["send_email"],
+    checkpointer: store,
+  });
+}
