@@ -23,6 +23,9 @@ export const ErrorCodes = {
   NODE_FAILED: "node_failed",
   CANCELLED: "cancelled",
   RECURSION_LIMIT: "recursion_limit",
+  UNAUTHORIZED: "unauthorized",
+  FORBIDDEN: "forbidden",
+  PAYLOAD_TOO_LARGE: "payload_too_large",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */

@@ -75,6 +75,11 @@ export interface RunOptions {
   tenant?: string | null;
   /** Metadata of a new thread. */
   metadata?: Record<string, unknown>;
+  /**
+   * Id of the run that plain input starts (default: a fresh UUID). Lets a caller that runs the
+   * graph in the background (the HTTP server) name the run before it starts.
+   */
+  runId?: string;
 }
 
 /** Options of `stream`. */

@@ -5,7 +5,7 @@
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { Checkpointer, RunRecord } from "../checkpoint/types.ts";
 import { MissingCheckpointerError } from "../errors.ts";
-import type { CheckpointId, ThreadId } from "../ids.ts";
+import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
 import type { RunResult } from "../types.ts";
 import type { CompiledGraph, RunOptions } from "./compiled.ts";
 import type { EventSink } from "./events.ts";
@@ -59,7 +59,7 @@ export async function runRoot<S extends Schema>(
   } else {
     const pending = durable ? await saver.getThreadInterrupts(threadId, "pending") : [];
     await guardPending(saver, threadId, pending, options.onPending ?? "error", actor);
-    run = newRootRun(threadId, graph.name, runOptions);
+    run = newRootRun(threadId, graph.name, runOptions, options.runId as RunId | undefined);
     streamInput = input;
   }
   if (options.checkpointId && run.runId === head?.runId)

@@ -1,0 +1,120 @@
+/**
+ * Turning an HTTP request into a run: which run id it will have, the resume command and target
+ * it carries, the checks that must hold before anything starts.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  InvalidInputError,
+  ThreadBusyError,
+  type ResumeTarget,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import type { z } from "zod";
+import type { Principal } from "./auth.ts";
+import type { ServerContext } from "./context.ts";
+import type { ResumeFields } from "./schemas.ts";
+import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
+import { assertHead, loadRun } from "./threads.ts";
+
+/** Per-run options of a start request. */
+export interface LaunchOptions {
+  interruptBefore?: string[] | undefined;
+  interruptAfter?: string[] | undefined;
+  onPending?: "error" | "cancel" | undefined;
+}
+
+/** The fields of an answer as validated. */
+export type ResumeRequest = z.infer<typeof ResumeFields>;
+
+/** Idempotency keys: printable ASCII, at most 200 characters. */
+const KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The core request id of an `Idempotency-Key`: scoped by tenant and thread, so one tenant's key
+ * can never return another tenant's outcome.
+ *
+ * @throws InvalidInputError for a key that is not 1–200 printable ASCII characters.
+ */
+export function requestIdOf(
+  header: string | string[] | undefined,
+  principal: Principal,
+  threadId: string,
+): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || !KEY.test(key))
+    throw new InvalidInputError("Idempotency-Key must be 1-200 printable ASCII characters.");
+  return `http:${principal.tenant ?? "-"}:${threadId}:${key}`;
+}
+
+/**
+ * The run work of an answer, with its checks done: exactly one of `resume` and `resumeMap`, a
+ * target run of this thread, and the expected head.
+ *
+ * @throws InvalidInputError, NotFoundError, StaleTargetError.
+ */
+export async function resumeWork(
+  ctx: ServerContext,
+  threadId: string,
+  fields: ResumeRequest,
+  raw: unknown,
+  principal: Principal,
+  requestId: string | undefined,
+): Promise<RunWork> {
+  const hasResume = typeof raw === "object" && raw !== null && Object.hasOwn(raw, "resume");
+  if (hasResume === (fields.resumeMap !== undefined))
+    throw new InvalidInputError(
+      "Send exactly one of `resume` (the one pending interrupt in scope) and `resumeMap` ({ [interruptId]: value }).",
+    );
+  let target: ResumeTarget | null = null;
+  if (fields.target) {
+    await loadRun(ctx.store, threadId, fields.target.runId);
+    target = {
+      ...fields.target,
+      ...(fields.expectedCheckpointId !== undefined ? { expectedCheckpointId: fields.expectedCheckpointId } : {}),
+    };
+  } else if (fields.expectedCheckpointId !== undefined) {
+    await assertHead(ctx.store, threadId, fields.expectedCheckpointId);
+  }
+  return {
+    kind: "resume",
+    command: buildCommand(fields, hasResume, principal.subject, requestId),
+    target,
+  };
+}
+
+/**
+ * Starts a run of a thread on this process.
+ *
+ * @throws ThreadBusyError for new input while another run holds the thread.
+ */
+export async function launch(
+  ctx: ServerContext,
+  principal: Principal,
+  thread: ThreadRecord,
+  work: RunWork,
+  options: LaunchOptions = {},
+): Promise<ActiveRun> {
+  const graph = await ctx.registry.forThread(ctx.store, thread);
+  const threadId = thread.threadId;
+  let runId: string;
+  if (work.kind === "input" && work.input !== null) {
+    // New input never waits behind a running run: it is refused at once, with the latest metadata.
+    if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
+    runId = randomUUID();
+  } else {
+    const head = await ctx.store.getCheckpoint(threadId as ThreadId, "");
+    runId = head?.runId ?? randomUUID();
+    if (!head && work.kind === "input") work = { kind: "input", input: {} };
+  }
+  return ctx.runs.start(graph, work, runId, {
+    threadId,
+    actor: principal.subject,
+    tenant: thread.tenant,
+    runId,
+    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
+    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
+    ...(options.onPending ? { onPending: options.onPending } : {}),
+  });
+}

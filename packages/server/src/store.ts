@@ -1,0 +1,31 @@
+/**
+ * Opening the store a server or worker runs on: a SQLite file (the default) or Postgres.
+ */
+import type { Checkpointer } from "@rein/core";
+import { PostgresSaver } from "@rein/postgres";
+import { SqliteSaver } from "@rein/sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Where the store is. */
+export type StoreOptions = { postgres: string } | { db: string };
+
+/** An open store and its kind. */
+export interface OpenedStore {
+  store: Checkpointer;
+  kind: "sqlite" | "postgres";
+  /** Where, with any password masked. */
+  where: string;
+}
+
+/** Opens (and migrates) the store. */
+export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+  if ("postgres" in options) {
+    const store = await PostgresSaver.connect({ connectionString: options.postgres });
+    const url = new URL(options.postgres);
+    if (url.password) url.password = "***";
+    return { store, kind: "postgres", where: url.toString() };
+  }
+  mkdirSync(dirname(options.db), { recursive: true });
+  return { store: SqliteSaver.open(options.db), kind: "sqlite", where: options.db };
+}
