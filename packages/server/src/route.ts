@@ -44,6 +44,9 @@ export interface RouteInput<P, Q, B> {
 /** What a handler returns: a status and a body, or nothing when it answered itself (SSE). */
 export type RouteOutput = { status: number; body?: unknown } | undefined;
 
+/** The caller of routes that need no token. */
+const ANONYMOUS: Principal = { subject: "anonymous", tenant: "", scopes: new Set() };
+
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return undefined as T;
   const result = schema.safeParse(value ?? (where === "body" ? undefined : {}));
@@ -71,7 +74,7 @@ export function defineRoute<P, Q, B>(
     method: spec.method,
     url: spec.url,
     handler: async (request, reply) => {
-      const principal = authenticate(ctx.auth, request.headers.authorization);
+      const principal = spec.scope ? authenticate(ctx.auth, request.headers.authorization) : ANONYMOUS;
       if (spec.scope) requireScope(principal, spec.scope);
       const params = parse(spec.params, request.params, "path");
       const query = parse(spec.query, request.query, "query");
