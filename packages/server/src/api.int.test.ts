@@ -19,7 +19,13 @@ import {
 } from "./testing/harness.ts";
 
 type Json = Record<string, unknown>;
-type Result = { runId: string; status: string; values: Json; interrupts: Interrupt[]; checkpointId: string };
+type Result = {
+  runId: string;
+  status: string;
+  values: Json;
+  interrupts: Interrupt[];
+  checkpointId: string;
+};
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`HTTP API on ${backend.name}`, () => {
@@ -41,7 +47,10 @@ function suite(backend: Backend): void {
 
     async function pausedDesk(threadId = "t-desk"): Promise<Result> {
       expect((await alice("POST", "/threads", { graph: "desk", threadId })).status).toBe(201);
-      const run = await alice<Result>("POST", `/threads/${threadId}/runs`, { input: {}, wait: true });
+      const run = await alice<Result>("POST", `/threads/${threadId}/runs`, {
+        input: {},
+        wait: true,
+      });
       expect(run.status).toBe(200);
       expect(run.body.status).toBe("interrupted");
       return run.body;
@@ -51,7 +60,10 @@ function suite(backend: Backend): void {
       const anonymous = client(server.url, null);
       const health = await anonymous("GET", "/healthz");
       expect(health.body).toEqual({ ok: true, store: "custom", graphs: ["desk", "slow", "ask"] });
-      const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>("GET", "/openapi.json");
+      const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>(
+        "GET",
+        "/openapi.json",
+      );
       expect(doc.body.openapi).toBe("3.1.0");
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
@@ -77,15 +89,31 @@ function suite(backend: Backend): void {
     });
 
     it("creates a thread in the token's tenant and shows its status and pending interrupts", async () => {
-      const created = await alice("POST", "/threads", { graph: "desk", threadId: "t1", metadata: { customer: 7 } });
+      const created = await alice("POST", "/threads", {
+        graph: "desk",
+        threadId: "t1",
+        metadata: { customer: 7 },
+      });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ threadId: "t1", graph: "desk", tenant: "acme", status: "idle", metadata: { customer: 7 } });
+      expect(created.body).toMatchObject({
+        threadId: "t1",
+        graph: "desk",
+        tenant: "acme",
+        status: "idle",
+        metadata: { customer: 7 },
+      });
       const thread = await store.store.getThread("t1" as ThreadId);
       expect(thread?.tenant).toBe("acme");
       await alice("POST", "/threads/t1/runs", { input: {}, wait: true });
-      const got = await alice<{ status: string; pendingInterrupts: Interrupt[] }>("GET", "/threads/t1");
+      const got = await alice<{ status: string; pendingInterrupts: Interrupt[] }>(
+        "GET",
+        "/threads/t1",
+      );
       expect(got.body.status).toBe("interrupted");
-      expect(got.body.pendingInterrupts.map((i) => i.namespace[0]).sort()).toEqual(["email_agent", "refund_agent"]);
+      expect(got.body.pendingInterrupts.map((i) => i.namespace[0]).sort()).toEqual([
+        "email_agent",
+        "refund_agent",
+      ]);
       const list = await alice<{ items: Json[] }>("GET", "/threads");
       expect(list.body.items.map((t) => t["threadId"])).toEqual(["t1"]);
       const generated = await alice("POST", "/threads", { graph: "slow" });
@@ -97,24 +125,36 @@ function suite(backend: Backend): void {
       const before = await snapshotStore(store.store);
       const unknown = await alice("POST", "/threads", { graph: "nope" });
       expect(unknown.status).toBe(400);
-      expect(unknown.body).toMatchObject({ error: "invalid_input", details: { graphs: ["desk", "slow", "ask"] } });
+      expect(unknown.body).toMatchObject({
+        error: "invalid_input",
+        details: { graphs: ["desk", "slow", "ask"] },
+      });
       expect((await alice("POST", "/threads", { graph: "slow", threadId: "t1" })).status).toBe(400);
       expect(await snapshotStore(store.store)).toBe(before);
     });
 
     it("lists parallel sub-agent interrupts in the queue with path, sub-agent id, decision payload and answer schema", async () => {
       await pausedDesk();
-      const page = await alice<{ items: Json[]; nextCursor: string | null }>("GET", "/interrupts?status=pending&threadId=t-desk");
+      const page = await alice<{ items: Json[]; nextCursor: string | null }>(
+        "GET",
+        "/interrupts?status=pending&threadId=t-desk",
+      );
       expect(page.status).toBe(200);
       expect(page.body.items).toHaveLength(2);
-      const refund = page.body.items.find((i) => (i["namespace"] as string[])[0] === "refund_agent") as Json;
+      const refund = page.body.items.find(
+        (i) => (i["namespace"] as string[])[0] === "refund_agent",
+      ) as Json;
       expect(refund).toMatchObject({
         threadId: "t-desk",
         node: "approve",
         status: "pending",
         graph: "refund_agent",
         deadline: null,
-        payload: { action: "refund", args: { ticket: "T-1", amount: 50 }, allow: { accept: true, edit: true, respond: true, ignore: true } },
+        payload: {
+          action: "refund",
+          args: { ticket: "T-1", amount: 50 },
+          allow: { accept: true, edit: true, respond: true, ignore: true },
+        },
       });
       expect(refund["subAgentId"]).toBe(`refund_agent:${refund["runId"] as string}`);
       expect((refund["path"] as Json[]).map((p) => p["graph"])).toEqual(["desk", "refund_agent"]);
@@ -122,8 +162,14 @@ function suite(backend: Backend): void {
       expect(typeof refund["checkpointId"]).toBe("string");
       const byGraph = await alice<{ items: Json[] }>("GET", "/interrupts?graph=email_agent");
       expect(byGraph.body.items.map((i) => i["graph"])).toEqual(["email_agent"]);
-      const first = await alice<{ items: Json[]; nextCursor: string }>("GET", "/interrupts?limit=1");
-      const second = await alice<{ items: Json[] }>("GET", `/interrupts?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+      const first = await alice<{ items: Json[]; nextCursor: string }>(
+        "GET",
+        "/interrupts?limit=1",
+      );
+      const second = await alice<{ items: Json[] }>(
+        "GET",
+        `/interrupts?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      );
       expect(second.body.items[0]?.["id"]).not.toBe(first.body.items[0]?.["id"]);
     });
 
@@ -166,7 +212,10 @@ function suite(backend: Backend): void {
         resume: { type: "refund-everything" },
       });
       expect(r.status).toBe(422);
-      expect(r.body).toMatchObject({ error: "invalid_answer", details: { interruptId: refund.id } });
+      expect(r.body).toMatchObject({
+        error: "invalid_answer",
+        details: { interruptId: refund.id },
+      });
       expect(await snapshotStore(store.store)).toBe(before);
     });
 
@@ -175,12 +224,25 @@ function suite(backend: Backend): void {
       const refund = paused.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
       const email = paused.interrupts.find((i) => i.namespace[0] === "email_agent")!;
       const target = { runId: refund.runId, namespace: refund.namespace, interruptId: refund.id };
-      expect((await alice("POST", "/threads/t-desk/resume", { target, resume: { type: "accept" } })).status).toBe(200);
-      const again = await alice<{ error: string; details: Json }>("POST", "/threads/t-desk/resume", { target, resume: { type: "ignore" } });
+      expect(
+        (await alice("POST", "/threads/t-desk/resume", { target, resume: { type: "accept" } }))
+          .status,
+      ).toBe(200);
+      const again = await alice<{ error: string; details: Json }>(
+        "POST",
+        "/threads/t-desk/resume",
+        { target, resume: { type: "ignore" } },
+      );
       expect(again.status).toBe(409);
       expect(again.body.error).toBe("stale_target");
-      expect(again.body.details).toMatchObject({ threadId: "t-desk", runId: refund.runId, runStatus: "done" });
-      expect((again.body.details["pendingInterrupts"] as Interrupt[]).map((i) => i.id)).toEqual([email.id]);
+      expect(again.body.details).toMatchObject({
+        threadId: "t-desk",
+        runId: refund.runId,
+        runStatus: "done",
+      });
+      expect((again.body.details["pendingInterrupts"] as Interrupt[]).map((i) => i.id)).toEqual([
+        email.id,
+      ]);
       const head = await alice<{ headCheckpointId: string }>("GET", "/threads/t-desk");
       const expected = await alice<{ details: Json }>("POST", "/threads/t-desk/resume", {
         resume: { type: "accept" },
@@ -192,7 +254,11 @@ function suite(backend: Backend): void {
 
     it("refuses a thread-level resume with two pending interrupts as ambiguous (409), listing them", async () => {
       await pausedDesk();
-      const r = await alice<{ error: string; details: { pending: unknown[] } }>("POST", "/threads/t-desk/resume", { resume: { type: "accept" } });
+      const r = await alice<{ error: string; details: { pending: unknown[] } }>(
+        "POST",
+        "/threads/t-desk/resume",
+        { resume: { type: "accept" } },
+      );
       expect(r.status).toBe(409);
       expect(r.body.error).toBe("ambiguous_resume");
       expect(r.body.details.pending).toHaveLength(2);
@@ -201,7 +267,10 @@ function suite(backend: Backend): void {
     it("applies an answer once per Idempotency-Key and returns the first outcome to a repeat", async () => {
       const paused = await pausedDesk();
       const refund = paused.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
-      const body = { target: { runId: refund.runId, namespace: refund.namespace }, resume: { type: "accept" } };
+      const body = {
+        target: { runId: refund.runId, namespace: refund.namespace },
+        resume: { type: "accept" },
+      };
       const headers = { "idempotency-key": "answer-refund-1" };
       const first = await alice<Result>("POST", "/threads/t-desk/resume", body, headers);
       const second = await alice<Result>("POST", "/threads/t-desk/resume", body, headers);
@@ -210,7 +279,9 @@ function suite(backend: Backend): void {
       expect(second.body).toEqual(first.body);
       const audit = await alice<{ items: Json[] }>("GET", "/audit?threadId=t-desk");
       expect(audit.body.items.filter((a) => a["action"] === "answer")).toHaveLength(1);
-      const other = await alice("POST", "/threads/t-desk/resume", body, { "idempotency-key": "answer-refund-2" });
+      const other = await alice("POST", "/threads/t-desk/resume", body, {
+        "idempotency-key": "answer-refund-2",
+      });
       expect(other.status).toBe(409);
     });
 
@@ -222,18 +293,28 @@ function suite(backend: Backend): void {
         text: "mention the coupon",
       });
       expect(steer.status).toBe(201);
-      expect(steer.body).toMatchObject({ text: "mention the coupon", actor: "alice@acme", runId: email.runId });
+      expect(steer.body).toMatchObject({
+        text: "mention the coupon",
+        actor: "alice@acme",
+        runId: email.runId,
+      });
       const refund = paused.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
       const r = await alice<Result>("POST", "/threads/t-desk/resume", {
         resumeMap: { [email.id]: { type: "accept" }, [refund.id]: { type: "accept" } },
       });
       expect(r.body.status).toBe("done");
-      expect(r.body.values["log"]).toContain('email_agent: email {"ticket":"T-1","amount":50} [steered: mention the coupon]');
+      expect(r.body.values["log"]).toContain(
+        'email_agent: email {"ticket":"T-1","amount":50} [steered: mention the coupon]',
+      );
     });
 
     it("starts a background run (202), shows its run tree, and lists runs", async () => {
       await alice("POST", "/threads", { graph: "desk", threadId: "t-bg" });
-      const accepted = await alice<{ runId: string; status: string }>("POST", "/threads/t-bg/runs", { input: { ticket: "T-9" } });
+      const accepted = await alice<{ runId: string; status: string }>(
+        "POST",
+        "/threads/t-bg/runs",
+        { input: { ticket: "T-9" } },
+      );
       expect(accepted.status).toBe(202);
       expect(accepted.body.status).toBe("running");
       let thread: { status: string } = { status: "running" };
@@ -242,10 +323,11 @@ function suite(backend: Backend): void {
         thread = (await alice<{ status: string }>("GET", "/threads/t-bg")).body;
       }
       expect(thread.status).toBe("interrupted");
-      const tree = await alice<{ runId: string; status: string; children: { graph: string; status: string; children: unknown[] }[] }>(
-        "GET",
-        `/threads/t-bg/runs/${accepted.body.runId}`,
-      );
+      const tree = await alice<{
+        runId: string;
+        status: string;
+        children: { graph: string; status: string; children: unknown[] }[];
+      }>("GET", `/threads/t-bg/runs/${accepted.body.runId}`);
       expect(tree.body.runId).toBe(accepted.body.runId);
       expect(tree.body.children.map((c) => [c.graph, c.status]).sort()).toEqual([
         ["email_agent", "interrupted"],
@@ -260,7 +342,10 @@ function suite(backend: Backend): void {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-s" });
       const response = await fetch(`${server.url}/threads/t-s/runs/stream`, {
         method: "POST",
-        headers: { authorization: `Bearer ${TOKENS["alice"]!.token}`, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${TOKENS["alice"]!.token}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({ input: { steps: 3, ms: 30 }, streamMode: ["custom"] }),
       });
       expect(response.headers.get("content-type")).toContain("text/event-stream");
@@ -268,9 +353,15 @@ function suite(backend: Backend): void {
       expect(events.map((e) => e.event)).toEqual(["run", "custom", "custom", "custom", "end"]);
       const runId = (events[0]?.data as { runId: string }).runId;
       expect((events[4]?.data as { result: Result }).result.status).toBe("done");
-      const joined = await fetch(`${server.url}/threads/t-s/runs/${runId}/stream?streamMode=custom`, {
-        headers: { authorization: `Bearer ${TOKENS["alice"]!.token}`, "last-event-id": events[2]!.id! },
-      });
+      const joined = await fetch(
+        `${server.url}/threads/t-s/runs/${runId}/stream?streamMode=custom`,
+        {
+          headers: {
+            authorization: `Bearer ${TOKENS["alice"]!.token}`,
+            "last-event-id": events[2]!.id!,
+          },
+        },
+      );
       const rest = await readSse(joined);
       expect(rest.map((e) => [e.event, e.id])).toEqual([
         ["custom", events[3]!.id],
@@ -280,10 +371,15 @@ function suite(backend: Backend): void {
 
     it("joins a background run while it runs and sees its live events", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-j" });
-      const accepted = await alice<{ runId: string }>("POST", "/threads/t-j/runs", { input: { steps: 5, ms: 40 } });
-      const joined = await fetch(`${server.url}/threads/t-j/runs/${accepted.body.runId}/stream?streamMode=custom`, {
-        headers: { authorization: `Bearer ${TOKENS["alice"]!.token}` },
+      const accepted = await alice<{ runId: string }>("POST", "/threads/t-j/runs", {
+        input: { steps: 5, ms: 40 },
       });
+      const joined = await fetch(
+        `${server.url}/threads/t-j/runs/${accepted.body.runId}/stream?streamMode=custom`,
+        {
+          headers: { authorization: `Bearer ${TOKENS["alice"]!.token}` },
+        },
+      );
       const events = await readSse(joined);
       expect(events.filter((e) => e.event === "custom")).toHaveLength(5);
       expect(events.at(-1)?.event).toBe("end");
@@ -292,7 +388,9 @@ function suite(backend: Backend): void {
     it("refuses new input while a run holds the thread (409 with the latest metadata)", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-busy" });
       await alice("POST", "/threads/t-busy/runs", { input: { steps: 4, ms: 100 } });
-      const busy = await alice<{ error: string; details: Json }>("POST", "/threads/t-busy/runs", { input: { steps: 1 } });
+      const busy = await alice<{ error: string; details: Json }>("POST", "/threads/t-busy/runs", {
+        input: { steps: 1 },
+      });
       expect(busy.status).toBe(409);
       expect(busy.body.error).toBe("thread_busy");
       expect(busy.body.details["latest"]).toMatchObject({ runStatus: "running" });
@@ -302,7 +400,10 @@ function suite(backend: Backend): void {
     it("refuses plain input to a thread waiting on answers (409 thread_interrupted)", async () => {
       await pausedDesk();
       const before = await snapshotStore(store.store);
-      const r = await alice<{ error: string }>("POST", "/threads/t-desk/runs", { input: { ticket: "T-2" }, wait: true });
+      const r = await alice<{ error: string }>("POST", "/threads/t-desk/runs", {
+        input: { ticket: "T-2" },
+        wait: true,
+      });
       expect(r.status).toBe(409);
       expect(r.body.error).toBe("thread_interrupted");
       expect(await snapshotStore(store.store)).toBe(before);
@@ -310,23 +411,45 @@ function suite(backend: Backend): void {
 
     it("answers through POST /runs with a command, and honours per-run interruptBefore", async () => {
       await alice("POST", "/threads", { graph: "ask", threadId: "t-ask" });
-      const paused = await alice<Result>("POST", "/threads/t-ask/runs", { input: {}, wait: true, interruptBefore: ["ask"] });
+      const paused = await alice<Result>("POST", "/threads/t-ask/runs", {
+        input: {},
+        wait: true,
+        interruptBefore: ["ask"],
+      });
       expect(paused.body.interrupts[0]).toMatchObject({ kind: "before", node: "ask" });
-      const passed = await alice<Result>("POST", "/threads/t-ask/runs", { command: { resume: null }, wait: true });
-      expect(passed.body.interrupts[0]).toMatchObject({ kind: "dynamic", payload: { question: "Proceed?" } });
-      const done = await alice<Result>("POST", "/threads/t-ask/runs", { command: { resume: { text: "yes" } }, wait: true });
+      const passed = await alice<Result>("POST", "/threads/t-ask/runs", {
+        command: { resume: null },
+        wait: true,
+      });
+      expect(passed.body.interrupts[0]).toMatchObject({
+        kind: "dynamic",
+        payload: { question: "Proceed?" },
+      });
+      const done = await alice<Result>("POST", "/threads/t-ask/runs", {
+        command: { resume: { text: "yes" } },
+        wait: true,
+      });
       expect(done.body).toMatchObject({ status: "done", values: { answer: "yes" } });
     });
 
     it("reads state (with subgraphs) and history, newest first, paging with before", async () => {
       await pausedDesk();
-      const state = await alice<{ values: Json; tasks: { node: string }[]; children?: unknown[] }>("GET", "/threads/t-desk/state?subgraphs=true");
+      const state = await alice<{ values: Json; tasks: { node: string }[]; children?: unknown[] }>(
+        "GET",
+        "/threads/t-desk/state?subgraphs=true",
+      );
       expect(state.body.values).toMatchObject({ ticket: "T-1", log: ["plan T-1"] });
       expect(state.body.tasks.map((t) => t.node).sort()).toEqual(["email_agent", "refund_agent"]);
-      const history = await alice<{ items: { checkpointId: string; step: number }[] }>("GET", "/threads/t-desk/history?limit=2");
+      const history = await alice<{ items: { checkpointId: string; step: number }[] }>(
+        "GET",
+        "/threads/t-desk/history?limit=2",
+      );
       expect(history.body.items).toHaveLength(2);
       expect(history.body.items[0]!.step).toBeGreaterThan(history.body.items[1]!.step);
-      const older = await alice<{ items: { step: number }[] }>("GET", `/threads/t-desk/history?before=${history.body.items[1]!.checkpointId}`);
+      const older = await alice<{ items: { step: number }[] }>(
+        "GET",
+        `/threads/t-desk/history?before=${history.body.items[1]!.checkpointId}`,
+      );
       expect(older.body.items.every((c) => c.step < history.body.items[1]!.step)).toBe(true);
     });
 
@@ -361,7 +484,9 @@ function suite(backend: Backend): void {
     it("refuses a body over the limit with 413", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-big" });
       const before = await snapshotStore(store.store);
-      const r = await alice("POST", "/threads/t-big/runs", { input: { blob: "x".repeat(2 * 1024 * 1024) } });
+      const r = await alice("POST", "/threads/t-big/runs", {
+        input: { blob: "x".repeat(2 * 1024 * 1024) },
+      });
       expect(r.status).toBe(413);
       expect(r.body).toMatchObject({ error: "payload_too_large" });
       expect(await snapshotStore(store.store)).toBe(before);
@@ -369,7 +494,9 @@ function suite(backend: Backend): void {
 
     it("drains a running background run on shutdown before closing", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-drain" });
-      const accepted = await alice<{ runId: string }>("POST", "/threads/t-drain/runs", { input: { steps: 3, ms: 100 } });
+      const accepted = await alice<{ runId: string }>("POST", "/threads/t-drain/runs", {
+        input: { steps: 3, ms: 100 },
+      });
       await server.close();
       const run = await store.store.getRun(accepted.body.runId as never);
       expect(run?.status).toBe("done");

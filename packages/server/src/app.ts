@@ -2,13 +2,13 @@
  * Builds the Fastify app: error mapping, body limits, CORS, logging, routes, the deadline timers
  * and graceful shutdown.
  */
-import {
-  InvalidInputError,
-  NotFoundError,
-  ReinError,
-  type Checkpointer,
-} from "@rein/core";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { InvalidInputError, NotFoundError, ReinError, type Checkpointer } from "@rein/core";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from "fastify";
 import type { AuthConfig } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import { PayloadTooLargeError, reinErrorResponse, retryableCodes } from "./errors.ts";
@@ -73,7 +73,7 @@ function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | nu
  * const server = await createServer({ store, graphs, auth: openAuth() });
  * const url = await server.listen({ port: 8080, host: "127.0.0.1" });
  */
-export async function createServer(options: ServerOptions): Promise<ReinServer> {
+export function createServer(options: ServerOptions): Promise<ReinServer> {
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const app = Fastify({
     bodyLimit,
@@ -83,6 +83,14 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     routerOptions: { maxParamLength: 2048 },
     requestIdHeader: "x-request-id",
     genReqId: () => crypto.randomUUID(),
+    // Router errors (a malformed URL, a path parameter past the limit) answer in Rein's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = reinErrorResponse(
+        mapFastifyError(error, bodyLimit) ??
+          new InvalidInputError("The request URL is malformed.", { reason: error.code }),
+      );
+      void (reply as unknown as FastifyReply).code(status).send(body);
+    },
   });
   const context: ServerContext = {
     store: options.store,
@@ -106,7 +114,10 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     reply.header("access-control-expose-headers", "x-request-id");
     if (request.method === "OPTIONS") {
       reply.header("access-control-allow-methods", "GET, POST, DELETE");
-      reply.header("access-control-allow-headers", "authorization, content-type, idempotency-key, last-event-id");
+      reply.header(
+        "access-control-allow-headers",
+        "authorization, content-type, idempotency-key, last-event-id",
+      );
       await reply.code(204).send();
     }
   });
@@ -121,9 +132,15 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       });
     }
     const { status, body } = reinErrorResponse(rein);
-    if (status === 409 && typeof body.details["threadId"] === "string" && !("headCheckpointId" in body.details)) {
+    if (
+      status === 409 &&
+      typeof body.details["threadId"] === "string" &&
+      !("headCheckpointId" in body.details)
+    ) {
       // Every 409 carries the latest metadata so the caller can re-decide without another read.
-      const latest = await latestMetadata(context.store, body.details["threadId"]).catch(() => null);
+      const latest = await latestMetadata(context.store, body.details["threadId"]).catch(
+        () => null,
+      );
       if (latest) body.details = { ...body.details, latest };
     }
     if (retryableCodes.has(body.error)) reply.header("retry-after", "1");
@@ -147,7 +164,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       ? []
       : context.registry.all().map((graph) =>
           graph.startDeadlineTimer({
-            onError: (error) => app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
+            onError: (error) =>
+              app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
           }),
         );
   const drainMs = options.drainMs ?? 30_000;
@@ -156,7 +174,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();
   });
-  return {
+  return Promise.resolve({
     app,
     context,
     async listen({ port = 0, host = "127.0.0.1" }) {
@@ -166,5 +184,5 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     async close() {
       await app.close();
     },
-  };
+  });
 }

@@ -89,7 +89,10 @@ export function parseTokens(text: string, source: string): TokenConfig[] {
 }
 
 /** Tokens from a file, or from the `REIN_TOKENS` environment variable (same JSON). */
-export function loadTokens(options: { file?: string; env?: NodeJS.ProcessEnv }): TokenConfig[] | null {
+export function loadTokens(options: {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+}): TokenConfig[] | null {
   if (options.file) return parseTokens(readFileSync(options.file, "utf8"), options.file);
   const fromEnv = (options.env ?? process.env)["REIN_TOKENS"];
   return fromEnv ? parseTokens(fromEnv, "REIN_TOKENS") : null;

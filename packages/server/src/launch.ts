@@ -7,15 +7,31 @@ import {
   InvalidInputError,
   ThreadBusyError,
   type ResumeTarget,
-  type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
 import type { z } from "zod";
 import type { Principal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
+import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
 import { assertHead, loadRun } from "./threads.ts";
+
+/**
+ * Refuses input naming a channel the graph does not have, before the run starts: the run would
+ * fail on it anyway, and only after acting on the thread (an `onPending: "cancel"`).
+ *
+ * @throws InvalidInputError listing the graph's channels.
+ */
+function assertChannels(graph: ServedGraph, input: Record<string, unknown>): void {
+  const channels = Object.keys(graph.runtime.shape.schema);
+  const unknown = Object.keys(input).filter((key) => !channels.includes(key));
+  if (unknown.length > 0)
+    throw new InvalidInputError(
+      `Input names channels graph "${graph.name}" does not have: ${unknown.join(", ").slice(0, 300)}. Its channels: ${channels.join(", ")}.`,
+      { unknown: unknown.slice(0, 20), channels },
+    );
+}
 
 /** Per-run options of a start request. */
 export interface LaunchOptions {
@@ -72,7 +88,9 @@ export async function resumeWork(
     await loadRun(ctx.store, threadId, fields.target.runId);
     target = {
       ...fields.target,
-      ...(fields.expectedCheckpointId !== undefined ? { expectedCheckpointId: fields.expectedCheckpointId } : {}),
+      ...(fields.expectedCheckpointId !== undefined
+        ? { expectedCheckpointId: fields.expectedCheckpointId }
+        : {}),
     };
   } else if (fields.expectedCheckpointId !== undefined) {
     await assertHead(ctx.store, threadId, fields.expectedCheckpointId);
@@ -100,11 +118,12 @@ export async function launch(
   const threadId = thread.threadId;
   let runId: string;
   if (work.kind === "input" && work.input !== null) {
+    assertChannels(graph, work.input);
     // New input never waits behind a running run: it is refused at once, with the latest metadata.
     if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
     runId = randomUUID();
   } else {
-    const head = await ctx.store.getCheckpoint(threadId as ThreadId, "");
+    const head = await ctx.store.getCheckpoint(threadId, "");
     runId = head?.runId ?? randomUUID();
     if (!head && work.kind === "input") work = { kind: "input", input: {} };
   }

@@ -8,7 +8,10 @@ import type { RouteSpec } from "./route.ts";
 type JsonSchema = Record<string, unknown>;
 
 const schemaOf = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+  }) as JsonSchema;
   return rest;
 };
 
@@ -61,8 +64,14 @@ export function buildOpenApi(routes: readonly RouteSpec[], version = "0.1.0"): J
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      ...(route.scope ? { security: [{ bearer: [route.scope] }], "x-rein-scope": route.scope } : { security: [] }),
-      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query"), ...headers],
+      ...(route.scope
+        ? { security: [{ bearer: [route.scope] }], "x-rein-scope": route.scope }
+        : { security: [] }),
+      parameters: [
+        ...parametersOf(route.params, "path"),
+        ...parametersOf(route.query, "query"),
+        ...headers,
+      ],
       ...(route.body
         ? {
             requestBody: {

@@ -69,12 +69,14 @@ export function defineRoute<P, Q, B>(
   spec: RouteSpec<P, Q, B>,
   handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>,
 ): void {
-  ctx.routes.push(spec as RouteSpec);
+  ctx.routes.push(spec);
   app.route({
     method: spec.method,
     url: spec.url,
     handler: async (request, reply) => {
-      const principal = spec.scope ? authenticate(ctx.auth, request.headers.authorization) : ANONYMOUS;
+      const principal = spec.scope
+        ? authenticate(ctx.auth, request.headers.authorization)
+        : ANONYMOUS;
       if (spec.scope) requireScope(principal, spec.scope);
       const params = parse(spec.params, request.params, "path");
       const query = parse(spec.query, request.query, "query");

@@ -17,7 +17,14 @@ import { RunHub } from "./hub.ts";
 import type { ServedGraph } from "./registry.ts";
 
 /** Every stream mode: a hub keeps all of them and each subscriber picks its own. */
-export const ALL_MODES: StreamMode[] = ["values", "updates", "custom", "tasks", "checkpoints", "debug"];
+export const ALL_MODES: StreamMode[] = [
+  "values",
+  "updates",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "debug",
+];
 
 /** What a run does: new input (or `null` to continue), or an answer. */
 export type RunWork =
@@ -97,7 +104,12 @@ export class RunManager {
       },
       (error: unknown) => {
         failStart(error);
-        hub.publish("error", ReinError.is(error) ? error.toJSON() : { error: "internal_error", message: "The run failed unexpectedly.", details: {} });
+        hub.publish(
+          "error",
+          ReinError.is(error)
+            ? error.toJSON()
+            : { error: "internal_error", message: "The run failed unexpectedly.", details: {} },
+        );
         throw error;
       },
     );
@@ -156,7 +168,8 @@ export class RunManager {
     const outcome = await Promise.race([all.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
     if (outcome === "timeout") {
-      for (const controller of this.controllers) controller.abort(new Error("server shutting down"));
+      for (const controller of this.controllers)
+        controller.abort(new Error("server shutting down"));
       await Promise.all([...this.active]);
     }
   }

@@ -65,7 +65,14 @@ export const CreateThreadBody = z
   .strict();
 
 /** Stream modes of core. */
-export const StreamModeSchema = z.enum(["values", "updates", "custom", "tasks", "checkpoints", "debug"]);
+export const StreamModeSchema = z.enum([
+  "values",
+  "updates",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "debug",
+]);
 
 /** `POST /threads/:id/runs` and `POST /threads/:id/runs/stream`. Exactly one of input and command. */
 export const StartRunBody = z
@@ -104,7 +111,9 @@ export const StateQuery = z
   .strict();
 
 /** `GET /threads`. */
-export const ThreadListQuery = z.object({ cursor: Cursor.optional(), limit: Limit.optional() }).strict();
+export const ThreadListQuery = z
+  .object({ cursor: Cursor.optional(), limit: Limit.optional() })
+  .strict();
 
 /** `GET /interrupts`. */
 export const InterruptQuerySchema = z
@@ -141,7 +150,12 @@ export const ErrorResponse = z.object({
   details: JsonObject,
 });
 
-const PathEntry = z.object({ runId: z.string(), graph: z.string(), node: z.string(), taskId: z.string() });
+const PathEntry = z.object({
+  runId: z.string(),
+  graph: z.string(),
+  node: z.string(),
+  taskId: z.string(),
+});
 
 /** An interrupt record (SPEC §2). */
 export const InterruptSchema = z.looseObject({
@@ -190,7 +204,10 @@ export const ThreadSchema = z.object({
 });
 
 /** A page of threads. */
-export const ThreadPageSchema = z.object({ items: z.array(ThreadSchema), nextCursor: z.string().nullable() });
+export const ThreadPageSchema = z.object({
+  items: z.array(ThreadSchema),
+  nextCursor: z.string().nullable(),
+});
 
 /** What a run returns. */
 export const RunResultSchema = z.looseObject({
@@ -203,7 +220,11 @@ export const RunResultSchema = z.looseObject({
 });
 
 /** 202 of a background run. */
-export const RunAcceptedSchema = z.object({ threadId: z.string(), runId: z.string(), status: z.literal("running") });
+export const RunAcceptedSchema = z.object({
+  threadId: z.string(),
+  runId: z.string(),
+  status: z.literal("running"),
+});
 
 /** A run record with its child runs (the run tree). */
 export interface RunTreeNode {
@@ -237,7 +258,7 @@ export const RunTreeSchema: z.ZodType<RunTreeNode> = RunBase.extend({
   get children() {
     return z.array(RunTreeSchema);
   },
-}) as z.ZodType<RunTreeNode>;
+});
 
 /** A list of runs of a thread. */
 export const RunListSchema = z.object({ items: z.array(RunBase) });
@@ -282,4 +303,8 @@ export const AuditPageSchema = z.object({
 });
 
 /** `GET /healthz`. */
-export const HealthSchema = z.object({ ok: z.literal(true), store: z.string(), graphs: z.array(z.string()) });
+export const HealthSchema = z.object({
+  ok: z.literal(true),
+  store: z.string(),
+  graphs: z.array(z.string()),
+});

@@ -51,7 +51,8 @@ export async function pipeHub(
       stream.close();
       return;
     }
-    if (ALWAYS.has(event.event) || modes.has(event.event)) stream.send(event.event, event.data, event.id);
+    if (ALWAYS.has(event.event) || modes.has(event.event))
+      stream.send(event.event, event.data, event.id);
   });
   await stream.done;
 }

@@ -37,8 +37,34 @@ export async function loadThread(
 
 /** A public interrupt record (the stored row has internal fields). */
 export function publicInterrupt(row: Interrupt): Interrupt {
-  const { id, runId, threadId, node, taskId, namespace, order, payload, kind, status, checkpointId, createdAt } = row;
-  return { id, runId, threadId, node, taskId, namespace, order, payload, kind, status, checkpointId, createdAt };
+  const {
+    id,
+    runId,
+    threadId,
+    node,
+    taskId,
+    namespace,
+    order,
+    payload,
+    kind,
+    status,
+    checkpointId,
+    createdAt,
+  } = row;
+  return {
+    id,
+    runId,
+    threadId,
+    node,
+    taskId,
+    namespace,
+    order,
+    payload,
+    kind,
+    status,
+    checkpointId,
+    createdAt,
+  };
 }
 
 /** What `GET /threads/:id` answers. */
@@ -105,18 +131,25 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
  *
  * @throws StaleTargetError with the latest metadata.
  */
-export async function assertHead(store: Checkpointer, threadId: string, expected: string): Promise<void> {
+export async function assertHead(
+  store: Checkpointer,
+  threadId: string,
+  expected: string,
+): Promise<void> {
   const latest = await latestMetadata(store, threadId);
   if (latest.headCheckpointId === expected) return;
   const reason = `Checkpoint ${expected} is not the head of thread ${threadId} (the head is ${latest.headCheckpointId ?? "none"}).`;
-  throw new StaleTargetError(`${reason} Nothing was applied; re-read the thread and decide again.`, {
-    threadId,
-    runId: latest.runId,
-    runStatus: latest.runStatus,
-    headCheckpointId: latest.headCheckpointId,
-    pendingInterrupts: latest.pendingInterrupts,
-    reason,
-  });
+  throw new StaleTargetError(
+    `${reason} Nothing was applied; re-read the thread and decide again.`,
+    {
+      threadId,
+      runId: latest.runId,
+      runStatus: latest.runStatus,
+      headCheckpointId: latest.headCheckpointId,
+      pendingInterrupts: latest.pendingInterrupts,
+      reason,
+    },
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
  * The approval queue and what people do with it: list (and a live feed), resume, steer, audit.
  */
 import type { FastifyInstance } from "fastify";
-import { NotFoundError, type InterruptListQuery, type RunId, type ThreadId } from "@rein/core";
+import { NotFoundError, type InterruptListQuery, type ThreadId } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { launch, requestIdOf, resumeWork } from "../launch.ts";
@@ -33,7 +33,13 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
 
   async function queuePage(
     principal: Principal,
-    query: { status?: InterruptListQuery["status"]; graph?: string; threadId?: string; cursor?: string; limit?: number },
+    query: {
+      status?: InterruptListQuery["status"];
+      graph?: string;
+      threadId?: string;
+      cursor?: string;
+      limit?: number;
+    },
   ) {
     if (query.threadId !== undefined) {
       const thread = await store.getThread(query.threadId as ThreadId);
@@ -85,12 +91,12 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     },
     async ({ query, principal, reply }) => {
       let last = "";
-      let timer: NodeJS.Timeout | undefined;
       let stopListening: () => void = () => undefined;
       let refreshing = false;
       let again = false;
+      let stopTimer: () => void = () => undefined;
       const stream = openTrackedSse(ctx, reply, {}, () => {
-        clearInterval(timer);
+        stopTimer();
         stopListening();
       });
       const refresh = async (): Promise<void> => {
@@ -103,7 +109,8 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
           do {
             again = false;
             const page = await queuePage(principal, query);
-            const fingerprint = page.items.map((i) => `${i.id}:${i.status}`).join(",") + `|${page.nextCursor ?? ""}`;
+            const fingerprint =
+              page.items.map((i) => `${i.id}:${i.status}`).join(",") + `|${page.nextCursor ?? ""}`;
             if (fingerprint !== last) {
               last = fingerprint;
               stream.send("interrupts", page);
@@ -116,8 +123,9 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
         }
       };
       stopListening = ctx.runs.onChange(() => void refresh());
-      timer = setInterval(() => void refresh(), ctx.queuePollMs);
+      const timer = setInterval(() => void refresh(), ctx.queuePollMs);
       timer.unref();
+      stopTimer = () => clearInterval(timer);
       await refresh();
       await stream.done;
       return undefined;
@@ -136,7 +144,9 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       scope: "resume",
       params: ThreadParams,
       body: ResumeRequestBody,
-      headers: { "Idempotency-Key": "A repeat with the same key returns the first outcome, applied once." },
+      headers: {
+        "Idempotency-Key": "A repeat with the same key returns the first outcome, applied once.",
+      },
       responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
     },
     async ({ params, body, principal, request }) => {
@@ -149,7 +159,10 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       if (body.wait === false) {
         await run.started;
         run.result.catch(() => undefined);
-        return { status: 202, body: { threadId: params.id, runId: run.hub.runId, status: "running" } };
+        return {
+          status: 202,
+          body: { threadId: params.id, runId: run.hub.runId, status: "running" },
+        };
       }
       return { status: 200, body: await run.result };
     },
@@ -177,7 +190,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       else {
         const latest = await latestMetadata(store, params.id);
         if (!latest.runId) throw new NotFoundError("run of thread", params.id);
-        target = { runId: latest.runId as RunId, namespace: [] };
+        target = { runId: latest.runId, namespace: [] };
       }
       const record = await graph.steer(target, body.text, { actor: principal.subject });
       request.log.info({ threadId: params.id, runId: target.runId }, "steer");
@@ -192,7 +205,8 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       method: "GET",
       url: "/audit",
       operationId: "listAudit",
-      summary: "The audit log (answers, cancellations, timeouts, steering, state edits) of the caller's tenant, oldest first.",
+      summary:
+        "The audit log (answers, cancellations, timeouts, steering, state edits) of the caller's tenant, oldest first.",
       scope: "read",
       query: AuditQuerySchema,
       responses: { 200: AuditPageSchema },

@@ -21,7 +21,11 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): vo
       scope: null,
       responses: { 200: HealthSchema },
     },
-    async () => ({ status: 200, body: { ok: true, store: ctx.storeKind, graphs: ctx.registry.names() } }),
+    () =>
+      Promise.resolve({
+        status: 200,
+        body: { ok: true, store: ctx.storeKind, graphs: ctx.registry.names() },
+      }),
   );
   let document: unknown = null;
   defineRoute(
@@ -35,6 +39,6 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): vo
       scope: null,
       responses: { 200: z.record(z.string(), z.unknown()) },
     },
-    async () => ({ status: 200, body: (document ??= buildOpenApi(ctx.routes)) }),
+    () => Promise.resolve({ status: 200, body: (document ??= buildOpenApi(ctx.routes)) }),
   );
 }

@@ -35,7 +35,11 @@ function modesOf(mode: string | string[] | undefined): Set<string> {
 function runTree(runs: RunRecord[], root: RunRecord): RunTreeNode {
   const children = runs.filter((r) => r.parentRunId === root.runId);
   const { options: _options, ...record } = root;
-  return { ...record, error: record.error ?? null, children: children.map((c) => runTree(runs, c)) };
+  return {
+    ...record,
+    error: record.error ?? null,
+    children: children.map((c) => runTree(runs, c)),
+  };
 }
 
 /** Registers the run routes. */
@@ -50,7 +54,9 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     idempotencyKey: string | string[] | undefined,
   ): Promise<RunWork> {
     if ((body.input !== undefined) === (body.command !== undefined))
-      throw new InvalidInputError("Send exactly one of `input` (state update, or null to continue) and `command` (an answer).");
+      throw new InvalidInputError(
+        "Send exactly one of `input` (state update, or null to continue) and `command` (an answer).",
+      );
     if (body.command === undefined) return { kind: "input", input: body.input ?? null };
     requireScope(principal, "resume");
     const rawCommand = (raw as { command?: unknown }).command;
@@ -81,15 +87,30 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
     async ({ params, body, principal, request }) => {
       const thread = await loadThread(store, principal, params.id);
-      const work = await startWork(params, body, request.body, principal, request.headers["idempotency-key"]);
+      const work = await startWork(
+        params,
+        body,
+        request.body,
+        principal,
+        request.headers["idempotency-key"],
+      );
       const run = await launch(ctx, principal, thread, work, body);
-      request.log.info({ threadId: params.id, runId: run.hub.runId, wait: body.wait ?? false }, "run started");
+      request.log.info(
+        { threadId: params.id, runId: run.hub.runId, wait: body.wait ?? false },
+        "run started",
+      );
       if (body.wait) return { status: 200, body: await run.result };
       await run.started;
       run.result.catch((error: unknown) =>
-        request.log.warn({ err: error, threadId: params.id, runId: run.hub.runId }, "background run failed"),
+        request.log.warn(
+          { err: error, threadId: params.id, runId: run.hub.runId },
+          "background run failed",
+        ),
       );
-      return { status: 202, body: { threadId: params.id, runId: run.hub.runId, status: "running" } };
+      return {
+        status: 202,
+        body: { threadId: params.id, runId: run.hub.runId, status: "running" },
+      };
     },
   );
 
@@ -111,7 +132,13 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
     async ({ params, body, principal, request, reply }) => {
       const thread = await loadThread(store, principal, params.id);
-      const work = await startWork(params, body, request.body, principal, request.headers["idempotency-key"]);
+      const work = await startWork(
+        params,
+        body,
+        request.body,
+        principal,
+        request.headers["idempotency-key"],
+      );
       const run = await launch(ctx, principal, thread, work, body);
       run.result.catch(() => undefined);
       // A run refused before it started (stale target, busy thread) answers with a plain error.
@@ -137,7 +164,10 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     async ({ params, principal }) => {
       await loadThread(store, principal, params.id);
       const runs = await store.listRuns(params.id as ThreadId);
-      return { status: 200, body: { items: runs.map(({ options: _o, ...r }) => ({ ...r, error: r.error ?? null })) } };
+      return {
+        status: 200,
+        body: { items: runs.map(({ options: _o, ...r }) => ({ ...r, error: r.error ?? null })) },
+      };
     },
   );
 
@@ -168,7 +198,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       method: "GET",
       url: "/threads/:id/runs/:runId/stream",
       operationId: "joinRun",
-      summary: "Joins a run's event stream (SSE). A finished or remote run sends `run` with its record and closes.",
+      summary:
+        "Joins a run's event stream (SSE). A finished or remote run sends `run` with its record and closes.",
       description: SSE_EVENTS,
       scope: "read",
       params: RunParams,
@@ -182,7 +213,13 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       const run = await loadRun(store, params.id, params.runId);
       const hub = ctx.runs.hub(params.runId);
       if (hub) {
-        await pipeHub(ctx, reply, hub, modesOf(query.streamMode), lastEventId(request.headers["last-event-id"]));
+        await pipeHub(
+          ctx,
+          reply,
+          hub,
+          modesOf(query.streamMode),
+          lastEventId(request.headers["last-event-id"]),
+        );
         return undefined;
       }
       const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": run.runId });

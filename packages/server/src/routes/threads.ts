@@ -41,9 +41,12 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       const threadId = (body.threadId ?? randomUUID()) as ThreadId;
       if (await store.getThread(threadId))
         // An existing id is refused whatever its tenant, with the same answer, so ids leak nothing.
-        throw new InvalidInputError(`Thread ${threadId} cannot be created: the id is taken; choose another.`, {
-          threadId,
-        });
+        throw new InvalidInputError(
+          `Thread ${threadId} cannot be created: the id is taken; choose another.`,
+          {
+            threadId,
+          },
+        );
       const now = new Date().toISOString();
       await store.putThread({
         threadId,
@@ -106,7 +109,8 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       method: "GET",
       url: "/threads/:id/state",
       operationId: "getState",
-      summary: "The thread's state: values, next tasks, pending interrupts per task (`subgraphs=true` adds child runs).",
+      summary:
+        "The thread's state: values, next tasks, pending interrupts per task (`subgraphs=true` adds child runs).",
       scope: "read",
       params: ThreadParams,
       query: StateQuery,
@@ -116,7 +120,10 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       const thread = await loadThread(store, principal, params.id);
       const graph = await ctx.registry.forThread(store, thread);
       const state = await graph.getState(
-        { threadId: params.id, ...(query.checkpointId ? { checkpointId: query.checkpointId } : {}) },
+        {
+          threadId: params.id,
+          ...(query.checkpointId ? { checkpointId: query.checkpointId } : {}),
+        },
         { subgraphs: query.subgraphs === "true" },
       );
       return { status: 200, body: state };
@@ -154,7 +161,8 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       method: "DELETE",
       url: "/threads/:id",
       operationId: "deleteThread",
-      summary: "Deletes a thread and everything stored under it. Refused (409) while a run holds it.",
+      summary:
+        "Deletes a thread and everything stored under it. Refused (409) while a run holds it.",
       scope: "admin",
       params: ThreadParams,
       responses: { 204: null },

@@ -4,15 +4,7 @@
  * streams custom events, and a question with a deadline.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  END,
-  START,
-  StateGraph,
-  append,
-  lastValue,
-  reducer,
-  type Checkpointer,
-} from "@rein/core";
+import { END, START, StateGraph, append, lastValue, reducer, type Checkpointer } from "@rein/core";
 import { z } from "zod";
 import type { GraphFactory } from "../registry.ts";
 
@@ -54,7 +46,10 @@ function subAgent(store: Checkpointer, name: string, action: string) {
 export function desk(store: Checkpointer) {
   // Both sub-agents hand the ticket back in the same step: the last write wins.
   return new StateGraph({
-    ticket: reducer<string>((_a, b) => b, () => "T-1"),
+    ticket: reducer<string>(
+      (_a, b) => b,
+      () => "T-1",
+    ),
     log: append<string>(),
   })
     .addNode("plan", (s) => ({ log: `plan ${s.ticket}` }))

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Checkpointer, ThreadId } from "@rein/core";
+import type { Checkpointer } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
 import { SqliteSaver } from "@rein/sqlite";
@@ -71,11 +71,36 @@ export async function postgresBackend(): Promise<Backend & { url: string; schema
 
 /** Tokens of the tests: two tenants, and one token per scope. */
 export const TOKENS: Record<string, TokenConfig> = {
-  alice: { token: "alice-token-0123456789", subject: "alice@acme", tenant: "acme", scopes: ["read", "run", "resume"] },
-  admin: { token: "admin-token-0123456789", subject: "root@acme", tenant: "acme", scopes: ["admin"] },
-  reader: { token: "reader-token-012345678", subject: "rita@acme", tenant: "acme", scopes: ["read"] },
-  runner: { token: "runner-token-012345678", subject: "ron@acme", tenant: "acme", scopes: ["read", "run"] },
-  bob: { token: "bob-token-0123456789ab", subject: "bob@globex", tenant: "globex", scopes: ["admin"] },
+  alice: {
+    token: "alice-token-0123456789",
+    subject: "alice@acme",
+    tenant: "acme",
+    scopes: ["read", "run", "resume"],
+  },
+  admin: {
+    token: "admin-token-0123456789",
+    subject: "root@acme",
+    tenant: "acme",
+    scopes: ["admin"],
+  },
+  reader: {
+    token: "reader-token-012345678",
+    subject: "rita@acme",
+    tenant: "acme",
+    scopes: ["read"],
+  },
+  runner: {
+    token: "runner-token-012345678",
+    subject: "ron@acme",
+    tenant: "acme",
+    scopes: ["read", "run"],
+  },
+  bob: {
+    token: "bob-token-0123456789ab",
+    subject: "bob@globex",
+    tenant: "globex",
+    scopes: ["admin"],
+  },
 };
 
 /** A running server over a store, with the test tokens. */
@@ -126,10 +151,16 @@ export function client(url: string, token: string | null) {
         ...(body !== undefined ? { "content-type": "application/json" } : {}),
         ...headers,
       },
-      ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+      ...(body !== undefined
+        ? { body: typeof body === "string" ? body : JSON.stringify(body) }
+        : {}),
     });
     const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
+    return {
+      status: response.status,
+      body: (text ? JSON.parse(text) : null) as T,
+      headers: response.headers,
+    };
   };
 }
 
@@ -141,7 +172,7 @@ export async function snapshotStore(store: Checkpointer): Promise<string> {
   const threads = await store.listThreads({ limit: 1000 });
   const parts: unknown[] = [];
   for (const thread of threads.items) {
-    const id = thread.threadId as ThreadId;
+    const id = thread.threadId;
     const runs = await store.listRuns(id);
     const checkpoints = [];
     for (const stream of new Set(["", ...runs.map((r) => r.stream)]))
