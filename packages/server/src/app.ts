@@ -18,6 +18,7 @@ import { registerMetaRoutes } from "./routes/meta.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
 import { registerThreadRoutes } from "./routes/threads.ts";
 import { RunManager } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
 import { toWireJson } from "./wire.ts";
 
@@ -44,6 +45,11 @@ export interface ServerOptions {
   drainMs?: number;
   /** Run the graphs' deadline timers in this process. Default true. */
   deadlines?: boolean;
+  /**
+   * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
+   * this process takes jobs, and run events fan out to other processes.
+   */
+  scale?: ScaleOut;
 }
 
 /** A built server. */
@@ -73,7 +79,7 @@ function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | nu
  * const server = await createServer({ store, graphs, auth: openAuth() });
  * const url = await server.listen({ port: 8080, host: "127.0.0.1" });
  */
-export function createServer(options: ServerOptions): Promise<ReinServer> {
+export async function createServer(options: ServerOptions): Promise<ReinServer> {
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const app = Fastify({
     bodyLimit,
@@ -97,12 +103,18 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
     storeKind: options.storeKind ?? "custom",
     registry: new GraphRegistry(options.store, options.graphs),
     auth: options.auth,
-    runs: new RunManager(),
+    runs: new RunManager(options.scale?.mirror ?? null),
     routes: [],
     pingMs: options.pingMs ?? 15_000,
     queuePollMs: options.queuePollMs ?? 2_000,
     streams: new Set(),
+    scale: options.scale ?? null,
   };
+  if (options.scale) {
+    const scale = options.scale;
+    scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
+    if (scale.concurrency > 0) await scale.jobs.work(context.store, context.registry, context.runs);
+  }
   app.setReplySerializer((payload) => toWireJson(payload));
   const allowed = new Set(options.corsOrigins ?? []);
   app.addHook("onRequest", async (request, reply) => {
@@ -174,7 +186,7 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();
   });
-  return Promise.resolve({
+  return {
     app,
     context,
     async listen({ port = 0, host = "127.0.0.1" }) {
@@ -184,5 +196,5 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
     async close() {
       await app.close();
     },
-  });
+  };
 }
