@@ -45,6 +45,8 @@ export interface ServerOptions {
   drainMs?: number;
   /** Run the graphs' deadline timers in this process. Default true. */
   deadlines?: boolean;
+  /** Continue, at start, the runs a crashed process left running. Default true. */
+  recover?: boolean;
   /**
    * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
    * this process takes jobs, and run events fan out to other processes.
@@ -180,6 +182,17 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
               app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
           }),
         );
+  if (options.recover !== false)
+    // Runs a crashed process left running are continued from their last checkpoint (a run whose
+    // lease is still held by a live process is left alone).
+    for (const graph of context.registry.all())
+      graph.recoverRuns().then(
+        (outcome) => {
+          if (outcome.recovered.length > 0)
+            app.log.info({ graph: graph.name, runs: outcome.recovered }, "recovered runs");
+        },
+        (error: unknown) => app.log.warn({ err: error, graph: graph.name }, "recovery failed"),
+      );
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
     for (const timer of timers) timer.stop();
