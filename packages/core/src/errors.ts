@@ -27,6 +27,9 @@ export const ErrorCodes = {
   FENCED_OUT: "fenced_out",
   RUN_IN_PROGRESS: "run_in_progress",
   STORE_UNAVAILABLE: "store_unavailable",
+  UNAUTHORIZED: "unauthorized",
+  FORBIDDEN: "forbidden",
+  PAYLOAD_TOO_LARGE: "payload_too_large",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */

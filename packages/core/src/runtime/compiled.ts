@@ -90,6 +90,11 @@ export interface RunOptions {
    * of starting a second one. Request ids are global to the store: make them unique per call.
    */
   requestId?: string;
+  /**
+   * Id of the run that plain input starts (default: a fresh UUID). Lets a caller that runs the
+   * graph in the background (the HTTP server) name the run before it starts.
+   */
+  runId?: string;
 }
 
 /** Options of `stream`. */

@@ -5,7 +5,7 @@
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { Checkpointer, RunRecord } from "../checkpoint/types.ts";
 import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
-import { requestRunIdFor, type CheckpointId, type ThreadId } from "../ids.ts";
+import { requestRunIdFor, type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import type { RunResult } from "../types.ts";
 import type { CompiledGraph, RunOptions } from "./compiled.ts";
 import type { EventSink } from "./events.ts";
@@ -93,7 +93,8 @@ export async function runRoot<S extends Schema>(
       threadId,
       graph.name,
       runOptions,
-      requestId === undefined ? undefined : requestRunIdFor(threadId, requestId),
+      (options.runId as RunId | undefined) ??
+        (requestId === undefined ? undefined : requestRunIdFor(threadId, requestId)),
     );
     streamInput = input;
   }

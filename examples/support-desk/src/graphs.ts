@@ -1,0 +1,14 @@
+/**
+ * The graph module `rein serve --graphs` loads for the demo: `support-desk` on the server's store,
+ * its ledger and outbox under `REIN_DESK_DATA` (default `.rein/support-desk`).
+ */
+import type { Checkpointer } from "@rein/core";
+import { createSupportDesk } from "./support-desk.ts";
+
+/** Where the demo's payment ledger and email outbox go. */
+export const deskDataDir = process.env["REIN_DESK_DATA"] ?? ".rein/support-desk";
+
+/** Graphs by name, as `rein serve --graphs` expects them. */
+export const graphs = {
+  "support-desk": (store: Checkpointer) => createSupportDesk({ store, dataDir: deskDataDir }),
+};

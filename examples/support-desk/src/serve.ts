@@ -1,0 +1,84 @@
+/**
+ * `npm start`: the whole product on the embedded SQLite default. Starts `rein serve --open` with
+ * the support-desk demo on `.rein/support-desk.db`, opens demo threads whose refund and email
+ * sub-agents wait for approval at the same time, and prints where to look.
+ *
+ * Options: `--port N` (default 8080, `PORT`; the CLI's default URL), `--threads N` demo threads to open (default 2).
+ */
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { ReinClient } from "@rein/client";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: process.env["PORT"] ?? "8080" },
+    threads: { type: "string", default: "2" },
+    db: { type: "string", default: ".rein/support-desk.db" },
+  },
+});
+const root = resolve(import.meta.dirname, "../../..");
+const bin = resolve(root, "packages/server/bin/rein.mjs");
+const graphs = resolve(import.meta.dirname, "graphs.ts");
+
+const server = spawn(
+  process.execPath,
+  [
+    bin,
+    "serve",
+    "--open",
+    "--db",
+    values.db,
+    "--graphs",
+    graphs,
+    "--port",
+    values.port,
+    "--log-level",
+    "warn",
+  ],
+  { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+);
+const stop = (): void => {
+  server.kill("SIGTERM");
+};
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);
+server.once("exit", (code) => process.exit(code ?? 0));
+
+const url = await new Promise<string>((resolveUrl, reject) => {
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (line) => {
+    const match = /listening on (\S+)/.exec(line);
+    if (match?.[1]) resolveUrl(match[1]);
+    else process.stdout.write(`${line}\n`);
+  });
+  server.once("exit", (code) => reject(new Error(`rein serve exited with code ${code}`)));
+});
+
+const client = new ReinClient({ baseUrl: url });
+const opened: string[] = [];
+for (let i = 0; i < Number(values.threads); i++) {
+  const threadId = `ticket-1042-${Date.now().toString(36)}-${i}`;
+  await client.createThread({ graph: "support-desk", threadId });
+  // The supervisor asks which sub-agents to dispatch; the lead accepts all three, so refund and
+  // email pause for approval side by side.
+  await client.startRun(threadId, { input: {}, wait: true });
+  await client.resume(threadId, { resume: { type: "accept" } });
+  opened.push(threadId);
+}
+let waiting = 0;
+for (const threadId of opened)
+  waiting += (await client.listInterrupts({ status: "pending", threadId })).items.length;
+
+process.stdout.write(`
+Rein is running on the embedded SQLite store (${values.db}).
+
+  Console:   ${url}/
+  API:       ${url}/openapi.json
+  CLI:       npx rein interrupts${values.port === "8080" ? "" : ` --url ${url}`}
+
+Opened ${opened.length} support-desk thread(s): ${opened.join(", ")}
+${waiting} approval(s) are waiting (refund and email of each ticket, in parallel).
+Press Ctrl+C to stop.
+`);

@@ -1,0 +1,377 @@
+/**
+ * The typed client: one method per endpoint of Rein's HTTP API, SSE streams as async iterables.
+ * It uses `fetch` only, so the same code runs in a browser (the console) and in Node (the CLI).
+ */
+import { readSseFrames } from "./sse.ts";
+import type {
+  AuditRecord,
+  ErrorBody,
+  Health,
+  InterruptListItem,
+  Page,
+  ResumeRequest,
+  Run,
+  RunAccepted,
+  RunResult,
+  RunStreamEvent,
+  RunTree,
+  StartRunRequest,
+  StateSnapshot,
+  SteeringRecord,
+  StreamMode,
+  Target,
+  Thread,
+} from "./types.ts";
+
+/** Options of {@link ReinClient}. */
+export interface ReinClientOptions {
+  /** Base URL of the server, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** Bearer token; omit for a server in open mode. */
+  token?: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * An error response of the API: `status` is the HTTP status, `code` the stable Rein error code
+ * (`stale_target`, `invalid_answer`, ...), `details` what to act on (a 409 carries the latest
+ * metadata of the thread).
+ */
+export class ReinApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+
+  constructor(status: number, body: ErrorBody) {
+    super(body.message);
+    this.name = "ReinApiError";
+    this.status = status;
+    this.code = body.error;
+    this.details = body.details;
+  }
+
+  /** True for 409 `stale_target`: re-read the thread (see `details`) and decide again. */
+  get stale(): boolean {
+    return this.code === "stale_target";
+  }
+
+  /** True when retrying the same request later may succeed (503, busy thread). */
+  get retryable(): boolean {
+    return this.status === 503 || this.code === "thread_busy";
+  }
+}
+
+/**
+ * Every endpoint the client calls, as `METHOD /openapi/path`. A test checks it against the
+ * server's OpenAPI document, both ways.
+ */
+export const clientRoutes = [
+  "GET /healthz",
+  "GET /openapi.json",
+  "POST /threads",
+  "GET /threads",
+  "GET /threads/{id}",
+  "GET /threads/{id}/state",
+  "GET /threads/{id}/history",
+  "DELETE /threads/{id}",
+  "POST /threads/{id}/runs",
+  "GET /threads/{id}/runs",
+  "GET /threads/{id}/runs/{runId}",
+  "POST /threads/{id}/runs/stream",
+  "GET /threads/{id}/runs/{runId}/stream",
+  "GET /interrupts",
+  "GET /interrupts/stream",
+  "POST /threads/{id}/resume",
+  "POST /threads/{id}/steer",
+  "GET /audit",
+] as const;
+
+type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+const enc = encodeURIComponent;
+
+function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value as readonly string[]) params.append(key, v);
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A client of one Rein server. */
+export class ReinClient {
+  private readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ReinClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  // Meta ----------------------------------------------------------------------------------------
+
+  /** `GET /healthz`. */
+  health(): Promise<Health> {
+    return this.json("GET", "/healthz");
+  }
+
+  /** `GET /openapi.json`: the server's OpenAPI 3.1 document. */
+  openapi(): Promise<Record<string, unknown>> {
+    return this.json("GET", "/openapi.json");
+  }
+
+  // Threads -------------------------------------------------------------------------------------
+
+  /** `POST /threads`: a new thread of a registered graph. */
+  createThread(request: {
+    graph: string;
+    threadId?: string;
+    metadata?: Record<string, unknown>;
+  }): Promise<Thread> {
+    return this.json("POST", "/threads", request);
+  }
+
+  /** `GET /threads`: threads of the token's tenant, newest first. */
+  listThreads(query: { cursor?: string; limit?: number } = {}): Promise<Page<Thread>> {
+    return this.json("GET", `/threads${queryString(query)}`);
+  }
+
+  /** `GET /threads/:id`: status, head run and checkpoint, pending interrupts. */
+  getThread(threadId: string): Promise<Thread> {
+    return this.json("GET", `/threads/${enc(threadId)}`);
+  }
+
+  /** `GET /threads/:id/state`. */
+  getState(
+    threadId: string,
+    query: { subgraphs?: boolean; checkpointId?: string } = {},
+  ): Promise<StateSnapshot> {
+    return this.json(
+      "GET",
+      `/threads/${enc(threadId)}/state${queryString({
+        subgraphs: query.subgraphs === undefined ? undefined : String(query.subgraphs),
+        checkpointId: query.checkpointId,
+      })}`,
+    );
+  }
+
+  /** `GET /threads/:id/history`: checkpoints newest first. */
+  getHistory(
+    threadId: string,
+    query: { limit?: number; before?: string } = {},
+  ): Promise<{ items: StateSnapshot[] }> {
+    return this.json("GET", `/threads/${enc(threadId)}/history${queryString(query)}`);
+  }
+
+  /** `DELETE /threads/:id` (admin scope). */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.request("DELETE", `/threads/${enc(threadId)}`);
+  }
+
+  // Runs ----------------------------------------------------------------------------------------
+
+  /** `POST /threads/:id/runs` with `wait: true`: the run's result. */
+  startRun(
+    threadId: string,
+    request: StartRunRequest & { wait: true },
+    options?: { idempotencyKey?: string },
+  ): Promise<RunResult>;
+  /** `POST /threads/:id/runs` in the background: the run id (202). */
+  startRun(
+    threadId: string,
+    request: StartRunRequest & { wait?: false },
+    options?: { idempotencyKey?: string },
+  ): Promise<RunAccepted>;
+  startRun(
+    threadId: string,
+    request: StartRunRequest & { wait?: boolean },
+    options: { idempotencyKey?: string } = {},
+  ): Promise<RunResult | RunAccepted> {
+    return this.json("POST", `/threads/${enc(threadId)}/runs`, request, idempotency(options));
+  }
+
+  /** `GET /threads/:id/runs`: root and child runs, oldest first. */
+  listRuns(threadId: string): Promise<{ items: Run[] }> {
+    return this.json("GET", `/threads/${enc(threadId)}/runs`);
+  }
+
+  /** `GET /threads/:id/runs/:runId`: a run with its run tree. */
+  getRun(threadId: string, runId: string): Promise<RunTree> {
+    return this.json("GET", `/threads/${enc(threadId)}/runs/${enc(runId)}`);
+  }
+
+  /** `POST /threads/:id/runs/stream`: starts a run and yields its events until `end`. */
+  streamRun(
+    threadId: string,
+    request: StartRunRequest,
+    options: { signal?: AbortSignal; idempotencyKey?: string } = {},
+  ): AsyncIterable<RunStreamEvent> {
+    return this.events(
+      "POST",
+      `/threads/${enc(threadId)}/runs/stream`,
+      request,
+      idempotency(options),
+      options.signal,
+    );
+  }
+
+  /**
+   * `GET /threads/:id/runs/:runId/stream`: joins a run's events. Pass the last event id you saw
+   * to resume after it.
+   */
+  joinRun(
+    threadId: string,
+    runId: string,
+    options: {
+      streamMode?: StreamMode[];
+      lastEventId?: number | string;
+      signal?: AbortSignal;
+    } = {},
+  ): AsyncIterable<RunStreamEvent> {
+    return this.events(
+      "GET",
+      `/threads/${enc(threadId)}/runs/${enc(runId)}/stream${queryString({ streamMode: options.streamMode })}`,
+      undefined,
+      options.lastEventId === undefined ? {} : { "last-event-id": String(options.lastEventId) },
+      options.signal,
+    );
+  }
+
+  // Interrupts, answers, steering, audit ----------------------------------------------------------
+
+  /** `GET /interrupts`: the approval queue, newest first. */
+  listInterrupts(
+    query: {
+      status?: "pending" | "answered" | "cancelled" | "superseded";
+      graph?: string;
+      threadId?: string;
+      cursor?: string;
+      limit?: number;
+    } = {},
+  ): Promise<Page<InterruptListItem>> {
+    return this.json("GET", `/interrupts${queryString(query)}`);
+  }
+
+  /**
+   * `GET /interrupts/stream`: the first page of pending interrupts now and each time it changes,
+   * until `signal` aborts.
+   */
+  async *watchInterrupts(
+    query: { graph?: string; threadId?: string; limit?: number } = {},
+    options: { signal?: AbortSignal } = {},
+  ): AsyncIterable<Page<InterruptListItem>> {
+    for await (const event of this.events(
+      "GET",
+      `/interrupts/stream${queryString(query)}`,
+      undefined,
+      {},
+      options.signal,
+    ) as AsyncIterable<{ event: string; data: unknown }>) {
+      if (event.event === "interrupts") yield event.data as Page<InterruptListItem>;
+    }
+  }
+
+  /**
+   * `POST /threads/:id/resume`: answers pending interrupts and continues the run. With an
+   * `idempotencyKey`, a retry returns the first outcome.
+   *
+   * @throws ReinApiError 409 `stale_target` (with the latest metadata), 422 `invalid_answer`.
+   */
+  resume(
+    threadId: string,
+    request: ResumeRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<RunResult> {
+    return this.json("POST", `/threads/${enc(threadId)}/resume`, request, idempotency(options));
+  }
+
+  /** `POST /threads/:id/steer`: records an instruction without resuming. */
+  steer(threadId: string, request: { text: string; target?: Target }): Promise<SteeringRecord> {
+    return this.json("POST", `/threads/${enc(threadId)}/steer`, request);
+  }
+
+  /** `GET /audit`: audit lines of the token's tenant, oldest first. */
+  listAudit(
+    query: { threadId?: string; cursor?: string; limit?: number } = {},
+  ): Promise<Page<AuditRecord>> {
+    return this.json("GET", `/audit${queryString(query)}`);
+  }
+
+  // Plumbing --------------------------------------------------------------------------------------
+
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    const response = await this.fetchImpl(this.baseUrl + path, {
+      method,
+      headers: {
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    if (!response.ok) {
+      const text = await response.text();
+      let parsed: ErrorBody;
+      try {
+        parsed = JSON.parse(text) as ErrorBody;
+      } catch {
+        parsed = {
+          error: "http_error",
+          message: text.slice(0, 500) || response.statusText,
+          details: {},
+        };
+      }
+      throw new ReinApiError(response.status, parsed);
+    }
+    return response;
+  }
+
+  private async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    const response = await this.request(method, path, body, headers);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  private async *events(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): AsyncIterable<RunStreamEvent> {
+    const response = await this.request(
+      method,
+      path,
+      body,
+      { accept: "text/event-stream", ...headers },
+      signal,
+    );
+    if (!response.body) return;
+    for await (const frame of readSseFrames(response.body)) {
+      const id = frame.id === null ? null : Number(frame.id);
+      yield { id, event: frame.event, data: JSON.parse(frame.data) as unknown } as RunStreamEvent;
+    }
+  }
+}
+
+function idempotency(options: { idempotencyKey?: string }): Record<string, string> {
+  return options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {};
+}

@@ -1,0 +1,134 @@
+/**
+ * The shapes the HTTP API sends and takes. Records shared with the runtime come from
+ * `@rein/core` as types only, so nothing of the runtime is bundled into a browser.
+ */
+import type {
+  AuditRecord,
+  Interrupt,
+  InterruptListItem,
+  RunResult,
+  StateSnapshot,
+  SteeringRecord,
+  StreamEvent,
+  StreamMode,
+} from "@rein/core";
+
+export type {
+  AuditRecord,
+  Interrupt,
+  InterruptListItem,
+  RunResult,
+  StateSnapshot,
+  SteeringRecord,
+  StreamEvent,
+  StreamMode,
+};
+
+/** The body of every error response. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** Status of a thread as the API reports it. */
+export type ThreadStatus = "idle" | "running" | "interrupted" | "done" | "error" | "cancelled";
+
+/** `GET /threads/:id`. */
+export interface Thread {
+  threadId: string;
+  graph: string;
+  tenant: string | null;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  runId: string | null;
+  headCheckpointId: string | null;
+  pendingInterrupts: Interrupt[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A page of a list. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** A run record. */
+export interface Run {
+  runId: string;
+  threadId: string;
+  parentRunId: string | null;
+  parentTaskId: string | null;
+  graph: string;
+  namespace: string[];
+  status: "running" | "done" | "interrupted" | "error" | "cancelled";
+  createdAt: string;
+  updatedAt: string;
+  error: { name: string; message: string; code?: string; node?: string } | null;
+}
+
+/** A run with its child runs. */
+export interface RunTree extends Run {
+  children: RunTree[];
+}
+
+/** 202 of a background run. */
+export interface RunAccepted {
+  threadId: string;
+  runId: string;
+  status: "running";
+}
+
+/** What a resume or steer addresses. */
+export interface Target {
+  runId: string;
+  namespace?: string[];
+  taskId?: string;
+  interruptId?: string;
+}
+
+/** What happens to child interrupts when a parent run is resumed. */
+export type PendingChildren = "keep" | "cancel" | { resolve: unknown };
+
+/** An answer: exactly one of `resume` and `resumeMap`. */
+export type Answer =
+  { resume: unknown; resumeMap?: never } | { resumeMap: Record<string, unknown>; resume?: never };
+
+/** `POST /threads/:id/resume` (and `command` of a run). */
+export type ResumeRequest = Answer & {
+  target?: Target;
+  steering?: string;
+  pendingChildren?: PendingChildren;
+  expectedCheckpointId?: string;
+};
+
+/** `POST /threads/:id/runs`: exactly one of `input` and `command`. */
+export type StartRunRequest = (
+  | { input: Record<string, unknown> | null; command?: never }
+  | { command: ResumeRequest; input?: never }
+) & {
+  interruptBefore?: string[];
+  interruptAfter?: string[];
+  onPending?: "error" | "cancel";
+  streamMode?: StreamMode | StreamMode[];
+};
+
+/** An event of a run stream, named as on the wire. */
+export type RunStreamEvent =
+  | { id: number | null; event: "run"; data: { threadId: string; runId: string; record?: Run } }
+  | { id: number | null; event: "error"; data: ErrorBody }
+  | {
+      [K in StreamEvent["type"]]: {
+        id: number | null;
+        event: K;
+        data: Extract<StreamEvent, { type: K }>;
+      };
+    }[StreamEvent["type"]];
+
+/** `GET /healthz`. */
+export interface Health {
+  ok: true;
+  store: string;
+  graphs: string[];
+}

@@ -1,0 +1,213 @@
+/**
+ * Builds the Fastify app: error mapping, body limits, CORS, logging, routes, the deadline timers
+ * and graceful shutdown.
+ */
+import { InvalidInputError, NotFoundError, ReinError, type Checkpointer } from "@rein/core";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from "fastify";
+import type { AuthConfig } from "./auth.ts";
+import type { ServerContext } from "./context.ts";
+import { PayloadTooLargeError, reinErrorResponse, retryableCodes } from "./errors.ts";
+import { GraphRegistry, type GraphFactory } from "./registry.ts";
+import { registerInterruptRoutes } from "./routes/interrupts.ts";
+import { registerMetaRoutes } from "./routes/meta.ts";
+import { registerRunRoutes } from "./routes/runs.ts";
+import { registerThreadRoutes } from "./routes/threads.ts";
+import { RunManager } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
+import { latestMetadata } from "./threads.ts";
+import { toWireJson } from "./wire.ts";
+
+/** Options of {@link createServer}. */
+export interface ServerOptions {
+  store: Checkpointer;
+  /** Reported by `/healthz`. Default `"custom"`. */
+  storeKind?: string;
+  /** Graphs by name (what a `--graphs` module exports). */
+  graphs: Record<string, GraphFactory>;
+  /** Tokens, or open mode. */
+  auth: AuthConfig;
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Origins allowed to call from a browser. Default none: CORS closed. */
+  corsOrigins?: string[];
+  /** Fastify's pino logger options, or false. Default false. */
+  logger?: FastifyServerOptions["logger"];
+  /** SSE keep-alive interval. Default 15 s. */
+  pingMs?: number;
+  /** How often the interrupt feed re-reads the queue. Default 2 s. */
+  queuePollMs?: number;
+  /** How long shutdown waits for running work before aborting it. Default 30 s. */
+  drainMs?: number;
+  /** Run the graphs' deadline timers in this process. Default true. */
+  deadlines?: boolean;
+  /** Continue, at start, the runs a crashed process left running. Default true. */
+  recover?: boolean;
+  /**
+   * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
+   * this process takes jobs, and run events fan out to other processes.
+   */
+  scale?: ScaleOut;
+}
+
+/** A built server. */
+export interface ReinServer {
+  app: FastifyInstance;
+  context: ServerContext;
+  /** Listens and returns the base URL. */
+  listen(options: { port?: number; host?: string }): Promise<string>;
+  /** Stops accepting requests, drains running work, closes SSE streams. Does not close the store. */
+  close(): Promise<void>;
+}
+
+function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | null {
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413)
+    return new PayloadTooLargeError(bodyLimit);
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new InvalidInputError(`The request is malformed: ${error.message.slice(0, 300)}`, {
+      reason: error.code ?? "bad_request",
+    });
+  return null;
+}
+
+/**
+ * Builds the server (not yet listening).
+ *
+ * @example
+ * const server = await createServer({ store, graphs, auth: openAuth() });
+ * const url = await server.listen({ port: 8080, host: "127.0.0.1" });
+ */
+export async function createServer(options: ServerOptions): Promise<ReinServer> {
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const app = Fastify({
+    bodyLimit,
+    logger: options.logger ?? false,
+    onProtoPoisoning: "error",
+    onConstructorPoisoning: "error",
+    routerOptions: { maxParamLength: 2048 },
+    requestIdHeader: "x-request-id",
+    genReqId: () => crypto.randomUUID(),
+    // Router errors (a malformed URL, a path parameter past the limit) answer in Rein's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = reinErrorResponse(
+        mapFastifyError(error, bodyLimit) ??
+          new InvalidInputError("The request URL is malformed.", { reason: error.code }),
+      );
+      void (reply as unknown as FastifyReply).code(status).send(body);
+    },
+  });
+  const context: ServerContext = {
+    store: options.store,
+    storeKind: options.storeKind ?? "custom",
+    registry: new GraphRegistry(options.store, options.graphs),
+    auth: options.auth,
+    runs: new RunManager(options.scale?.mirror ?? null),
+    routes: [],
+    pingMs: options.pingMs ?? 15_000,
+    queuePollMs: options.queuePollMs ?? 2_000,
+    streams: new Set(),
+    scale: options.scale ?? null,
+  };
+  if (options.scale) {
+    const scale = options.scale;
+    scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
+    if (scale.concurrency > 0) await scale.jobs.work(context.store, context.registry, context.runs);
+  }
+  app.setReplySerializer((payload) => toWireJson(payload));
+  const allowed = new Set(options.corsOrigins ?? []);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    const origin = request.headers.origin;
+    if (!origin || !allowed.has(origin)) return;
+    reply.header("access-control-allow-origin", origin);
+    reply.header("vary", "origin");
+    reply.header("access-control-expose-headers", "x-request-id");
+    if (request.method === "OPTIONS") {
+      reply.header("access-control-allow-methods", "GET, POST, DELETE");
+      reply.header(
+        "access-control-allow-headers",
+        "authorization, content-type, idempotency-key, last-event-id",
+      );
+      await reply.code(204).send();
+    }
+  });
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const rein = ReinError.is(error) ? error : mapFastifyError(error, bodyLimit);
+    if (!rein) {
+      request.log.error({ err: error }, "request failed");
+      return reply.code(500).send({
+        error: "internal_error",
+        message: "The server failed to handle this request; it was logged with its request id.",
+        details: { requestId: request.id },
+      });
+    }
+    const { status, body } = reinErrorResponse(rein);
+    if (
+      status === 409 &&
+      typeof body.details["threadId"] === "string" &&
+      !("headCheckpointId" in body.details)
+    ) {
+      // Every 409 carries the latest metadata so the caller can re-decide without another read.
+      const latest = await latestMetadata(context.store, body.details["threadId"]).catch(
+        () => null,
+      );
+      if (latest) body.details = { ...body.details, latest };
+    }
+    if (retryableCodes.has(body.error)) reply.header("retry-after", "1");
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    else request.log.info({ code: body.error, status }, "request refused");
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    const { status, body } = reinErrorResponse(
+      new NotFoundError("route", `${request.method} ${request.url.slice(0, 200)}`),
+    );
+    return reply.code(status).send(body);
+  });
+  registerMetaRoutes(app, context);
+  registerThreadRoutes(app, context);
+  registerRunRoutes(app, context);
+  registerInterruptRoutes(app, context);
+
+  const timers =
+    options.deadlines === false
+      ? []
+      : context.registry.all().map((graph) =>
+          graph.startDeadlineTimer({
+            onError: (error) =>
+              app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
+          }),
+        );
+  if (options.recover !== false)
+    // Runs a crashed process left running are continued from their last checkpoint (a run whose
+    // lease is still held by a live process is left alone).
+    for (const graph of context.registry.all())
+      graph.recoverRuns().then(
+        (outcome) => {
+          if (outcome.recovered.length > 0)
+            app.log.info({ graph: graph.name, runs: outcome.recovered }, "recovered runs");
+        },
+        (error: unknown) => app.log.warn({ err: error, graph: graph.name }, "recovery failed"),
+      );
+  const drainMs = options.drainMs ?? 30_000;
+  app.addHook("preClose", async () => {
+    for (const timer of timers) timer.stop();
+    await context.runs.drain(drainMs);
+    for (const stream of context.streams) stream.close();
+  });
+  return {
+    app,
+    context,
+    async listen({ port = 0, host = "127.0.0.1" }) {
+      const address = await app.listen({ port, host });
+      return address.replace("[::1]", "127.0.0.1");
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}

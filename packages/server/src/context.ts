@@ -1,0 +1,30 @@
+/**
+ * What every route handler shares: the store, the graphs, auth, the run manager, settings.
+ */
+import type { Checkpointer } from "@rein/core";
+import type { AuthConfig } from "./auth.ts";
+import type { GraphRegistry } from "./registry.ts";
+import type { RouteSpec } from "./route.ts";
+import type { RunManager } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
+import type { SseStream } from "./sse.ts";
+
+/** Shared state of one server. */
+export interface ServerContext {
+  store: Checkpointer;
+  /** `sqlite`, `postgres` or `memory`, reported by `/healthz`. */
+  storeKind: string;
+  registry: GraphRegistry;
+  auth: AuthConfig;
+  runs: RunManager;
+  /** Routes as declared, in order, for the OpenAPI document. */
+  routes: RouteSpec[];
+  /** Keep-alive comment interval of SSE streams. */
+  pingMs: number;
+  /** How often the interrupt feed re-reads the queue (changes made by other processes). */
+  queuePollMs: number;
+  /** Open SSE streams, closed at shutdown once running work has drained. */
+  streams: Set<SseStream>;
+  /** On Postgres: the job queue and the fan-out shared with other processes. */
+  scale: ScaleOut | null;
+}

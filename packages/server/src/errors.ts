@@ -1,0 +1,91 @@
+/**
+ * The HTTP edge of Rein's error vocabulary: the errors only the server raises, and the one table
+ * that maps every error code to an HTTP status.
+ */
+import { ErrorCodes, ReinError, type ErrorCode } from "@rein/core";
+
+/** No bearer token, or one that matches no configured token. */
+export class UnauthorizedError extends ReinError {
+  constructor(message = "Send `Authorization: Bearer <token>` with a token the server knows.") {
+    super(ErrorCodes.UNAUTHORIZED, message);
+  }
+}
+
+/** The token is valid but lacks the scope the route needs. */
+export class ForbiddenError extends ReinError {
+  constructor(scope: string, subject: string) {
+    super(
+      ErrorCodes.FORBIDDEN,
+      `The token of ${subject} lacks the "${scope}" scope this route needs; use a token that has it.`,
+      { scope },
+    );
+  }
+}
+
+/** The request body is larger than the server accepts. */
+export class PayloadTooLargeError extends ReinError {
+  constructor(limit: number) {
+    super(
+      ErrorCodes.PAYLOAD_TOO_LARGE,
+      `The request body exceeds ${limit} bytes; send less (large documents belong in your own storage, referenced by id).`,
+      { limit },
+    );
+  }
+}
+
+/**
+ * Code → HTTP status, for every code core defines (the mapped type makes a new core code a
+ * compile error here until it is given a status) and for codes of newer cores this server may
+ * meet. A code missing from the table is a bug and answers 500.
+ */
+export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
+  Record<string, number>
+> = {
+  invalid_graph: 500,
+  invalid_update: 400,
+  invalid_input: 400,
+  invalid_id: 400,
+  invalid_answer: 422,
+  missing_checkpointer: 500,
+  missing_thread_id: 400,
+  non_serializable: 400,
+  ambiguous_resume: 409,
+  stale_target: 409,
+  no_matching_target: 409,
+  thread_interrupted: 409,
+  checkpoint_conflict: 409,
+  thread_busy: 409,
+  fenced_out: 409,
+  run_in_progress: 409,
+  not_found: 404,
+  schema_version: 500,
+  node_failed: 500,
+  cancelled: 409,
+  recursion_limit: 500,
+  unauthorized: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  store_unavailable: 503,
+};
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** Status and body for a Rein error. */
+export function reinErrorResponse(error: ReinError): { status: number; body: ErrorBody } {
+  return {
+    status: statusByCode[error.code] ?? 500,
+    body: { error: error.code, message: error.message, details: error.details },
+  };
+}
+
+/** Codes whose responses say "try again later" (a `Retry-After` header is sent with them). */
+export const retryableCodes: ReadonlySet<string> = new Set([
+  "store_unavailable",
+  "thread_busy",
+  "fenced_out",
+]);

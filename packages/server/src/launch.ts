@@ -1,0 +1,185 @@
+/**
+ * Turning an HTTP request into a run: which run id it will have, the resume command and target
+ * it carries, the checks that must hold before anything starts.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  InvalidInputError,
+  ThreadBusyError,
+  ThreadInterruptedError,
+  type ResumeTarget,
+  type ThreadRecord,
+} from "@rein/core";
+import type { z } from "zod";
+import type { Principal } from "./auth.ts";
+import type { ServerContext } from "./context.ts";
+import type { ServedGraph } from "./registry.ts";
+import type { ResumeFields } from "./schemas.ts";
+import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
+import { assertHead, loadRun, publicInterrupt } from "./threads.ts";
+
+/**
+ * Refuses input naming a channel the graph does not have, before the run starts: the run would
+ * fail on it anyway, and only after acting on the thread (an `onPending: "cancel"`).
+ *
+ * @throws InvalidInputError listing the graph's channels.
+ */
+function assertChannels(graph: ServedGraph, input: Record<string, unknown>): void {
+  const channels = Object.keys(graph.runtime.shape.schema);
+  const unknown = Object.keys(input).filter((key) => !channels.includes(key));
+  if (unknown.length > 0)
+    throw new InvalidInputError(
+      `Input names channels graph "${graph.name}" does not have: ${unknown.join(", ").slice(0, 300)}. Its channels: ${channels.join(", ")}.`,
+      { unknown: unknown.slice(0, 20), channels },
+    );
+}
+
+/** Per-run options of a start request. */
+export interface LaunchOptions {
+  interruptBefore?: string[] | undefined;
+  interruptAfter?: string[] | undefined;
+  onPending?: "error" | "cancel" | undefined;
+}
+
+/** The fields of an answer as validated. */
+export type ResumeRequest = z.infer<typeof ResumeFields>;
+
+/** Idempotency keys: printable ASCII, at most 200 characters. */
+const KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The core request id of an `Idempotency-Key`: scoped by tenant and thread, so one tenant's key
+ * can never return another tenant's outcome.
+ *
+ * @throws InvalidInputError for a key that is not 1–200 printable ASCII characters.
+ */
+export function requestIdOf(
+  header: string | string[] | undefined,
+  principal: Principal,
+  threadId: string,
+): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || !KEY.test(key))
+    throw new InvalidInputError("Idempotency-Key must be 1-200 printable ASCII characters.");
+  return `http:${principal.tenant ?? "-"}:${threadId}:${key}`;
+}
+
+/**
+ * The run work of an answer, with its checks done: exactly one of `resume` and `resumeMap`, a
+ * target run of this thread, and the expected head.
+ *
+ * @throws InvalidInputError, NotFoundError, StaleTargetError.
+ */
+export async function resumeWork(
+  ctx: ServerContext,
+  threadId: string,
+  fields: ResumeRequest,
+  raw: unknown,
+  principal: Principal,
+  requestId: string | undefined,
+): Promise<RunWork> {
+  const hasResume = typeof raw === "object" && raw !== null && Object.hasOwn(raw, "resume");
+  if (hasResume === (fields.resumeMap !== undefined))
+    throw new InvalidInputError(
+      "Send exactly one of `resume` (the one pending interrupt in scope) and `resumeMap` ({ [interruptId]: value }).",
+    );
+  let target: ResumeTarget | null = null;
+  if (fields.target) {
+    await loadRun(ctx.store, threadId, fields.target.runId);
+    target = {
+      ...fields.target,
+      ...(fields.expectedCheckpointId !== undefined
+        ? { expectedCheckpointId: fields.expectedCheckpointId }
+        : {}),
+    };
+  } else if (fields.expectedCheckpointId !== undefined) {
+    await assertHead(ctx.store, threadId, fields.expectedCheckpointId);
+  }
+  return {
+    kind: "resume",
+    command: buildCommand(fields, hasResume, principal.subject, requestId),
+    target,
+  };
+}
+
+/**
+ * Starts a run of a thread on this process.
+ *
+ * @throws ThreadBusyError for new input while another run holds the thread.
+ */
+export async function launch(
+  ctx: ServerContext,
+  principal: Principal,
+  thread: ThreadRecord,
+  work: RunWork,
+  options: LaunchOptions = {},
+): Promise<ActiveRun> {
+  const graph = await ctx.registry.forThread(ctx.store, thread);
+  const threadId = thread.threadId;
+  let runId: string;
+  if (work.kind === "input" && work.input !== null) {
+    assertChannels(graph, work.input);
+    // New input never waits behind a running run: it is refused at once, with the latest metadata.
+    if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
+    runId = randomUUID();
+  } else {
+    const head = await ctx.store.getCheckpoint(threadId, "");
+    runId = head?.runId ?? randomUUID();
+    if (!head && work.kind === "input") work = { kind: "input", input: {} };
+  }
+  const active = ctx.runs.start(graph, work, runId, {
+    threadId,
+    actor: principal.subject,
+    tenant: thread.tenant,
+    runId,
+    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
+    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
+    ...(options.onPending ? { onPending: options.onPending } : {}),
+  });
+  if (ctx.scale) {
+    // A watch job: if this process dies mid-run, a live one takes the run over once its lease
+    // expires. Most runs rest before the job is due, and then it does nothing.
+    const scale = ctx.scale;
+    scale.jobs
+      .enqueue({ threadId, runId, actor: principal.subject, tenant: thread.tenant }, 5)
+      .catch(() => undefined);
+  }
+  return active;
+}
+
+/**
+ * On Postgres: checks what can be checked now, then hands a background run to the shared queue,
+ * where any serve or worker process takes it.
+ *
+ * @throws ThreadBusyError, ThreadInterruptedError, InvalidInputError.
+ */
+export async function enqueueRun(
+  ctx: ServerContext,
+  scale: ScaleOut,
+  principal: Principal,
+  thread: ThreadRecord,
+  input: Record<string, unknown>,
+  options: LaunchOptions = {},
+): Promise<string> {
+  const graph = await ctx.registry.forThread(ctx.store, thread);
+  assertChannels(graph, input);
+  const threadId = thread.threadId;
+  if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
+  const pending = await ctx.store.getThreadInterrupts(threadId, "pending");
+  if (pending.length > 0 && options.onPending !== "cancel")
+    throw new ThreadInterruptedError(threadId, pending.map(publicInterrupt));
+  const runId = randomUUID();
+  await scale.jobs.enqueue({
+    threadId,
+    runId,
+    input,
+    actor: principal.subject,
+    tenant: thread.tenant,
+    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
+    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
+    ...(options.onPending ? { onPending: options.onPending } : {}),
+  });
+  return runId;
+}

@@ -1,0 +1,102 @@
+/**
+ * The graphs a server runs, by name. A graph module exports `graphs`: name → factory that compiles
+ * the graph against the server's store. A thread belongs to one graph, recorded when the thread is
+ * created (or read from its first run when core created it).
+ */
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import {
+  InvalidInputError,
+  NotFoundError,
+  type Checkpointer,
+  type CompiledGraph,
+  type Schema,
+  type ThreadRecord,
+} from "@rein/core";
+
+/** A compiled graph of any state shape. */
+export type ServedGraph = CompiledGraph<Schema>;
+
+/** Compiles a graph against the server's store. */
+export type GraphFactory = (store: Checkpointer) => ServedGraph;
+
+/** What a `--graphs` module exports. */
+export interface GraphModule {
+  graphs: Record<string, GraphFactory>;
+}
+
+/** Key of the graph name in a thread's stored metadata; hidden from API responses. */
+export const GRAPH_KEY = "rein:graph";
+
+/** Graphs by name, compiled against one store. */
+export class GraphRegistry {
+  private readonly byName: Map<string, ServedGraph>;
+
+  constructor(store: Checkpointer, factories: Record<string, GraphFactory>) {
+    this.byName = new Map(Object.entries(factories).map(([name, make]) => [name, make(store)]));
+  }
+
+  /** Registered names. */
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** All graphs. */
+  all(): ServedGraph[] {
+    return [...this.byName.values()];
+  }
+
+  /** @throws InvalidInputError when no graph has this name. */
+  get(name: string): ServedGraph {
+    const graph = this.byName.get(name);
+    if (!graph)
+      throw new InvalidInputError(
+        `No graph named "${name}" is registered; this server runs: ${this.names().join(", ") || "(none)"}.`,
+        { graph: name, graphs: this.names() },
+      );
+    return graph;
+  }
+
+  /** Name of the graph a thread belongs to, or null when it cannot be told. */
+  static async graphNameOf(store: Checkpointer, thread: ThreadRecord): Promise<string | null> {
+    const named = thread.metadata[GRAPH_KEY];
+    if (typeof named === "string") return named;
+    const runs = await store.listRuns(thread.threadId);
+    return runs.find((r) => r.parentRunId === null)?.graph ?? null;
+  }
+
+  /**
+   * The graph that runs a thread.
+   *
+   * @throws NotFoundError when the thread's graph is not registered on this server.
+   */
+  async forThread(store: Checkpointer, thread: ThreadRecord): Promise<ServedGraph> {
+    const name = await GraphRegistry.graphNameOf(store, thread);
+    const graph = name === null ? undefined : this.byName.get(name);
+    if (!graph) throw new NotFoundError(`graph of thread ${thread.threadId}:`, name ?? "(unknown)");
+    return graph;
+  }
+}
+
+/**
+ * Imports a graph module (a path or a package name) and checks its shape.
+ *
+ * @throws InvalidInputError when it does not export `graphs` as an object of functions.
+ */
+export async function loadGraphModule(specifier: string): Promise<Record<string, GraphFactory>> {
+  // A file that exists is a path (`src/graphs.ts` too); anything else is a package name.
+  const url = existsSync(resolve(specifier)) ? pathToFileURL(resolve(specifier)).href : specifier;
+  const mod = (await import(url)) as Partial<GraphModule> & { default?: Partial<GraphModule> };
+  const graphs = mod.graphs ?? mod.default?.graphs;
+  if (
+    !graphs ||
+    typeof graphs !== "object" ||
+    !Object.values(graphs).every((f) => typeof f === "function")
+  )
+    throw new InvalidInputError(
+      `${specifier} must export \`graphs\`: { [name]: (store) => compiledGraph }.`,
+      { module: specifier },
+    );
+  return graphs;
+}

@@ -1,0 +1,91 @@
+/**
+ * One declaration per route: method, path, scope and zod schemas. The same declaration registers
+ * the Fastify handler (which validates with the schemas) and feeds the OpenAPI document.
+ */
+import { InvalidInputError } from "@rein/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { authenticate, requireScope, type Principal, type Scope } from "./auth.ts";
+import type { ServerContext } from "./context.ts";
+import { assertSaneJson } from "./json-guard.ts";
+
+/** A route as declared. */
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: "GET" | "POST" | "DELETE";
+  /** Fastify path, e.g. `/threads/:id`. */
+  url: string;
+  operationId: string;
+  summary: string;
+  /** Scope the token needs; `null`: no token needed. */
+  scope: Scope | null;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Extra request headers the route reads (documented in OpenAPI). */
+  headers?: Record<string, string>;
+  /** Status → response schema (`null`: no body). `text/event-stream` routes set `sse`. */
+  responses: Record<number, z.ZodType | null>;
+  /** The route answers with Server-Sent Events. */
+  sse?: boolean;
+  /** A description of the SSE events, for the OpenAPI document. */
+  description?: string;
+}
+
+/** What a handler receives: validated input and the caller. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** What a handler returns: a status and a body, or nothing when it answered itself (SSE). */
+export type RouteOutput = { status: number; body?: unknown } | undefined;
+
+/** The caller of routes that need no token. */
+const ANONYMOUS: Principal = { subject: "anonymous", tenant: "", scopes: new Set() };
+
+function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value ?? (where === "body" ? undefined : {}));
+  if (!result.success)
+    throw new InvalidInputError(`The request ${where} is invalid; see details.issues.`, {
+      where,
+      issues: result.error.issues.slice(0, 20).map((i) => ({
+        path: i.path.map(String).join(".").slice(0, 200),
+        message: i.message.slice(0, 500),
+        code: i.code,
+      })),
+    });
+  return result.data;
+}
+
+/** Registers a route on the app and records it for the OpenAPI document. */
+export function defineRoute<P, Q, B>(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  spec: RouteSpec<P, Q, B>,
+  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>,
+): void {
+  ctx.routes.push(spec);
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    handler: async (request, reply) => {
+      const principal = spec.scope
+        ? authenticate(ctx.auth, request.headers.authorization)
+        : ANONYMOUS;
+      if (spec.scope) requireScope(principal, spec.scope);
+      const params = parse(spec.params, request.params, "path");
+      const query = parse(spec.query, request.query, "query");
+      if (spec.body) assertSaneJson(request.body);
+      const body = parse(spec.body, request.body, "body");
+      const out = await handler({ params, query, body, principal, request, reply });
+      if (out === undefined) return reply;
+      reply.code(out.status);
+      return out.body === undefined ? reply.send() : reply.send(out.body);
+    },
+  });
+}

@@ -1,0 +1,248 @@
+/**
+ * The approval queue and what people do with it: list (and a live feed), resume, steer, audit.
+ */
+import type { FastifyInstance } from "fastify";
+import { NotFoundError, type InterruptListQuery, type ThreadId } from "@rein/core";
+import type { Principal } from "../auth.ts";
+import type { ServerContext } from "../context.ts";
+import { launch, requestIdOf, resumeWork } from "../launch.ts";
+import { defineRoute } from "../route.ts";
+import {
+  AuditPageSchema,
+  AuditQuerySchema,
+  InterruptPageSchema,
+  InterruptQuerySchema,
+  InterruptStreamQuery,
+  ResumeBody,
+  RunAcceptedSchema,
+  RunResultSchema,
+  SteerBody,
+  SteeringSchema,
+  ThreadParams,
+} from "../schemas.ts";
+import { openTrackedSse } from "../streaming.ts";
+import { latestMetadata, loadRun, loadThread } from "../threads.ts";
+import { z } from "zod";
+
+/** The resume body plus `wait` (default true: answer with the continued run's result). */
+const ResumeRequestBody = ResumeBody.extend({ wait: z.boolean().optional() }).strict();
+
+/** Registers the queue, resume, steer and audit routes. */
+export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const { store } = ctx;
+
+  async function queuePage(
+    principal: Principal,
+    query: {
+      status?: InterruptListQuery["status"];
+      graph?: string;
+      threadId?: string;
+      cursor?: string;
+      limit?: number;
+    },
+  ) {
+    if (query.threadId !== undefined) {
+      const thread = await store.getThread(query.threadId as ThreadId);
+      if (!thread || (principal.tenant !== null && thread.tenant !== principal.tenant))
+        return { items: [], nextCursor: null };
+    }
+    const graph = ctx.registry.all()[0];
+    if (!graph) return { items: [], nextCursor: null };
+    return graph.listInterrupts({
+      status: query.status ?? "pending",
+      ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+      ...(query.graph !== undefined ? { graph: query.graph } : {}),
+      ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
+      cursor: query.cursor ?? null,
+      limit: query.limit ?? 50,
+    });
+  }
+
+  // The live feed's clients share reads: one query per (tenant, filters) per change notice or
+  // half poll interval, however many consoles watch the same page.
+  let version = 0;
+  ctx.runs.onChange(() => (version += 1));
+  const shared = new Map<
+    string,
+    { version: number; at: number; page: ReturnType<typeof queuePage> }
+  >();
+  function sharedPage(
+    principal: Principal,
+    query: { graph?: string; threadId?: string; limit?: number },
+  ) {
+    const key = JSON.stringify([principal.tenant, query.graph, query.threadId, query.limit]);
+    const hit = shared.get(key);
+    if (hit && hit.version === version && Date.now() - hit.at < ctx.queuePollMs / 2)
+      return hit.page;
+    const page = queuePage(principal, query);
+    shared.set(key, { version, at: Date.now(), page });
+    page.catch(() => shared.delete(key));
+    if (shared.size > 1000) shared.delete(shared.keys().next().value as string);
+    return page;
+  }
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/interrupts",
+      operationId: "listInterrupts",
+      summary:
+        "The approval queue across threads of the caller's tenant, newest first: run-tree path, node, task id, sub-agent id, checkpoint id, created time, deadline, payload.",
+      scope: "read",
+      query: InterruptQuerySchema,
+      responses: { 200: InterruptPageSchema },
+    },
+    async ({ query, principal }) => ({ status: 200, body: await queuePage(principal, query) }),
+  );
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/interrupts/stream",
+      operationId: "streamInterrupts",
+      summary: "Live feed of the approval queue (SSE) for consoles.",
+      description:
+        "Sends `interrupts` (a first page of pending interrupts, the body of `GET /interrupts` with the same filters) at once and again whenever that page changes: at once for changes this process makes, within the poll interval (2 s by default) for changes made by other processes. Comment lines (`: ping`) keep the connection alive.",
+      scope: "read",
+      query: InterruptStreamQuery,
+      responses: { 200: null },
+      sse: true,
+    },
+    async ({ query, principal, reply }) => {
+      let last = "";
+      let stopListening: () => void = () => undefined;
+      let refreshing = false;
+      let again = false;
+      let stopTimer: () => void = () => undefined;
+      const stream = openTrackedSse(ctx, reply, {}, () => {
+        stopTimer();
+        stopListening();
+      });
+      const refresh = async (): Promise<void> => {
+        if (refreshing) {
+          again = true;
+          return;
+        }
+        refreshing = true;
+        try {
+          do {
+            again = false;
+            const page = await sharedPage(principal, query);
+            const fingerprint =
+              page.items.map((i) => `${i.id}:${i.status}`).join(",") + `|${page.nextCursor ?? ""}`;
+            if (fingerprint !== last) {
+              last = fingerprint;
+              stream.send("interrupts", page);
+            }
+          } while (again && !stream.closed);
+        } catch (error) {
+          stream.send("error", { error: "store_unavailable", message: String(error), details: {} });
+        } finally {
+          refreshing = false;
+        }
+      };
+      stopListening = ctx.runs.onChange(() => void refresh());
+      const timer = setInterval(() => void refresh(), ctx.queuePollMs);
+      timer.unref();
+      stopTimer = () => clearInterval(timer);
+      await refresh();
+      await stream.done;
+      return undefined;
+    },
+  );
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "POST",
+      url: "/threads/:id/resume",
+      operationId: "resume",
+      summary:
+        "Answers pending interrupts (`resume` for the one in scope, or `resumeMap` by id), optionally narrowed by `target`, with steering, a pendingChildren policy and an expected head; then continues the run. A stale target is 409 with the latest metadata; an answer its schema rejects is 422.",
+      scope: "resume",
+      params: ThreadParams,
+      body: ResumeRequestBody,
+      headers: {
+        "Idempotency-Key": "A repeat with the same key returns the first outcome, applied once.",
+      },
+      responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
+    },
+    async ({ params, body, principal, request }) => {
+      const thread = await loadThread(store, principal, params.id);
+      const requestId = requestIdOf(request.headers["idempotency-key"], principal, params.id);
+      const work = await resumeWork(ctx, params.id, body, request.body, principal, requestId);
+      const run = await launch(ctx, principal, thread, work);
+      ctx.runs.notifyChange(params.id);
+      request.log.info({ threadId: params.id, runId: run.hub.runId }, "resume");
+      if (body.wait === false) {
+        await run.started;
+        run.result.catch(() => undefined);
+        return {
+          status: 202,
+          body: { threadId: params.id, runId: run.hub.runId, status: "running" },
+        };
+      }
+      return { status: 200, body: await run.result };
+    },
+  );
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "POST",
+      url: "/threads/:id/steer",
+      operationId: "steer",
+      summary:
+        "Records a steering instruction for a run, task or interrupt (default: the thread's head run) without resuming; node code of the next execution in that scope reads it.",
+      scope: "resume",
+      params: ThreadParams,
+      body: SteerBody,
+      responses: { 201: SteeringSchema },
+    },
+    async ({ params, body, principal, request }) => {
+      const thread = await loadThread(store, principal, params.id);
+      const graph = await ctx.registry.forThread(store, thread);
+      let target = body.target;
+      if (target) await loadRun(store, params.id, target.runId);
+      else {
+        const latest = await latestMetadata(store, params.id);
+        if (!latest.runId) throw new NotFoundError("run of thread", params.id);
+        target = { runId: latest.runId, namespace: [] };
+      }
+      const record = await graph.steer(target, body.text, { actor: principal.subject });
+      request.log.info({ threadId: params.id, runId: target.runId }, "steer");
+      return { status: 201, body: record };
+    },
+  );
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/audit",
+      operationId: "listAudit",
+      summary:
+        "The audit log (answers, cancellations, timeouts, steering, state edits) of the caller's tenant, oldest first.",
+      scope: "read",
+      query: AuditQuerySchema,
+      responses: { 200: AuditPageSchema },
+    },
+    async ({ query, principal }) => {
+      if (query.threadId !== undefined) await loadThread(store, principal, query.threadId);
+      const page = await store.listAudit({
+        ...(query.threadId !== undefined ? { threadId: query.threadId as ThreadId } : {}),
+        ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+        cursor: query.cursor ?? null,
+        limit: query.limit ?? 50,
+      });
+      return { status: 200, body: page };
+    },
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * `GET /healthz` and `GET /openapi.json`: no token needed.
+ */
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { ServerContext } from "../context.ts";
+import { buildOpenApi } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
+import { HealthSchema } from "../schemas.ts";
+
+/** Registers the meta routes. */
+export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/healthz",
+      operationId: "health",
+      summary: "Liveness: the store kind and the registered graphs.",
+      scope: null,
+      responses: { 200: HealthSchema },
+    },
+    () =>
+      Promise.resolve({
+        status: 200,
+        body: { ok: true, store: ctx.storeKind, graphs: ctx.registry.names() },
+      }),
+  );
+  let document: unknown = null;
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/openapi.json",
+      operationId: "openapi",
+      summary: "This API's OpenAPI 3.1 document.",
+      scope: null,
+      responses: { 200: z.record(z.string(), z.unknown()) },
+    },
+    () => Promise.resolve({ status: 200, body: (document ??= buildOpenApi(ctx.routes)) }),
+  );
+}

@@ -1,0 +1,227 @@
+/**
+ * Runs executed by this process: foreground (the request waits) and background (202, then the
+ * events go to joiners). Every run publishes its events to a {@link RunHub}; shutdown drains the
+ * runs still going.
+ */
+import {
+  Command,
+  ReinError,
+  type ResumeCommand,
+  type ResumeTarget,
+  type RunOptions,
+  type RunResult,
+  type StreamEvent,
+  type StreamMode,
+} from "@rein/core";
+import { RunHub, type HubEvent } from "./hub.ts";
+import type { ServedGraph } from "./registry.ts";
+
+/** Every stream mode: a hub keeps all of them and each subscriber picks its own. */
+export const ALL_MODES: StreamMode[] = [
+  "values",
+  "updates",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "debug",
+];
+
+/** What a run does: new input (or `null` to continue), or an answer. */
+export type RunWork =
+  | { kind: "input"; input: Record<string, unknown> | null }
+  | { kind: "resume"; command: ResumeCommand; target: ResumeTarget | null };
+
+/** A run this process started. */
+export interface ActiveRun {
+  hub: RunHub;
+  /** Settles when the run has finished (with its result or its failure). */
+  result: Promise<RunResult>;
+  /**
+   * Settles once the run got going: its first event, or its end. Rejects when it failed before
+   * that (a stale target, a busy thread), so a background start can still answer with the error.
+   */
+  started: Promise<void>;
+}
+
+/** Hands events and change notices to other processes. */
+export interface RunMirror {
+  event(hub: RunHub, event: HubEvent): void;
+  change(threadId: string): void;
+}
+
+/** Called when a thread's pending interrupts may have changed. */
+export type ChangeListener = (threadId: string) => void;
+
+/** Starts runs, keeps their hubs for late joiners, and drains them at shutdown. */
+export class RunManager {
+  private readonly hubs = new Map<string, RunHub>();
+  private readonly active = new Set<Promise<unknown>>();
+  private readonly controllers = new Set<AbortController>();
+  private readonly changeListeners = new Set<ChangeListener>();
+
+  /**
+   * @param mirror receives every event of every run and every change notice, to hand them to
+   *   other processes (Postgres LISTEN/NOTIFY).
+   */
+  constructor(
+    private readonly mirror: RunMirror | null = null,
+    private readonly retainMs = 5 * 60_000,
+  ) {}
+
+  /** The hub of a run of this process, while it runs and for a while after. */
+  hub(runId: string): RunHub | undefined {
+    return this.hubs.get(runId);
+  }
+
+  /** Number of runs still executing. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /** Subscribes to "this thread's queue may have changed" notices. */
+  onChange(listener: ChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Tells subscribers here and in other processes that a thread's interrupts may have changed. */
+  notifyChange(threadId: string): void {
+    this.notifyLocal(threadId);
+    this.mirror?.change(threadId);
+  }
+
+  /** Tells subscribers of this process only (a notice that came from another process). */
+  notifyLocal(threadId: string): void {
+    for (const listener of this.changeListeners) listener(threadId);
+  }
+
+  /**
+   * Starts a run. `runId` is the id the run will have (chosen for new input, the head run's for
+   * a continue or an answer).
+   */
+  start(graph: ServedGraph, work: RunWork, runId: string, options: RunOptions): ActiveRun {
+    const threadId = options.threadId as string;
+    const hub = new RunHub(threadId, runId);
+    const mirror = this.mirror;
+    if (mirror) hub.onPublish = (h, e) => mirror.event(h, e);
+    this.hubs.set(runId, hub);
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    let markStarted: () => void = () => undefined;
+    let failStart: (error: unknown) => void = () => undefined;
+    const started = new Promise<void>((resolve, reject) => {
+      markStarted = resolve;
+      failStart = reject;
+    });
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, controller.signal])
+      : controller.signal;
+    const result = this.execute(graph, work, { ...options, signal }, hub, markStarted);
+    const settled = result.then(
+      (r) => {
+        markStarted();
+        hub.publish("end", { type: "end", namespace: [], result: r });
+        return r;
+      },
+      (error: unknown) => {
+        failStart(error);
+        hub.publish(
+          "error",
+          ReinError.is(error)
+            ? error.toJSON()
+            : { error: "internal_error", message: "The run failed unexpectedly.", details: {} },
+        );
+        throw error;
+      },
+    );
+    const tracked = settled.finally(() => {
+      hub.finish();
+      this.active.delete(tracked);
+      this.controllers.delete(controller);
+      this.notifyChange(threadId);
+      setTimeout(() => {
+        if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
+      }, this.retainMs).unref();
+    });
+    this.active.add(tracked.catch(() => undefined));
+    // Nobody may await `started` (a foreground run): keep its rejection from going unhandled.
+    started.catch(() => undefined);
+    return { hub, result: settled, started };
+  }
+
+  private async execute(
+    graph: ServedGraph,
+    work: RunWork,
+    options: RunOptions,
+    hub: RunHub,
+    markStarted: () => void,
+  ): Promise<RunResult> {
+    if (work.kind === "resume" && work.target) {
+      // A targeted answer has no streaming form in core: it reports its end only.
+      return graph.resumeTargeted(work.target, work.command, options);
+    }
+    const input = work.kind === "input" ? work.input : work.command;
+    let result: RunResult | null = null;
+    for await (const event of graph.stream(input, { ...options, streamMode: ALL_MODES })) {
+      markStarted();
+      if (event.type === "end") result = event.result;
+      else this.forward(hub, event);
+    }
+    if (!result) throw new Error("The run's stream ended without a result.");
+    return result;
+  }
+
+  private forward(hub: RunHub, event: StreamEvent): void {
+    hub.publish(event.type, event);
+    if (event.type === "interrupt") this.notifyChange(hub.threadId);
+  }
+
+  /**
+   * Waits for running work to finish, up to `timeoutMs`; then aborts what is left (each run
+   * stops at its next checkpoint boundary and can be continued by any process).
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    const all = Promise.all([...this.active]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    });
+    const outcome = await Promise.race([all.then(() => "drained" as const), timeout]);
+    clearTimeout(timer);
+    if (outcome === "timeout") {
+      for (const controller of this.controllers)
+        controller.abort(new Error("server shutting down"));
+      await Promise.all([...this.active]);
+    }
+  }
+}
+
+/** Builds core's resume command from the HTTP fields. */
+export function buildCommand(
+  fields: {
+    resume?: unknown;
+    resumeMap?: Record<string, unknown> | undefined;
+    steering?: string | undefined;
+    pendingChildren?: "keep" | "cancel" | { resolve?: unknown } | undefined;
+  },
+  hasResume: boolean,
+  actor: string,
+  requestId: string | undefined,
+): ResumeCommand {
+  const options = {
+    actor,
+    ...(fields.steering !== undefined ? { steering: fields.steering } : {}),
+    ...(fields.pendingChildren !== undefined
+      ? {
+          pendingChildren:
+            typeof fields.pendingChildren === "string"
+              ? fields.pendingChildren
+              : { resolve: fields.pendingChildren.resolve ?? null },
+        }
+      : {}),
+    ...(requestId !== undefined ? { requestId } : {}),
+  };
+  return hasResume
+    ? Command.resume(fields.resume, options)
+    : Command.resumeMap(fields.resumeMap ?? {}, options);
+}

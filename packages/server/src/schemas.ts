@@ -1,0 +1,310 @@
+/**
+ * The zod schemas of every request and response: the server validates with them and the OpenAPI
+ * document is derived from them, so the two cannot drift apart.
+ */
+import { z } from "zod";
+
+/**
+ * Ids in paths, queries and bodies: printable, URL-safe, at most 256 characters. Rejecting the
+ * rest at the edge keeps NUL bytes and control characters out of every store.
+ */
+export const Id = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9._:@~+=-]+$/, "ids use letters, digits and . _ : @ ~ + = - only");
+
+/** Any JSON value. */
+export const Json = z.unknown();
+
+/** A JSON object. */
+export const JsonObject = z.record(z.string(), z.unknown());
+
+/** Selector lists of per-run static interrupts (`"node"` or `"parent/child/node"`). */
+const Selectors = z.array(z.string().min(1).max(512)).max(100);
+
+/** What a resume or steer addresses (SPEC §3 targeted resume). */
+export const Target = z
+  .object({
+    runId: Id,
+    namespace: z.array(z.string().min(1).max(256)).max(32).default([]),
+    taskId: Id.optional(),
+    interruptId: Id.optional(),
+  })
+  .strict();
+
+/** What happens to child interrupts when a parent run is resumed. */
+export const PendingChildren = z.union([
+  z.literal("keep"),
+  z.literal("cancel"),
+  z.object({ resolve: Json }).strict(),
+]);
+
+/** Fields shared by a resume request and a run started with a command. */
+export const ResumeFields = z
+  .object({
+    target: Target.optional(),
+    resume: Json.optional(),
+    resumeMap: z.record(Id, Json).optional(),
+    steering: z.string().min(1).max(10_000).optional(),
+    pendingChildren: PendingChildren.optional(),
+    expectedCheckpointId: Id.optional(),
+  })
+  .strict();
+
+/** `POST /threads/:id/resume`. Exactly one of `resume` and `resumeMap`. */
+export const ResumeBody = ResumeFields;
+
+/** `POST /threads`. */
+export const CreateThreadBody = z
+  .object({
+    graph: z.string().min(1).max(256),
+    threadId: Id.optional(),
+    metadata: JsonObject.optional(),
+  })
+  .strict();
+
+/** Stream modes of core. */
+export const StreamModeSchema = z.enum([
+  "values",
+  "updates",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "debug",
+]);
+
+/** `POST /threads/:id/runs` and `POST /threads/:id/runs/stream`. Exactly one of input and command. */
+export const StartRunBody = z
+  .object({
+    input: z.union([JsonObject, z.null()]).optional(),
+    command: ResumeFields.optional(),
+    wait: z.boolean().optional(),
+    interruptBefore: Selectors.optional(),
+    interruptAfter: Selectors.optional(),
+    onPending: z.enum(["error", "cancel"]).optional(),
+    streamMode: z.union([StreamModeSchema, z.array(StreamModeSchema).max(6)]).optional(),
+  })
+  .strict();
+
+/** `POST /threads/:id/steer`. */
+export const SteerBody = z
+  .object({
+    target: Target.optional(),
+    text: z.string().min(1).max(10_000),
+  })
+  .strict();
+
+/** Path parameters. */
+export const ThreadParams = z.object({ id: Id }).strict();
+export const RunParams = z.object({ id: Id, runId: Id }).strict();
+
+const Limit = z.coerce.number().int().min(1).max(500);
+const Cursor = z.string().min(1).max(1024);
+
+/** `GET /threads/:id/history`. */
+export const HistoryQuery = z.object({ limit: Limit.optional(), before: Id.optional() }).strict();
+
+/** `GET /threads/:id/state`. */
+export const StateQuery = z
+  .object({ subgraphs: z.enum(["true", "false"]).optional(), checkpointId: Id.optional() })
+  .strict();
+
+/** `GET /threads`. */
+export const ThreadListQuery = z
+  .object({ cursor: Cursor.optional(), limit: Limit.optional() })
+  .strict();
+
+/** `GET /interrupts`. */
+export const InterruptQuerySchema = z
+  .object({
+    status: z.enum(["pending", "answered", "cancelled", "superseded"]).optional(),
+    graph: z.string().min(1).max(256).optional(),
+    threadId: Id.optional(),
+    cursor: Cursor.optional(),
+    limit: Limit.optional(),
+  })
+  .strict();
+
+/** `GET /interrupts/stream`. */
+export const InterruptStreamQuery = InterruptQuerySchema.omit({ cursor: true, status: true });
+
+/** `GET /audit`. */
+export const AuditQuerySchema = z
+  .object({ threadId: Id.optional(), cursor: Cursor.optional(), limit: Limit.optional() })
+  .strict();
+
+/** `GET .../stream` (join). */
+export const JoinQuery = z
+  .object({
+    streamMode: z.union([StreamModeSchema, z.array(StreamModeSchema).max(6)]).optional(),
+  })
+  .strict();
+
+// Responses ----------------------------------------------------------------------------------
+
+/** The error body of every 4xx/5xx. */
+export const ErrorResponse = z.object({
+  error: z.string(),
+  message: z.string(),
+  details: JsonObject,
+});
+
+const PathEntry = z.object({
+  runId: z.string(),
+  graph: z.string(),
+  node: z.string(),
+  taskId: z.string(),
+});
+
+/** An interrupt record (SPEC §2). */
+export const InterruptSchema = z.looseObject({
+  id: z.string(),
+  runId: z.string(),
+  threadId: z.string(),
+  node: z.string(),
+  taskId: z.string(),
+  namespace: z.array(z.string()),
+  order: z.number(),
+  payload: Json,
+  kind: z.enum(["dynamic", "before", "after"]),
+  status: z.enum(["pending", "answered", "cancelled", "superseded"]),
+  checkpointId: z.string(),
+  createdAt: z.string(),
+});
+
+/** An item of the approval queue. */
+export const InterruptItemSchema = InterruptSchema.extend({
+  path: z.array(PathEntry),
+  graph: z.string(),
+  subAgentId: z.string().nullable(),
+  ageMs: z.number(),
+  deadline: z.string().nullable(),
+  answerSchema: Json,
+});
+
+/** A page of the approval queue. */
+export const InterruptPageSchema = z.object({
+  items: z.array(InterruptItemSchema),
+  nextCursor: z.string().nullable(),
+});
+
+/** A thread with its status and pending interrupts. */
+export const ThreadSchema = z.object({
+  threadId: z.string(),
+  graph: z.string(),
+  tenant: z.string().nullable(),
+  metadata: JsonObject,
+  status: z.enum(["idle", "running", "interrupted", "done", "error", "cancelled"]),
+  runId: z.string().nullable(),
+  headCheckpointId: z.string().nullable(),
+  pendingInterrupts: z.array(InterruptSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** A page of threads. */
+export const ThreadPageSchema = z.object({
+  items: z.array(ThreadSchema),
+  nextCursor: z.string().nullable(),
+});
+
+/** What a run returns. */
+export const RunResultSchema = z.looseObject({
+  threadId: z.string(),
+  runId: z.string(),
+  status: z.enum(["done", "interrupted", "error", "cancelled"]),
+  values: JsonObject,
+  interrupts: z.array(InterruptSchema),
+  checkpointId: z.string().nullable(),
+});
+
+/** 202 of a background run. */
+export const RunAcceptedSchema = z.object({
+  threadId: z.string(),
+  runId: z.string(),
+  status: z.literal("running"),
+});
+
+/** A run record with its child runs (the run tree). */
+export interface RunTreeNode {
+  runId: string;
+  threadId: string;
+  parentRunId: string | null;
+  parentTaskId: string | null;
+  graph: string;
+  namespace: string[];
+  status: "running" | "done" | "interrupted" | "error" | "cancelled";
+  createdAt: string;
+  updatedAt: string;
+  error?: unknown;
+  children: RunTreeNode[];
+}
+
+const RunBase = z.looseObject({
+  runId: z.string(),
+  threadId: z.string(),
+  parentRunId: z.string().nullable(),
+  parentTaskId: z.string().nullable(),
+  graph: z.string(),
+  namespace: z.array(z.string()),
+  status: z.enum(["running", "done", "interrupted", "error", "cancelled"]),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** A run tree node. */
+export const RunTreeSchema: z.ZodType<RunTreeNode> = RunBase.extend({
+  get children() {
+    return z.array(RunTreeSchema);
+  },
+});
+
+/** A list of runs of a thread. */
+export const RunListSchema = z.object({ items: z.array(RunBase) });
+
+/** A state snapshot (SPEC §5); its inner shapes follow core's `StateSnapshot`. */
+export const StateSchema = z.looseObject({
+  values: JsonObject,
+  next: z.array(z.string()),
+  tasks: z.array(Json),
+  interrupts: z.array(InterruptSchema),
+  checkpointId: z.string().nullable(),
+});
+
+/** History: snapshots newest first. */
+export const HistorySchema = z.object({ items: z.array(StateSchema) });
+
+/** A steering record. */
+export const SteeringSchema = z.looseObject({
+  id: z.string(),
+  threadId: z.string(),
+  runId: z.string(),
+  namespace: z.array(z.string()),
+  text: z.string(),
+  actor: z.string(),
+  createdAt: z.string(),
+});
+
+/** A page of the audit log. */
+export const AuditPageSchema = z.object({
+  items: z.array(
+    z.looseObject({
+      id: z.string(),
+      threadId: z.string(),
+      runId: z.string().nullable(),
+      action: z.string(),
+      actor: z.string(),
+      data: Json,
+      createdAt: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+/** `GET /healthz`. */
+export const HealthSchema = z.object({
+  ok: z.literal(true),
+  store: z.string(),
+  graphs: z.array(z.string()),
+});

@@ -1,0 +1,119 @@
+/**
+ * Small graphs the server's tests (and `rein serve --graphs` in the CLI tests) run: a supervisor
+ * whose two sub-agents pause at once with decision payloads and typed answers, a slow graph that
+ * streams custom events, and a question with a deadline.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { END, START, StateGraph, append, lastValue, reducer, type Checkpointer } from "@rein/core";
+import { z } from "zod";
+import type { GraphFactory } from "../registry.ts";
+
+/**
+ * Lease timing from `REIN_LEASE_TTL_MS` (the multi-process tests shorten it so a killed worker's
+ * run is taken over within seconds).
+ */
+function lease(): { ttlMs: number } | undefined {
+  const ttl = Number(process.env["REIN_LEASE_TTL_MS"]);
+  return Number.isFinite(ttl) && ttl > 0 ? { ttlMs: ttl } : undefined;
+}
+
+/** The answer a decision interrupt takes (SPEC §3 payload convention). */
+export const decisionAnswer = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("accept") }),
+  z.object({ type: z.literal("edit"), args: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal("respond"), text: z.string() }),
+  z.object({ type: z.literal("ignore") }),
+]);
+
+/** A sub-agent that proposes an action, asks a person, then acts (at most once). */
+function subAgent(store: Checkpointer, name: string, action: string) {
+  return new StateGraph({ ticket: lastValue<string>(() => ""), log: append<string>() })
+    .addNode("approve", async (s, ctx) => {
+      const args = { ticket: s.ticket, amount: 50 };
+      const decision = ctx.interrupt(
+        {
+          action,
+          args,
+          description: `${action} for ticket ${s.ticket}?`,
+          allow: { accept: true, edit: true, respond: true, ignore: true },
+        },
+        { answer: decisionAnswer },
+      );
+      const steering = ctx.steering.map((x) => x.text).join("; ");
+      if (decision.type === "ignore" || decision.type === "respond")
+        return { log: `${name}: skipped (${decision.type})` };
+      const used = decision.type === "edit" ? decision.args : args;
+      const done = await ctx.once(action, () => `${action} ${JSON.stringify(used)}`);
+      return { log: `${name}: ${done}${steering ? ` [steered: ${steering}]` : ""}` };
+    })
+    .addEdge(START, "approve")
+    .addEdge("approve", END)
+    .compile({ checkpointer: store, name });
+}
+
+/** A supervisor with two sub-agents that run in parallel and pause at once. */
+export function desk(store: Checkpointer) {
+  // Both sub-agents hand the ticket back in the same step: the last write wins.
+  return new StateGraph({
+    ticket: reducer<string>(
+      (_a, b) => b,
+      () => "T-1",
+    ),
+    log: append<string>(),
+  })
+    .addNode("plan", (s) => ({ log: `plan ${s.ticket}` }))
+    .addNode("refund_agent", subAgent(store, "refund_agent", "refund"))
+    .addNode("email_agent", subAgent(store, "email_agent", "email"))
+    .addNode("report", (s) => ({ log: `report (${s.log.length} lines)` }))
+    .addEdge(START, "plan")
+    .addEdge("plan", "refund_agent")
+    .addEdge("plan", "email_agent")
+    .addEdge("refund_agent", "report")
+    .addEdge("email_agent", "report")
+    .addEdge("report", END)
+    .compile({ checkpointer: store, name: "desk", lease: lease() });
+}
+
+/** Takes `steps` steps of `ms` each, emitting a custom event per step. */
+export function slow(store: Checkpointer) {
+  return new StateGraph({
+    steps: lastValue<number>(() => 3),
+    ms: lastValue<number>(() => 50),
+    done: lastValue<number>(() => 0),
+  })
+    .addNode("tick", async (s, ctx) => {
+      for (let i = 0; i < s.steps; i++) {
+        await sleep(s.ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+        ctx.emit({ tick: i });
+      }
+      return { done: s.steps };
+    })
+    .addEdge(START, "tick")
+    .addEdge("tick", END)
+    .compile({ checkpointer: store, name: "slow", lease: lease() });
+}
+
+/** One question with a typed answer and an optional deadline. */
+export function ask(store: Checkpointer) {
+  return new StateGraph({
+    question: lastValue<string>(() => "Proceed?"),
+    timeoutMs: lastValue<number>(() => 0),
+    answer: lastValue<string>(() => ""),
+  })
+    .addNode("ask", (s, ctx) => {
+      const reply = ctx.interrupt(
+        { question: s.question },
+        {
+          answer: z.object({ text: z.string().max(1000) }),
+          ...(s.timeoutMs > 0 ? { timeout: s.timeoutMs, onTimeout: { text: "timed out" } } : {}),
+        },
+      );
+      return { answer: reply.text };
+    })
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: store, name: "ask", lease: lease() });
+}
+
+/** The test graphs by name, as a `--graphs` module exports them. */
+export const graphs: Record<string, GraphFactory> = { desk, slow, ask };
