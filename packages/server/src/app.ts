@@ -17,6 +17,8 @@ import { registerInterruptRoutes } from "./routes/interrupts.ts";
 import { registerMetaRoutes } from "./routes/meta.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
 import { registerThreadRoutes } from "./routes/threads.ts";
+import { registerWhoamiRoute } from "./routes/whoami.ts";
+import { registerConsole } from "./console.ts";
 import { RunManager } from "./runs.ts";
 import { latestMetadata } from "./threads.ts";
 import { toWireJson } from "./wire.ts";
@@ -44,6 +46,11 @@ export interface ServerOptions {
   drainMs?: number;
   /** Run the graphs' deadline timers in this process. Default true. */
   deadlines?: boolean;
+  /**
+   * Directory of the built approval console (`@rein/console`'s `consoleDir`), served at `/`.
+   * Default: no console. Ignored when the directory holds no `index.html`.
+   */
+  consoleDir?: string;
 }
 
 /** A built server. */
@@ -73,7 +80,7 @@ function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | nu
  * const server = await createServer({ store, graphs, auth: openAuth() });
  * const url = await server.listen({ port: 8080, host: "127.0.0.1" });
  */
-export function createServer(options: ServerOptions): Promise<ReinServer> {
+export async function createServer(options: ServerOptions): Promise<ReinServer> {
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const app = Fastify({
     bodyLimit,
@@ -158,6 +165,8 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
   registerThreadRoutes(app, context);
   registerRunRoutes(app, context);
   registerInterruptRoutes(app, context);
+  registerWhoamiRoute(app, context);
+  if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
     options.deadlines === false
@@ -174,7 +183,7 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();
   });
-  return Promise.resolve({
+  return {
     app,
     context,
     async listen({ port = 0, host = "127.0.0.1" }) {
@@ -184,5 +193,5 @@ export function createServer(options: ServerOptions): Promise<ReinServer> {
     async close() {
       await app.close();
     },
-  });
+  };
 }

@@ -1,0 +1,33 @@
+/**
+ * Serves the approval console's built assets (`packages/console/dist`) at `/`. Kept apart from
+ * the API: only files that exist at start are routed (no wildcard), so every API path and every
+ * unknown path answers exactly as without the console.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance } from "fastify";
+
+/**
+ * Registers the console's files under `/` when `root` holds a built console (`index.html`).
+ * Returns whether it did, so a launcher can say where the console is (or how to build it).
+ */
+export async function registerConsole(app: FastifyInstance, root: string): Promise<boolean> {
+  if (!existsSync(join(root, "index.html"))) return false;
+  await app.register(fastifyStatic, {
+    root,
+    prefix: "/",
+    // One route per file found now, instead of a catch-all that would shadow API 404s.
+    wildcard: false,
+    index: ["index.html"],
+    // Hashed asset names change with every build; index.html must be re-read every time.
+    cacheControl: false,
+    setHeaders: (res, path) => {
+      res.setHeader(
+        "cache-control",
+        path.endsWith("index.html") ? "no-cache" : "public, max-age=31536000, immutable",
+      );
+    },
+  });
+  return true;
+}
