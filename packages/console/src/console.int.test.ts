@@ -47,6 +47,14 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     expect(await seriousA11yViolations(page)).toEqual([]);
   }
 
+  it("has an accessibility check that catches a nameless control", async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.setContent('<main><button type="button"></button></main>');
+    expect((await seriousA11yViolations(page)).map((v) => v.id)).toContain("button-name");
+  });
+
   it("refuses a wrong token in words and signs in with a right one, naming subject and tenant", async () => {
     const context = await browser.newContext();
     contexts.push(context);
@@ -231,6 +239,37 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
       .toBe(1);
     await page.getByText("Nothing is waiting for a decision.").waitFor();
     expect((await fixture.alice.getThread("ticket-1")).status).toBe("done");
+  });
+
+  it("answers a non-decision payload with a JSON editor checked against its answer schema", async () => {
+    await fixture.questionThread("question-1");
+    const page = await signedIn(TOKENS.alice.token);
+    const row = rows(page).filter({ hasText: "question › ask" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("Which warehouse ships the replacement?");
+    await row.getByRole("link").first().click();
+    const editor = page.getByLabel("Answer (JSON)");
+    await editor.waitFor();
+    expect(JSON.parse(await editor.inputValue())).toEqual({ warehouse: "" });
+    await expectAccessible(page);
+    const send = page.getByRole("button", { name: "Send answer" });
+    await editor.fill("{ warehouse: ");
+    await send.click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("not valid JSON");
+    await editor.fill('{ "warehouse": "X", "rush": true }');
+    await send.click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("warehouse must have at least 2 characters");
+    expect(await page.getByRole("alert").textContent()).toContain("rush is not expected");
+    expect((await fixture.alice.getThread("question-1")).status).toBe("interrupted");
+    await editor.fill('{ "warehouse": "Lyon" }');
+    await send.click();
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toContain("Answer sent");
+    const done = await fixture.alice.getState("question-1");
+    expect(done.values["answer"]).toBe("Lyon");
   });
 
   it("shows another tenant an empty queue", async () => {

@@ -86,6 +86,21 @@ export function supportDesk(store: Checkpointer) {
     .compile({ checkpointer: store, name: "support_desk" });
 }
 
+/** A plain question (not a decision): the console answers it with its JSON editor. */
+export function question(store: Checkpointer) {
+  return new StateGraph({ answer: lastValue<string>(() => "") })
+    .addNode("ask", (_s, ctx) => {
+      const reply = ctx.interrupt(
+        { question: "Which warehouse ships the replacement?" },
+        { answer: z.object({ warehouse: z.string().min(2).max(40) }).strict() },
+      );
+      return { answer: reply.warehouse };
+    })
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: store, name: "question" });
+}
+
 /** What the tests run: the graph registered under `name`, started with `input`. */
 export const DEMO = {
   name: "support_desk",

@@ -9,7 +9,7 @@ import { ReinClient } from "@rein/client";
 import { createServer, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { consoleDir, ensureConsoleBuilt } from "../build.ts";
-import { DEMO } from "./demo.ts";
+import { DEMO, question } from "./demo.ts";
 
 /** A reviewer of tenant `acme` and an admin of tenant `globex`. */
 export const TOKENS = {
@@ -35,6 +35,8 @@ export interface ConsoleFixture {
   alice: ReinClient;
   /** Creates a demo thread and runs it until its sub-agents pause. */
   pausedThread(threadId: string): Promise<void>;
+  /** Creates a thread of the plain-question graph, paused on its question. */
+  questionThread(threadId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
   const server = await createServer({
     store,
     storeKind: "sqlite",
-    graphs: DEMO.graphs,
+    graphs: { ...DEMO.graphs, question },
     auth: tokenAuth(Object.values(TOKENS)),
     consoleDir,
     pingMs: 1000,
@@ -64,6 +66,10 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
       const result = await alice.startRun(threadId, { input: DEMO.input, wait: true });
       if (result.status !== "interrupted")
         throw new Error(`demo thread ${threadId} did not pause: ${result.status}`);
+    },
+    async questionThread(threadId) {
+      await alice.createThread({ graph: "question", threadId });
+      await alice.startRun(threadId, { input: {}, wait: true });
     },
     async close() {
       await server.close();

@@ -3,7 +3,7 @@
  * a card with accept / edit / respond / ignore where `allow` permits. This module recognises such
  * payloads, turns `args` into form fields and back (typed, validated), and builds the answers.
  */
-import { checkSchema, type JsonSchema, type SchemaProblem } from "./schema.ts";
+import { checkSchema, type SchemaProblem } from "./schema.ts";
 
 /** What a reviewer may do with a decision. */
 export type DecisionKind = "accept" | "edit" | "respond" | "ignore";
@@ -126,5 +126,5 @@ export function decisionAnswer(
 export function checkAnswer(schema: unknown, answer: unknown): SchemaProblem[] {
   if (schema === null || schema === undefined) return [];
   if (typeof schema !== "boolean" && !isObject(schema)) return [];
-  return checkSchema(schema as JsonSchema, answer);
+  return checkSchema(schema, answer);
 }

@@ -15,6 +15,12 @@ export interface SchemaProblem {
   message: string;
 }
 
+/**
+ * Problems that mean "this is another variant" (a discriminator `const` differs): a union's
+ * closest option is the one without them, whatever its other problems.
+ */
+const wrongBranch = new WeakSet<SchemaProblem>();
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -44,8 +50,11 @@ export function checkSchema(schema: JsonSchema, value: unknown, path = ""): Sche
     return [{ path, message: `${where} must be ${type === "object" ? "an object" : `a ${type}`}` }];
   if (Array.isArray(type) && !type.some((t) => typeof t === "string" && matchesType(value, t)))
     return [{ path, message: `${where} must be one of: ${type.join(", ")}` }];
-  if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value))
-    problems.push({ path, message: `${where} must be ${JSON.stringify(schema["const"])}` });
+  if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value)) {
+    const problem = { path, message: `${where} must be ${JSON.stringify(schema["const"])}` };
+    wrongBranch.add(problem);
+    problems.push(problem);
+  }
   const enumValues = schema["enum"];
   if (
     Array.isArray(enumValues) &&
@@ -72,7 +81,7 @@ function checkBounds(
   where: string,
 ): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
-  const num = (k: string) => (typeof schema[k] === "number" ? (schema[k] as number) : undefined);
+  const num = (k: string) => (typeof schema[k] === "number" ? schema[k] : undefined);
   if (typeof value === "string") {
     const min = num("minLength");
     const max = num("maxLength");
@@ -115,9 +124,7 @@ function checkObject(
     else if (schema["additionalProperties"] === false)
       problems.push({ path: at(path, key), message: `${at(path, key)} is not expected` });
     else if (isObject(schema["additionalProperties"]))
-      problems.push(
-        ...checkSchema(schema["additionalProperties"] as JsonSchema, child, at(path, key)),
-      );
+      problems.push(...checkSchema(schema["additionalProperties"], child, at(path, key)));
   }
   return problems;
 }
@@ -138,7 +145,9 @@ function checkCombinators(
     const passing = results.filter((r) => r.length === 0).length;
     if (passing === 0) {
       // The closest option's problems say more than "matches no option".
-      const closest = results.reduce((a, b) => (b.length < a.length ? b : a), results[0] ?? []);
+      const rank = (r: SchemaProblem[]) =>
+        r.length + (r.some((p) => wrongBranch.has(p)) ? 1000 : 0);
+      const closest = results.reduce((a, b) => (rank(b) < rank(a) ? b : a), results[0] ?? []);
       problems.push(
         ...(closest.length > 0
           ? closest

@@ -31,7 +31,7 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
       const thread = await c.getThread(threadId);
       const [tree, state, history, audit] = await Promise.all([
         thread.runId ? c.getRun(threadId, thread.runId) : Promise.resolve(null),
-        c.getState(threadId),
+        c.getState(threadId, { subgraphs: true }),
         c.getHistory(threadId, { limit: 50 }),
         c.listAudit({ threadId, limit: 200 }),
       ]);
@@ -84,6 +84,16 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
             {JSON.stringify(state.values, null, 2)}
           </pre>
           {state.next.length > 0 && <p>Next: {state.next.join(", ")}</p>}
+          {(state.subgraphs ?? []).map((child) => (
+            <details key={child.runId} open={child.status === "interrupted"}>
+              <summary>
+                {child.namespace.join(" › ")} <Status value={child.status} />
+              </summary>
+              <pre aria-label={`State of ${child.namespace.join(" › ")}`}>
+                {JSON.stringify(child.values, null, 2)}
+              </pre>
+            </details>
+          ))}
         </section>
       </div>
       <section aria-labelledby="history-title">
