@@ -13,7 +13,12 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ["vitest.config.ts", "eslint.config.js", "scripts/*.mjs"],
+          allowDefaultProject: [
+            "vitest.config.ts",
+            "eslint.config.js",
+            "scripts/*.mjs",
+            "packages/*/bin/*.mjs",
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },

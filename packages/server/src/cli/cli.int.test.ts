@@ -1,0 +1,180 @@
+/**
+ * The `rein` bin, spawned as a user runs it: `serve` with tokens and with `--open`, the client
+ * commands with human tables and `--json`, exit codes, and a graceful stop on SIGTERM.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOKENS } from "../testing/harness.ts";
+
+const BIN = resolve(import.meta.dirname, "../../bin/rein.mjs");
+const GRAPHS = resolve(import.meta.dirname, "../testing/graphs.ts");
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function rein(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Spawns `rein serve` and resolves with its URL once it listens. */
+function startServe(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, "serve", "--port", "0", "--log-level", "silent", ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolveUrl, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match?.[1]) resolveUrl({ child, url: match[1], stderr: () => err });
+    });
+    child.on("exit", (code) => reject(new Error(`rein serve exited ${code}: ${err}`)));
+  });
+}
+
+function stopped(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => child.on("exit", (code) => done(code)));
+}
+
+describe("the rein CLI", { timeout: 120_000 }, () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startServe>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "rein-cli-"));
+    writeFileSync(join(dir, "tokens.json"), JSON.stringify({ tokens: Object.values(TOKENS) }));
+    server = await startServe([
+      "--db",
+      join(dir, "rein.db"),
+      "--graphs",
+      GRAPHS,
+      "--tokens",
+      join(dir, "tokens.json"),
+    ]);
+    env = { REIN_URL: server.url, REIN_TOKEN: TOKENS["alice"]!.token };
+  }, 60_000);
+  afterAll(() => {
+    server.child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts a thread, lists the queue, answers one sub-agent, steers, and shows state, history and runs", async () => {
+    const start = await rein(["start", "desk", "--thread", "cli-1"], env);
+    expect(start.code).toBe(0);
+    expect(start.stdout).toMatch(
+      /^thread cli-1\nrun \S+ interrupted\nwaiting on:\nINTERRUPT\s+NAMESPACE\s+NODE\s+PAYLOAD\n/,
+    );
+    const queue = await rein(["interrupts", "--thread", "cli-1", "--json"], env);
+    const page = JSON.parse(queue.stdout) as { items: { id: string; graph: string }[] };
+    expect(page.items.map((i) => i.graph).sort()).toEqual(["email_agent", "refund_agent"]);
+    const human = await rein(["interrupts"], env);
+    expect(human.stdout.split("\n")[0]).toMatch(
+      /^INTERRUPT\s+THREAD\s+PATH\s+NODE\s+AGE\s+PAYLOAD$/,
+    );
+    expect(human.stdout).toContain("desk > refund_agent");
+    const refund = page.items.find((i) => i.graph === "refund_agent")!;
+    const email = page.items.find((i) => i.graph === "email_agent")!;
+    const steer = await rein(["steer", "cli-1", "be brief", "--interrupt", email.id], env);
+    expect(steer.stdout).toMatch(/^steering s_\S+ recorded for run r_\S+ by alice@acme\n$/);
+    const answered = await rein(
+      ["resume", "cli-1", "--interrupt", refund.id, "--value", '{"type":"accept"}', "--key", "k-1"],
+      env,
+    );
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain(email.id);
+    const again = await rein(
+      ["resume", "cli-1", "--interrupt", email.id, "--value", '{"type":"accept"}', "--json"],
+      env,
+    );
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "done" });
+    const state = await rein(["state", "cli-1"], env);
+    expect(state.stdout).toContain("email_agent: email");
+    const history = await rein(["history", "cli-1", "--limit", "2"], env);
+    expect(history.stdout.split("\n")[0]).toMatch(/^CHECKPOINT\s+STEP\s+SOURCE\s+NEXT\s+PENDING$/);
+    expect(history.stdout.trim().split("\n")).toHaveLength(3);
+    const runs = await rein(["runs", "cli-1"], env);
+    expect(runs.stdout.match(/\bdone\b/g)).toHaveLength(3);
+    const threads = await rein(["threads", "--json"], env);
+    expect(
+      (JSON.parse(threads.stdout) as { items: { threadId: string; status: string }[] }).items,
+    ).toMatchObject([{ threadId: "cli-1", status: "done" }]);
+  });
+
+  it("exits 4 on a stale answer (printing the latest), 3 on a refusal, 2 on usage errors", async () => {
+    await rein(["start", "ask", "--thread", "cli-2"], env);
+    const ok = await rein(["resume", "cli-2", "--value", '{"text":"yes"}'], env);
+    expect(ok.code).toBe(0);
+    const stale = await rein(["resume", "cli-2", "--run", "nope", "--value", "1"], env);
+    expect(stale.code).toBe(3);
+    expect(stale.stderr).toMatch(/not_found \(404\)/);
+    await rein(["start", "desk", "--thread", "cli-3"], env);
+    const ambiguous = await rein(["resume", "cli-3", "--value", '{"type":"accept"}'], env);
+    expect(ambiguous.code).toBe(4);
+    expect(ambiguous.stderr).toMatch(/ambiguous_resume \(409\)[\s\S]*latest:/);
+    const badToken = await rein(["threads"], { ...env, REIN_TOKEN: "wrong-token-0123456789" });
+    expect(badToken.code).toBe(3);
+    expect(badToken.stderr).toMatch(/unauthorized \(401\)/);
+    expect(badToken.stderr).not.toContain("wrong-token");
+    expect((await rein(["resume", "cli-2"], env)).code).toBe(2);
+    expect((await rein(["resume", "cli-2", "--value", "{nope"], env)).code).toBe(2);
+    expect((await rein(["bogus"], env)).code).toBe(2);
+    expect((await rein(["threads", "--no-such-flag"], env)).code).toBe(2);
+    expect(
+      (await rein(["threads"], { REIN_URL: "http://127.0.0.1:1", REIN_TOKEN: "x" })).code,
+    ).toBe(1);
+  });
+
+  it("serves in --open mode on loopback only, with a warning, and stops gracefully on SIGTERM", async () => {
+    const refused = await rein([
+      "serve",
+      "--open",
+      "--host",
+      "0.0.0.0",
+      "--graphs",
+      GRAPHS,
+      "--db",
+      join(dir, "open.db"),
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("loopback only");
+    const noAuth = await rein(["serve", "--graphs", GRAPHS, "--db", join(dir, "open.db")], {
+      REIN_TOKENS: "",
+    });
+    expect(noAuth.code).toBe(2);
+    expect(noAuth.stderr).toMatch(/No tokens/);
+    const open = await startServe(["--open", "--graphs", GRAPHS, "--db", join(dir, "open.db")]);
+    expect(open.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(open.stderr()).toContain("WARNING: open mode");
+    const threads = await rein(["threads", "--json"], { REIN_URL: open.url });
+    expect(threads.code).toBe(0);
+    const exit = stopped(open.child);
+    open.child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    expect(open.stderr()).toContain("rein serve: stopped");
+  });
+});

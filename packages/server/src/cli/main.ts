@@ -1,0 +1,216 @@
+/**
+ * `rein`: the command line of Rein. `serve` and `worker` run processes; the other commands talk
+ * to a server (`--url`, default `$REIN_URL` or http://127.0.0.1:8080; `--token` or `$REIN_TOKEN`).
+ */
+import { parseArgs } from "node:util";
+import { ReinApiError } from "@rein/client";
+import { ReinError } from "@rein/core";
+import {
+  historyCommand,
+  interruptsCommand,
+  resumeCommand,
+  runsCommand,
+  startCommand,
+  stateCommand,
+  steerCommand,
+  threadsCommand,
+  type ClientFlags,
+} from "./commands.ts";
+import { ExitCode, processIo, type Io } from "./output.ts";
+import { UsageError, serve } from "./serve.ts";
+import { worker } from "./worker.ts";
+
+const HELP = `rein — serve and steer durable agent runs
+
+Processes:
+  rein serve  [--db FILE | --postgres URL] --graphs MODULE [--port 8080] [--host 127.0.0.1]
+              [--tokens FILE | --open] [--cors ORIGIN]... [--log-level info|silent]
+  rein worker --postgres URL --graphs MODULE        runs background work and deadlines
+
+Talking to a server (--url URL, --token TOKEN, --json):
+  rein threads                                      threads of your tenant
+  rein start GRAPH [--thread ID] [--input JSON]     new thread, first run (waits)
+  rein interrupts [--graph G] [--thread T] [--status S] [--limit N] [--cursor C]
+  rein resume THREAD (--value JSON | --map JSON) [--interrupt ID | --run RUN --namespace a/b]
+              [--steering TEXT] [--expect CHECKPOINT] [--key IDEMPOTENCY_KEY] [--cancel-children]
+  rein steer THREAD TEXT [--interrupt ID | --run RUN --namespace a/b]
+  rein state THREAD [--subgraphs]
+  rein history THREAD [--limit N]
+  rein runs THREAD [RUN]
+
+Exit codes: 0 done; 1 server failure or unreachable; 2 usage; 3 refused (4xx); 4 conflict (409:
+stale target or busy thread: re-read and decide again).
+`;
+
+const OPTIONS = {
+  db: { type: "string" },
+  postgres: { type: "string" },
+  graphs: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  tokens: { type: "string" },
+  open: { type: "boolean", default: false },
+  cors: { type: "string", multiple: true },
+  "log-level": { type: "string" },
+  url: { type: "string" },
+  token: { type: "string" },
+  json: { type: "boolean", default: false },
+  thread: { type: "string" },
+  input: { type: "string" },
+  graph: { type: "string" },
+  status: { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  interrupt: { type: "string" },
+  run: { type: "string" },
+  namespace: { type: "string" },
+  value: { type: "string" },
+  map: { type: "string" },
+  steering: { type: "string" },
+  expect: { type: "string" },
+  key: { type: "string" },
+  "cancel-children": { type: "boolean", default: false },
+  subgraphs: { type: "boolean", default: false },
+  concurrency: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+function int(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${flag} must be a whole number.`);
+  return n;
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`Missing ${what}. See rein --help.`);
+  return value;
+}
+
+/** Runs the CLI with `argv` (without `node` and the script). Resolves with the exit code. */
+export async function main(
+  argv: string[],
+  io: Io = processIo,
+  stop?: AbortSignal,
+): Promise<number> {
+  try {
+    const { values: v, positionals } = parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    const [command, ...args] = positionals;
+    if (v.help || !command) {
+      io.out(HELP);
+      return command || v.help ? ExitCode.OK : ExitCode.USAGE;
+    }
+    const flags: ClientFlags = {
+      url: v.url ?? process.env["REIN_URL"] ?? "http://127.0.0.1:8080",
+      token: v.token ?? process.env["REIN_TOKEN"],
+      json: v.json,
+    };
+    switch (command) {
+      case "serve":
+        return await serve(
+          {
+            db: v.db,
+            postgres: v.postgres,
+            graphs: v.graphs,
+            port: int("port", v.port) ?? 8080,
+            host: v.host,
+            tokens: v.tokens,
+            open: v.open,
+            cors: v.cors,
+            logLevel: v["log-level"] ?? "info",
+          },
+          io,
+          stop,
+        );
+      case "worker":
+        return await worker(
+          {
+            postgres: v.postgres,
+            graphs: v.graphs,
+            concurrency: int("concurrency", v.concurrency) ?? 4,
+          },
+          io,
+          stop,
+        );
+      case "threads":
+        await threadsCommand(io, flags, int("limit", v.limit));
+        return ExitCode.OK;
+      case "start":
+        await startCommand(io, flags, need(args[0], "GRAPH"), { thread: v.thread, input: v.input });
+        return ExitCode.OK;
+      case "interrupts":
+        await interruptsCommand(io, flags, {
+          ...(v.graph ? { graph: v.graph } : {}),
+          ...(v.thread ? { threadId: v.thread } : {}),
+          ...(v.status ? { status: v.status as "pending" } : {}),
+          ...(v.limit ? { limit: int("limit", v.limit) } : {}),
+          ...(v.cursor ? { cursor: v.cursor } : {}),
+        });
+        return ExitCode.OK;
+      case "resume":
+        await resumeCommand(io, flags, need(args[0], "THREAD"), {
+          interrupt: v.interrupt,
+          run: v.run,
+          namespace: v.namespace,
+          value: v.value,
+          map: v.map,
+          steering: v.steering,
+          expect: v.expect,
+          key: v.key,
+          cancelChildren: v["cancel-children"],
+        });
+        return ExitCode.OK;
+      case "steer":
+        await steerCommand(io, flags, need(args[0], "THREAD"), need(args[1], "TEXT"), {
+          interrupt: v.interrupt,
+          run: v.run,
+          namespace: v.namespace,
+        });
+        return ExitCode.OK;
+      case "state":
+        await stateCommand(io, flags, need(args[0], "THREAD"), v.subgraphs);
+        return ExitCode.OK;
+      case "history":
+        await historyCommand(io, flags, need(args[0], "THREAD"), int("limit", v.limit));
+        return ExitCode.OK;
+      case "runs":
+        await runsCommand(io, flags, need(args[0], "THREAD"), args[1]);
+        return ExitCode.OK;
+      default:
+        throw new UsageError(`Unknown command "${command}". See rein --help.`);
+    }
+  } catch (error) {
+    return report(io, error);
+  }
+}
+
+function report(io: Io, error: unknown): number {
+  if (
+    error instanceof UsageError ||
+    (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+  ) {
+    io.err(`rein: ${error.message}\n`);
+    return ExitCode.USAGE;
+  }
+  if (error instanceof ReinApiError) {
+    io.err(`rein: ${error.code} (${error.status}): ${error.message}\n`);
+    if (error.status === 409) {
+      io.err(`latest: ${JSON.stringify(error.details)}\n`);
+      return ExitCode.CONFLICT;
+    }
+    return error.status >= 500 ? ExitCode.FAILURE : ExitCode.REFUSED;
+  }
+  if (ReinError.is(error)) {
+    io.err(`rein: ${error.code}: ${error.message}\n`);
+    return ExitCode.USAGE;
+  }
+  const cause =
+    error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  io.err(`rein: ${error instanceof Error ? error.message : String(error)}${cause}\n`);
+  return ExitCode.FAILURE;
+}

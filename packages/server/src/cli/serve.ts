@@ -1,0 +1,95 @@
+/**
+ * `rein serve`: opens the store, loads the graphs, picks auth (tokens, or `--open` on loopback
+ * only), listens, and shuts down gracefully on SIGINT/SIGTERM.
+ */
+import { createServer } from "../app.ts";
+import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
+import { loadGraphModule } from "../registry.ts";
+import { openStore, type StoreOptions } from "../store.ts";
+import { ExitCode, type Io } from "./output.ts";
+
+/** Options of `rein serve`. */
+export interface ServeOptions {
+  db?: string | undefined;
+  postgres?: string | undefined;
+  graphs?: string | undefined;
+  port: number;
+  host?: string | undefined;
+  tokens?: string | undefined;
+  open: boolean;
+  cors?: string[] | undefined;
+  /** Log level of the JSON request log on stdout; `silent` turns it off. */
+  logLevel: string;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Thrown for a wrong command line; main prints it and exits with {@link ExitCode.USAGE}. */
+export class UsageError extends Error {}
+
+/** Where the store is, from the flags (`--postgres`, `--db`, or `REIN_POSTGRES_URL` / `.rein/rein.db`). */
+export function storeOptions(options: {
+  db?: string | undefined;
+  postgres?: string | undefined;
+}): StoreOptions {
+  if (options.db && options.postgres) throw new UsageError("Pass --db or --postgres, not both.");
+  const postgres = options.postgres ?? (options.db ? undefined : process.env["REIN_POSTGRES_URL"]);
+  return postgres ? { postgres } : { db: options.db ?? ".rein/rein.db" };
+}
+
+function authFrom(options: ServeOptions, io: Io): { auth: AuthConfig; host: string } {
+  const tokens = loadTokens({ ...(options.tokens ? { file: options.tokens } : {}) });
+  if (tokens && options.open)
+    throw new UsageError("Pass --open or tokens (--tokens / REIN_TOKENS), not both.");
+  if (tokens) return { auth: tokenAuth(tokens), host: options.host ?? "127.0.0.1" };
+  if (!options.open)
+    throw new UsageError(
+      "No tokens: pass --tokens FILE or set REIN_TOKENS, or --open for local use without auth (loopback only).",
+    );
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host))
+    throw new UsageError(`--open binds to loopback only; ${host} is not loopback.`);
+  io.err(
+    'WARNING: open mode: no authentication; every request acts as "local" with every scope. Bound to loopback only.\n',
+  );
+  return { auth: openAuth(), host };
+}
+
+/**
+ * Runs the server until a signal. Resolves with the exit code.
+ */
+export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): Promise<number> {
+  const graphsModule = options.graphs ?? process.env["REIN_GRAPHS"];
+  if (!graphsModule)
+    throw new UsageError("Pass --graphs MODULE (a module exporting `graphs`) or set REIN_GRAPHS.");
+  const { auth, host } = authFrom(options, io);
+  const graphs = await loadGraphModule(graphsModule);
+  const opened = await openStore(storeOptions(options));
+  const server = await createServer({
+    store: opened.store,
+    storeKind: opened.kind,
+    graphs,
+    auth,
+    ...(options.cors ? { corsOrigins: options.cors } : {}),
+    logger:
+      options.logLevel === "silent"
+        ? false
+        : { level: options.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] },
+  });
+  const url = await server.listen({ port: options.port, host });
+  io.err(
+    `rein serve: ${opened.kind} store at ${opened.where}; graphs: ${Object.keys(graphs).join(", ")}\n`,
+  );
+  io.out(`listening on ${url}\n`);
+  await new Promise<void>((resolve) => {
+    const done = (): void => resolve();
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+    stop?.addEventListener("abort", done, { once: true });
+  });
+  io.err("rein serve: shutting down, draining running work...\n");
+  await server.close();
+  await opened.store.close();
+  io.err("rein serve: stopped\n");
+  return ExitCode.OK;
+}
