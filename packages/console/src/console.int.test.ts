@@ -61,6 +61,10 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     const page = await context.newPage();
     await page.goto(fixture.url);
     await expectAccessible(page);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("Enter the access token you were given.");
     await page.getByLabel("Access token").fill("not-a-valid-token-000000");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect

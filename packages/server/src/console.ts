@@ -4,7 +4,8 @@
  * unknown path answers exactly as without the console.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 
@@ -30,4 +31,18 @@ export async function registerConsole(app: FastifyInstance, root: string): Promi
     },
   });
   return true;
+}
+
+/**
+ * The `dist` directory of the installed `@rein/console` package, or null when it is not
+ * installed. Resolved by path, not imported: the console depends on the server (its browser
+ * tests start one), so the server must not depend on the console's code.
+ */
+export function installedConsoleDir(): string | null {
+  try {
+    const manifest = createRequire(import.meta.url).resolve("@rein/console/package.json");
+    return join(dirname(manifest), "dist");
+  } catch {
+    return null;
+  }
 }

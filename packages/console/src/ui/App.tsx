@@ -20,7 +20,7 @@ export function App() {
 
   useEffect(() => {
     const token = rememberedToken();
-    if (!token) return;
+    if (token === null) return;
     signIn(token)
       .then(setSession)
       .catch((error: unknown) => {

@@ -7,10 +7,10 @@ describe("format", () => {
       { runId: "r1", graph: "support_desk", node: "refund_agent", taskId: "t1" },
       { runId: "r2", graph: "refund_agent", node: "approve", taskId: "t2" },
     ];
-    expect(treePath({ path, graph: "refund_agent", node: "approve" } as never)).toBe(
+    expect(treePath({ path, graph: "refund_agent", node: "approve" })).toBe(
       "support_desk › refund_agent › approve",
     );
-    expect(treePath({ path: [], graph: "ask", node: "ask" } as never)).toBe("ask › ask");
+    expect(treePath({ path: [], graph: "ask", node: "ask" })).toBe("ask › ask");
   });
 
   it("summarises decisions, questions and other payloads in one clipped line", () => {

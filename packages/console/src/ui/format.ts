@@ -6,7 +6,11 @@ import type { InterruptListItem } from "@rein/client";
 import { asDecision } from "./decision.ts";
 
 /** `orchestrator › sub-agent › node`: the root graph, then the node at each level. */
-export function treePath(item: Pick<InterruptListItem, "path" | "graph" | "node">): string {
+export function treePath(item: {
+  path: readonly Pick<InterruptListItem["path"][number], "graph" | "node">[];
+  graph: string;
+  node: string;
+}): string {
   const [root] = item.path;
   if (!root) return `${item.graph} › ${item.node}`;
   return [root.graph, ...item.path.map((entry) => entry.node)].join(" › ");

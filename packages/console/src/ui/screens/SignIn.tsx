@@ -2,6 +2,7 @@
  * Sign-in: a bearer token, checked with the server before anything else is shown.
  */
 import { useState, type FormEvent } from "react";
+import { ReinApiError } from "@rein/client";
 import { describeError } from "../errors.ts";
 import { signIn, type Session } from "../session.ts";
 
@@ -16,22 +17,28 @@ export function SignIn(props: {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!token.trim()) {
-      setError("Enter the access token you were given.");
-      return;
-    }
     setBusy(true);
     setError(null);
+    // An empty token signs in only to a server in open mode (local use); others answer 401.
     signIn(token.trim())
       .then(props.onSignedIn)
-      .catch((e: unknown) => setError(describeError(e)))
+      .catch((e: unknown) =>
+        setError(
+          !token.trim() && e instanceof ReinApiError && e.status === 401
+            ? "Enter the access token you were given."
+            : describeError(e),
+        ),
+      )
       .finally(() => setBusy(false));
   };
 
   return (
     <main className="signin" aria-label="Sign in">
       <h1>Rein console</h1>
-      <p>Answer and steer paused agents. Sign in with your access token.</p>
+      <p>
+        Answer and steer paused agents. Sign in with your access token (leave it empty for a server
+        in open mode).
+      </p>
       <form onSubmit={submit} noValidate>
         <label htmlFor="token">Access token</label>
         <input
