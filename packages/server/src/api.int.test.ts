@@ -121,6 +121,20 @@ function suite(backend: Backend): void {
       expect(generated.body["threadId"]).toMatch(/^[0-9a-f-]{36}$/);
     });
 
+    it("reads an idle thread's state and history before any run", async () => {
+      await alice("POST", "/threads", { graph: "ask", threadId: "t-idle" });
+      const state = await alice<{ values: Json; checkpointId: string | null }>(
+        "GET",
+        "/threads/t-idle/state",
+      );
+      expect(state.status).toBe(200);
+      expect(state.body.checkpointId).toBeNull();
+      const history = await alice<{ items: unknown[] }>("GET", "/threads/t-idle/history");
+      expect(history.body.items).toEqual([]);
+      const steer = await alice("POST", "/threads/t-idle/steer", { text: "hello" });
+      expect(steer.status).toBe(404);
+    });
+
     it("refuses an unknown graph (400) and a taken thread id, storing nothing", async () => {
       await alice("POST", "/threads", { graph: "desk", threadId: "t1" });
       const before = await snapshotStore(store.store);

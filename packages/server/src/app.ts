@@ -20,6 +20,7 @@ import { registerThreadRoutes } from "./routes/threads.ts";
 import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
 import { RunManager } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
 import { toWireJson } from "./wire.ts";
 
@@ -51,6 +52,11 @@ export interface ServerOptions {
    * Default: no console. Ignored when the directory holds no `index.html`.
    */
   consoleDir?: string;
+  /**
+   * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
+   * this process takes jobs, and run events fan out to other processes.
+   */
+  scale?: ScaleOut;
 }
 
 /** A built server. */
@@ -104,12 +110,18 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     storeKind: options.storeKind ?? "custom",
     registry: new GraphRegistry(options.store, options.graphs),
     auth: options.auth,
-    runs: new RunManager(),
+    runs: new RunManager(options.scale?.mirror ?? null),
     routes: [],
     pingMs: options.pingMs ?? 15_000,
     queuePollMs: options.queuePollMs ?? 2_000,
     streams: new Set(),
+    scale: options.scale ?? null,
   };
+  if (options.scale) {
+    const scale = options.scale;
+    scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
+    if (scale.concurrency > 0) await scale.jobs.work(context.store, context.registry, context.runs);
+  }
   app.setReplySerializer((payload) => toWireJson(payload));
   const allowed = new Set(options.corsOrigins ?? []);
   app.addHook("onRequest", async (request, reply) => {

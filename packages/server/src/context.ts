@@ -6,6 +6,7 @@ import type { AuthConfig } from "./auth.ts";
 import type { GraphRegistry } from "./registry.ts";
 import type { RouteSpec } from "./route.ts";
 import type { RunManager } from "./runs.ts";
+import type { ScaleOut } from "./scale/index.ts";
 import type { SseStream } from "./sse.ts";
 
 /** Shared state of one server. */
@@ -24,4 +25,6 @@ export interface ServerContext {
   queuePollMs: number;
   /** Open SSE streams, closed at shutdown once running work has drained. */
   streams: Set<SseStream>;
+  /** On Postgres: the job queue and the fan-out shared with other processes. */
+  scale: ScaleOut | null;
 }

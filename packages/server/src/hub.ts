@@ -22,6 +22,8 @@ export class RunHub {
   private readonly listeners = new Set<HubListener>();
   private seq = 0;
   private finishedFlag = false;
+  /** Also receives every event (to mirror it to other processes). */
+  onPublish: ((hub: RunHub, event: HubEvent) => void) | null = null;
 
   constructor(
     readonly threadId: string,
@@ -42,6 +44,7 @@ export class RunHub {
     // A long run keeps only its latest events; a client that falls further behind re-reads state.
     if (this.buffer.length > this.capacity) this.buffer.shift();
     for (const listener of this.listeners) listener(entry);
+    this.onPublish?.(this, entry);
   }
 
   /** Marks the run finished and tells every listener. */

@@ -6,7 +6,9 @@ import { randomUUID } from "node:crypto";
 import {
   InvalidInputError,
   ThreadBusyError,
+  ThreadInterruptedError,
   type ResumeTarget,
+  type RunId,
   type ThreadRecord,
 } from "@rein/core";
 import type { z } from "zod";
@@ -15,7 +17,8 @@ import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
-import { assertHead, loadRun } from "./threads.ts";
+import type { ScaleOut } from "./scale/index.ts";
+import { assertHead, loadRun, publicInterrupt } from "./threads.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would
@@ -127,7 +130,7 @@ export async function launch(
     runId = head?.runId ?? randomUUID();
     if (!head && work.kind === "input") work = { kind: "input", input: {} };
   }
-  return ctx.runs.start(graph, work, runId, {
+  const active = ctx.runs.start(graph, work, runId, {
     threadId,
     actor: principal.subject,
     tenant: thread.tenant,
@@ -136,4 +139,62 @@ export async function launch(
     ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
     ...(options.onPending ? { onPending: options.onPending } : {}),
   });
+  if (ctx.scale) {
+    // A watch job: if this process dies mid-run, a live one takes the run over once its lease
+    // expires. Most runs rest before the job is due, and then it does nothing.
+    const scale = ctx.scale;
+    scale.jobs
+      .enqueue({ threadId, runId, actor: principal.subject, tenant: thread.tenant }, 5)
+      .catch(() => undefined);
+  }
+  return active;
+}
+
+/**
+ * On Postgres: checks what can be checked now, then hands a background run to the shared queue,
+ * where any serve or worker process takes it.
+ *
+ * @throws ThreadBusyError, ThreadInterruptedError, InvalidInputError.
+ */
+export async function enqueueRun(
+  ctx: ServerContext,
+  scale: ScaleOut,
+  principal: Principal,
+  thread: ThreadRecord,
+  input: Record<string, unknown>,
+  options: LaunchOptions = {},
+): Promise<string> {
+  const graph = await ctx.registry.forThread(ctx.store, thread);
+  assertChannels(graph, input);
+  const threadId = thread.threadId;
+  if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
+  const pending = await ctx.store.getThreadInterrupts(threadId, "pending");
+  if (pending.length > 0 && options.onPending !== "cancel")
+    throw new ThreadInterruptedError(threadId, pending.map(publicInterrupt));
+  const runId = randomUUID();
+  const now = new Date().toISOString();
+  // The run exists from now on, so it can be read and joined before a worker takes it.
+  await ctx.store.putRun({
+    runId: runId as RunId,
+    threadId,
+    parentRunId: null,
+    parentTaskId: null,
+    graph: graph.name,
+    namespace: [],
+    stream: "",
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+  });
+  await scale.jobs.enqueue({
+    threadId,
+    runId,
+    input,
+    actor: principal.subject,
+    tenant: thread.tenant,
+    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
+    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
+    ...(options.onPending ? { onPending: options.onPending } : {}),
+  });
+  return runId;
 }

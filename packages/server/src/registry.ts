@@ -3,6 +3,7 @@
  * the graph against the server's store. A thread belongs to one graph, recorded when the thread is
  * created (or read from its first run when core created it).
  */
+import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import {
@@ -84,10 +85,8 @@ export class GraphRegistry {
  * @throws InvalidInputError when it does not export `graphs` as an object of functions.
  */
 export async function loadGraphModule(specifier: string): Promise<Record<string, GraphFactory>> {
-  const url =
-    specifier.startsWith(".") || specifier.startsWith("/")
-      ? pathToFileURL(resolve(specifier)).href
-      : specifier;
+  // A file that exists is a path (`src/graphs.ts` too); anything else is a package name.
+  const url = existsSync(resolve(specifier)) ? pathToFileURL(resolve(specifier)).href : specifier;
   const mod = (await import(url)) as Partial<GraphModule> & { default?: Partial<GraphModule> };
   const graphs = mod.graphs ?? mod.default?.graphs;
   if (

@@ -13,7 +13,7 @@ import {
   type StreamEvent,
   type StreamMode,
 } from "@rein/core";
-import { RunHub } from "./hub.ts";
+import { RunHub, type HubEvent } from "./hub.ts";
 import type { ServedGraph } from "./registry.ts";
 
 /** Every stream mode: a hub keeps all of them and each subscriber picks its own. */
@@ -43,6 +43,12 @@ export interface ActiveRun {
   started: Promise<void>;
 }
 
+/** Hands events and change notices to other processes. */
+export interface RunMirror {
+  event(hub: RunHub, event: HubEvent): void;
+  change(threadId: string): void;
+}
+
 /** Called when a thread's pending interrupts may have changed. */
 export type ChangeListener = (threadId: string) => void;
 
@@ -53,7 +59,14 @@ export class RunManager {
   private readonly controllers = new Set<AbortController>();
   private readonly changeListeners = new Set<ChangeListener>();
 
-  constructor(private readonly retainMs = 5 * 60_000) {}
+  /**
+   * @param mirror receives every event of every run and every change notice, to hand them to
+   *   other processes (Postgres LISTEN/NOTIFY).
+   */
+  constructor(
+    private readonly mirror: RunMirror | null = null,
+    private readonly retainMs = 5 * 60_000,
+  ) {}
 
   /** The hub of a run of this process, while it runs and for a while after. */
   hub(runId: string): RunHub | undefined {
@@ -71,8 +84,14 @@ export class RunManager {
     return () => this.changeListeners.delete(listener);
   }
 
-  /** Tells subscribers a thread's interrupts may have changed (answered elsewhere, deleted...). */
+  /** Tells subscribers here and in other processes that a thread's interrupts may have changed. */
   notifyChange(threadId: string): void {
+    this.notifyLocal(threadId);
+    this.mirror?.change(threadId);
+  }
+
+  /** Tells subscribers of this process only (a notice that came from another process). */
+  notifyLocal(threadId: string): void {
     for (const listener of this.changeListeners) listener(threadId);
   }
 
@@ -83,6 +102,8 @@ export class RunManager {
   start(graph: ServedGraph, work: RunWork, runId: string, options: RunOptions): ActiveRun {
     const threadId = options.threadId as string;
     const hub = new RunHub(threadId, runId);
+    const mirror = this.mirror;
+    if (mirror) hub.onPublish = (h, e) => mirror.event(h, e);
     this.hubs.set(runId, hub);
     const controller = new AbortController();
     this.controllers.add(controller);

@@ -8,12 +8,14 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** Where the store is. */
-export type StoreOptions = { postgres: string } | { db: string };
+export type StoreOptions = { postgres: string; schema?: string | undefined } | { db: string };
 
 /** An open store and its kind. */
 export interface OpenedStore {
   store: Checkpointer;
   kind: "sqlite" | "postgres";
+  /** The Postgres saver and its URL when `kind` is `postgres` (for scale-out). */
+  postgres: { saver: PostgresSaver; url: string } | null;
   /** Where, with any password masked. */
   where: string;
 }
@@ -21,11 +23,19 @@ export interface OpenedStore {
 /** Opens (and migrates) the store. */
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   if ("postgres" in options) {
-    const store = await PostgresSaver.connect({ connectionString: options.postgres });
+    const store = await PostgresSaver.connect({
+      connectionString: options.postgres,
+      ...(options.schema ? { schema: options.schema } : {}),
+    });
     const url = new URL(options.postgres);
     if (url.password) url.password = "***";
-    return { store, kind: "postgres", where: url.toString() };
+    return {
+      store,
+      kind: "postgres",
+      where: url.toString(),
+      postgres: { saver: store, url: options.postgres },
+    };
   }
   mkdirSync(dirname(options.db), { recursive: true });
-  return { store: SqliteSaver.open(options.db), kind: "sqlite", where: options.db };
+  return { store: SqliteSaver.open(options.db), kind: "sqlite", where: options.db, postgres: null };
 }

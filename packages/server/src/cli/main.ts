@@ -23,9 +23,11 @@ import { worker } from "./worker.ts";
 const HELP = `rein — serve and steer durable agent runs
 
 Processes:
-  rein serve  [--db FILE | --postgres URL] --graphs MODULE [--port 8080] [--host 127.0.0.1]
-              [--tokens FILE | --open] [--cors ORIGIN]... [--log-level info|silent]
-  rein worker --postgres URL --graphs MODULE        runs background work and deadlines
+  rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
+              [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors ORIGIN]...
+              [--log-level info|silent]
+  rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE
+              runs queued background runs, takes over runs of dead processes, fires deadlines
 
 Talking to a server (--url URL, --token TOKEN, --json):
   rein threads                                      threads of your tenant
@@ -72,6 +74,7 @@ const OPTIONS = {
   "cancel-children": { type: "boolean", default: false },
   subgraphs: { type: "boolean", default: false },
   concurrency: { type: "string" },
+  schema: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -123,6 +126,8 @@ export async function main(
             open: v.open,
             cors: v.cors,
             logLevel: v["log-level"] ?? "info",
+            schema: v.schema,
+            concurrency: int("concurrency", v.concurrency) ?? 2,
           },
           io,
           stop,
@@ -131,6 +136,7 @@ export async function main(
         return await worker(
           {
             postgres: v.postgres,
+            schema: v.schema,
             graphs: v.graphs,
             concurrency: int("concurrency", v.concurrency) ?? 4,
           },

@@ -6,6 +6,7 @@ import { createServer } from "../app.ts";
 import { installedConsoleDir } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
 import { loadGraphModule } from "../registry.ts";
+import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
 import { ExitCode, type Io } from "./output.ts";
 
@@ -21,6 +22,16 @@ export interface ServeOptions {
   cors?: string[] | undefined;
   /** Log level of the JSON request log on stdout; `silent` turns it off. */
   logLevel: string;
+  /** Postgres schema of the store. */
+  schema?: string | undefined;
+  /** On Postgres: background jobs this process runs at once (0: only enqueue). */
+  concurrency: number;
+}
+
+/** Lease TTL the graphs use (`REIN_LEASE_TTL_MS`, default 30 s); queue timings follow it. */
+export function leaseTtlMs(): number {
+  const value = Number(process.env["REIN_LEASE_TTL_MS"]);
+  return Number.isFinite(value) && value > 0 ? value : 30_000;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -32,10 +43,11 @@ export class UsageError extends Error {}
 export function storeOptions(options: {
   db?: string | undefined;
   postgres?: string | undefined;
+  schema?: string | undefined;
 }): StoreOptions {
   if (options.db && options.postgres) throw new UsageError("Pass --db or --postgres, not both.");
   const postgres = options.postgres ?? (options.db ? undefined : process.env["REIN_POSTGRES_URL"]);
-  return postgres ? { postgres } : { db: options.db ?? ".rein/rein.db" };
+  return postgres ? { postgres, schema: options.schema } : { db: options.db ?? ".rein/rein.db" };
 }
 
 function authFrom(options: ServeOptions, io: Io): { auth: AuthConfig; host: string } {
@@ -67,7 +79,16 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   const graphs = await loadGraphModule(graphsModule);
   const opened = await openStore(storeOptions(options));
   const consoleDir = installedConsoleDir();
+  const scale = opened.postgres
+    ? await startScaleOut({
+        store: opened.postgres.saver,
+        connectionString: opened.postgres.url,
+        concurrency: options.concurrency,
+        leaseTtlMs: leaseTtlMs(),
+      })
+    : null;
   const server = await createServer({
+    ...(scale ? { scale } : {}),
     store: opened.store,
     storeKind: opened.kind,
     graphs,
@@ -97,6 +118,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   });
   io.err("rein serve: shutting down, draining running work...\n");
   await server.close();
+  await scale?.stop();
   await opened.store.close();
   io.err("rein serve: stopped\n");
   return ExitCode.OK;

@@ -1,23 +1,63 @@
 /**
- * `rein worker`: a process that executes background runs and deadlines on a shared Postgres
- * store, without serving HTTP.
+ * `rein worker`: a process that executes background runs, takes over runs of dead processes and
+ * fires deadlines on a shared Postgres store, without serving HTTP.
  */
+import { GraphRegistry, loadGraphModule } from "../registry.ts";
+import { RunManager } from "../runs.ts";
+import { startScaleOut } from "../scale/index.ts";
+import { openStore } from "../store.ts";
 import { ExitCode, type Io } from "./output.ts";
-import { UsageError } from "./serve.ts";
+import { UsageError, leaseTtlMs } from "./serve.ts";
 
 /** Options of `rein worker`. */
 export interface WorkerOptions {
   postgres?: string | undefined;
+  schema?: string | undefined;
   graphs?: string | undefined;
   concurrency: number;
 }
 
-/** Runs a worker until a signal. */
-export function worker(options: WorkerOptions, io: Io, _stop?: AbortSignal): Promise<number> {
-  if (!(options.postgres ?? process.env["REIN_POSTGRES_URL"]))
+/** Runs a worker until a signal. Resolves with the exit code. */
+export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal): Promise<number> {
+  const url = options.postgres ?? process.env["REIN_POSTGRES_URL"];
+  if (!url)
     throw new UsageError(
       "rein worker needs --postgres URL: on SQLite, rein serve runs the work itself.",
     );
-  io.err("rein worker: not available yet.\n");
-  return Promise.resolve(ExitCode.FAILURE);
+  const graphsModule = options.graphs ?? process.env["REIN_GRAPHS"];
+  if (!graphsModule)
+    throw new UsageError("Pass --graphs MODULE (a module exporting `graphs`) or set REIN_GRAPHS.");
+  if (options.concurrency < 1)
+    throw new UsageError("--concurrency must be at least 1 for a worker.");
+  const factories = await loadGraphModule(graphsModule);
+  const opened = await openStore({ postgres: url, schema: options.schema });
+  const saver = opened.postgres?.saver;
+  if (!saver) throw new UsageError("rein worker needs a Postgres store.");
+  const scale = await startScaleOut({
+    store: saver,
+    connectionString: url,
+    concurrency: options.concurrency,
+    leaseTtlMs: leaseTtlMs(),
+  });
+  const registry = new GraphRegistry(opened.store, factories);
+  const runs = new RunManager(scale.mirror);
+  await scale.jobs.work(opened.store, registry, runs);
+  const timers = registry.all().map((graph) => graph.startDeadlineTimer());
+  io.err(
+    `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
+  );
+  io.out("worker ready\n");
+  await new Promise<void>((resolve) => {
+    const done = (): void => resolve();
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+    stop?.addEventListener("abort", done, { once: true });
+  });
+  io.err("rein worker: shutting down, finishing running work...\n");
+  for (const timer of timers) timer.stop();
+  await scale.stop();
+  await runs.drain(30_000);
+  await opened.store.close();
+  io.err("rein worker: stopped\n");
+  return ExitCode.OK;
 }

@@ -7,7 +7,7 @@ import type { RunRecord } from "@rein/core";
 import { InvalidInputError, type ThreadId } from "@rein/core";
 import { requireScope } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { launch, requestIdOf, resumeWork } from "../launch.ts";
+import { enqueueRun, launch, requestIdOf, resumeWork } from "../launch.ts";
 import { defineRoute } from "../route.ts";
 import type { RunWork } from "../runs.ts";
 import {
@@ -21,7 +21,7 @@ import {
   ThreadParams,
   type RunTreeNode,
 } from "../schemas.ts";
-import { lastEventId, openTrackedSse, pipeHub } from "../streaming.ts";
+import { lastEventId, openTrackedSse, pipeHub, pipeRemote } from "../streaming.ts";
 import { loadRun, loadThread } from "../threads.ts";
 
 const SSE_EVENTS =
@@ -94,6 +94,11 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
         principal,
         request.headers["idempotency-key"],
       );
+      if (ctx.scale && !body.wait && work.kind === "input" && work.input !== null) {
+        const runId = await enqueueRun(ctx, ctx.scale, principal, thread, work.input, body);
+        request.log.info({ threadId: params.id, runId }, "run queued");
+        return { status: 202, body: { threadId: params.id, runId, status: "running" } };
+      }
       const run = await launch(ctx, principal, thread, work, body);
       request.log.info(
         { threadId: params.id, runId: run.hub.runId, wait: body.wait ?? false },
@@ -212,14 +217,15 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       await loadThread(store, principal, params.id);
       const run = await loadRun(store, params.id, params.runId);
       const hub = ctx.runs.hub(params.runId);
+      const after = lastEventId(request.headers["last-event-id"]);
       if (hub) {
-        await pipeHub(
-          ctx,
-          reply,
-          hub,
-          modesOf(query.streamMode),
-          lastEventId(request.headers["last-event-id"]),
-        );
+        await pipeHub(ctx, reply, hub, modesOf(query.streamMode), after);
+        return undefined;
+      }
+      if (ctx.scale && run.status === "running") {
+        // Running (or queued) in another process: its events come over LISTEN/NOTIFY.
+        const modes = modesOf(query.streamMode);
+        await pipeRemote(ctx, ctx.scale, reply, run.threadId, run.runId, modes, after);
         return undefined;
       }
       const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": run.runId });

@@ -8,6 +8,15 @@ import { END, START, StateGraph, append, lastValue, reducer, type Checkpointer }
 import { z } from "zod";
 import type { GraphFactory } from "../registry.ts";
 
+/**
+ * Lease timing from `REIN_LEASE_TTL_MS` (the multi-process tests shorten it so a killed worker's
+ * run is taken over within seconds).
+ */
+function lease(): { ttlMs: number } | undefined {
+  const ttl = Number(process.env["REIN_LEASE_TTL_MS"]);
+  return Number.isFinite(ttl) && ttl > 0 ? { ttlMs: ttl } : undefined;
+}
+
 /** The answer a decision interrupt takes (SPEC §3 payload convention). */
 export const decisionAnswer = z.discriminatedUnion("type", [
   z.object({ type: z.literal("accept") }),
@@ -62,7 +71,7 @@ export function desk(store: Checkpointer) {
     .addEdge("refund_agent", "report")
     .addEdge("email_agent", "report")
     .addEdge("report", END)
-    .compile({ checkpointer: store, name: "desk" });
+    .compile({ checkpointer: store, name: "desk", lease: lease() });
 }
 
 /** Takes `steps` steps of `ms` each, emitting a custom event per step. */
@@ -81,7 +90,7 @@ export function slow(store: Checkpointer) {
     })
     .addEdge(START, "tick")
     .addEdge("tick", END)
-    .compile({ checkpointer: store, name: "slow" });
+    .compile({ checkpointer: store, name: "slow", lease: lease() });
 }
 
 /** One question with a typed answer and an optional deadline. */
@@ -103,7 +112,7 @@ export function ask(store: Checkpointer) {
     })
     .addEdge(START, "ask")
     .addEdge("ask", END)
-    .compile({ checkpointer: store, name: "ask" });
+    .compile({ checkpointer: store, name: "ask", lease: lease() });
 }
 
 /** The test graphs by name, as a `--graphs` module exports them. */
