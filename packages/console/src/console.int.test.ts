@@ -158,7 +158,9 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
       ["steer", "alice@acme"],
     ]);
 
-    // The stale screen answers: refused, shown what changed, and offered the latest state.
+    // The stale screen hears from the live feed that its question left the queue...
+    await stale.getByText("This question left the queue since you opened it").waitFor();
+    // ...and answers anyway: refused, shown what changed, and offered the latest state.
     await stale.getByRole("button", { name: "Accept", exact: true }).click();
     const conflict = stale.locator("section.conflict");
     await conflict.waitFor();

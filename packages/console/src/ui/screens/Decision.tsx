@@ -9,7 +9,7 @@ import { ReinApiError, type InterruptListItem, type RunResult, type Thread } fro
 import { asDecision, type DecisionKind } from "../decision.ts";
 import { describeError } from "../errors.ts";
 import { deadlineText, duration, shortId, treePath } from "../format.ts";
-import { useNow } from "../live.ts";
+import { useLiveQueue, useNow } from "../live.ts";
 import { href } from "../router.ts";
 import type { Session } from "../session.ts";
 import { Conflict, type ConflictInfo } from "./Conflict.tsx";
@@ -39,6 +39,7 @@ export function Decision(props: { session: Session; threadId: string; interruptI
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const now = useNow();
+  const live = useLiveQueue(session.client, { threadId });
 
   const load = useCallback(async () => {
     try {
@@ -110,6 +111,13 @@ export function Decision(props: { session: Session; threadId: string; interruptI
   };
 
   const decision = item ? asDecision(item.payload) : null;
+  // The live feed says the question left the queue while this screen was open (answered by
+  // someone else, cancelled, timed out): say so before the reviewer spends time on it.
+  const goneElsewhere =
+    item !== null &&
+    outcome === null &&
+    live.items !== null &&
+    !live.items.some((i) => i.id === item.id);
   const answered = outcome?.kind === "sent" || outcome?.kind === "conflict";
 
   return (
@@ -139,6 +147,12 @@ export function Decision(props: { session: Session; threadId: string; interruptI
             <Meta term="Age" value={duration(now - Date.parse(item.createdAt))} />
             <Meta term="Deadline" value={deadlineText(item.deadline, now)} />
           </dl>
+          {goneElsewhere && (
+            <p role="status" className="conflict-soon">
+              This question left the queue since you opened it (answered elsewhere, cancelled or
+              timed out). An answer sent now will be refused with the latest state.
+            </p>
+          )}
           {!answered &&
             (decision ? (
               <DecisionCard
