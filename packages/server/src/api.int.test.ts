@@ -121,6 +121,28 @@ function suite(backend: Backend): void {
       expect(generated.body["threadId"]).toMatch(/^[0-9a-f-]{36}$/);
     });
 
+    it("resolves an interrupt at its deadline with the server's timer, and shows it in the queue", async () => {
+      await alice("POST", "/threads", { graph: "ask", threadId: "t-deadline" });
+      await alice("POST", "/threads/t-deadline/runs", { input: { timeoutMs: 300 }, wait: true });
+      const queued = await alice<{ items: { deadline: string | null }[] }>(
+        "GET",
+        "/interrupts?threadId=t-deadline",
+      );
+      expect(typeof queued.body.items[0]?.deadline).toBe("string");
+      let thread = { status: "interrupted" };
+      for (let i = 0; i < 60 && thread.status !== "done"; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        thread = (await alice<{ status: string }>("GET", "/threads/t-deadline")).body;
+      }
+      expect(thread.status).toBe("done");
+      const state = await alice<{ values: Json }>("GET", "/threads/t-deadline/state");
+      expect(state.body.values["answer"]).toBe("timed out");
+      const audit = await alice<{ items: Json[] }>("GET", "/audit?threadId=t-deadline");
+      expect(audit.body.items.map((a) => [a["action"], a["actor"]])).toEqual([
+        ["timeout", "system:timer"],
+      ]);
+    });
+
     it("reads an idle thread's state and history before any run", async () => {
       await alice("POST", "/threads", { graph: "ask", threadId: "t-idle" });
       const state = await alice<{ values: Json; checkpointId: string | null }>(

@@ -58,6 +58,29 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     });
   }
 
+  // The live feed's clients share reads: one query per (tenant, filters) per change notice or
+  // half poll interval, however many consoles watch the same page.
+  let version = 0;
+  ctx.runs.onChange(() => (version += 1));
+  const shared = new Map<
+    string,
+    { version: number; at: number; page: ReturnType<typeof queuePage> }
+  >();
+  function sharedPage(
+    principal: Principal,
+    query: { graph?: string; threadId?: string; limit?: number },
+  ) {
+    const key = JSON.stringify([principal.tenant, query.graph, query.threadId, query.limit]);
+    const hit = shared.get(key);
+    if (hit && hit.version === version && Date.now() - hit.at < ctx.queuePollMs / 2)
+      return hit.page;
+    const page = queuePage(principal, query);
+    shared.set(key, { version, at: Date.now(), page });
+    page.catch(() => shared.delete(key));
+    if (shared.size > 1000) shared.delete(shared.keys().next().value as string);
+    return page;
+  }
+
   defineRoute(
     app,
     ctx,
@@ -108,7 +131,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
         try {
           do {
             again = false;
-            const page = await queuePage(principal, query);
+            const page = await sharedPage(principal, query);
             const fingerprint =
               page.items.map((i) => `${i.id}:${i.status}`).join(",") + `|${page.nextCursor ?? ""}`;
             if (fingerprint !== last) {
