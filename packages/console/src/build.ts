@@ -3,9 +3,12 @@
  * `dist/index.html` is missing or older than a source file, so a fresh clone builds once and
  * later runs cost a directory walk.
  */
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -45,7 +48,16 @@ export function consoleIsFresh(): boolean {
  */
 export async function ensureConsoleBuilt(): Promise<boolean> {
   if (consoleIsFresh()) return false;
-  const { build } = await import("vite");
-  await build({ configFile: join(packageDir, "vite.config.ts"), logLevel: "warn" });
+  // A child process with NODE_ENV=production: inside a test runner (NODE_ENV=test) Vite would
+  // otherwise produce a development build of React.
+  const vite = join(
+    dirname(createRequire(import.meta.url).resolve("vite/package.json")),
+    "bin",
+    "vite.js",
+  );
+  await promisify(execFile)(process.execPath, [vite, "build"], {
+    cwd: packageDir,
+    env: { ...process.env, NODE_ENV: "production" },
+  });
   return true;
 }
