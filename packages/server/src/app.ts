@@ -47,6 +47,8 @@ export interface ServerOptions {
   drainMs?: number;
   /** Run the graphs' deadline timers in this process. Default true. */
   deadlines?: boolean;
+  /** Continue, at start, the runs a crashed process left running. Default true. */
+  recover?: boolean;
   /**
    * Directory of the built approval console (`@rein/console`'s `consoleDir`), served at `/`.
    * Default: no console. Ignored when the directory holds no `index.html`.
@@ -189,6 +191,17 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
               app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
           }),
         );
+  if (options.recover !== false)
+    // Runs a crashed process left running are continued from their last checkpoint (a run whose
+    // lease is still held by a live process is left alone).
+    for (const graph of context.registry.all())
+      graph.recoverRuns().then(
+        (outcome) => {
+          if (outcome.recovered.length > 0)
+            app.log.info({ graph: graph.name, runs: outcome.recovered }, "recovered runs");
+        },
+        (error: unknown) => app.log.warn({ err: error, graph: graph.name }, "recovery failed"),
+      );
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
     for (const timer of timers) timer.stop();

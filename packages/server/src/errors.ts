@@ -44,6 +44,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   invalid_graph: 500,
   invalid_update: 400,
   invalid_input: 400,
+  invalid_id: 400,
   invalid_answer: 422,
   missing_checkpointer: 500,
   missing_thread_id: 400,
@@ -54,6 +55,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   thread_interrupted: 409,
   checkpoint_conflict: 409,
   thread_busy: 409,
+  fenced_out: 409,
   run_in_progress: 409,
   not_found: 404,
   schema_version: 500,
@@ -82,4 +84,8 @@ export function reinErrorResponse(error: ReinError): { status: number; body: Err
 }
 
 /** Codes whose responses say "try again later" (a `Retry-After` header is sent with them). */
-export const retryableCodes: ReadonlySet<string> = new Set(["store_unavailable", "thread_busy"]);
+export const retryableCodes: ReadonlySet<string> = new Set([
+  "store_unavailable",
+  "thread_busy",
+  "fenced_out",
+]);

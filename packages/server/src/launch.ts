@@ -8,7 +8,6 @@ import {
   ThreadBusyError,
   ThreadInterruptedError,
   type ResumeTarget,
-  type RunId,
   type ThreadRecord,
 } from "@rein/core";
 import type { z } from "zod";
@@ -172,20 +171,6 @@ export async function enqueueRun(
   if (pending.length > 0 && options.onPending !== "cancel")
     throw new ThreadInterruptedError(threadId, pending.map(publicInterrupt));
   const runId = randomUUID();
-  const now = new Date().toISOString();
-  // The run exists from now on, so it can be read and joined before a worker takes it.
-  await ctx.store.putRun({
-    runId: runId as RunId,
-    threadId,
-    parentRunId: null,
-    parentTaskId: null,
-    graph: graph.name,
-    namespace: [],
-    stream: "",
-    status: "running",
-    createdAt: now,
-    updatedAt: now,
-  });
   await scale.jobs.enqueue({
     threadId,
     runId,

@@ -196,6 +196,22 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
   );
 
+  /**
+   * The run; on Postgres a queued run is recorded only once a process takes it, so a join that
+   * comes right after the 202 waits a little for it.
+   */
+  async function loadRunSoon(threadId: string, runId: string) {
+    const deadline = Date.now() + (ctx.scale ? 5_000 : 0);
+    for (;;) {
+      try {
+        return await loadRun(store, threadId, runId);
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
   defineRoute(
     app,
     ctx,
@@ -215,7 +231,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
     async ({ params, query, principal, request, reply }) => {
       await loadThread(store, principal, params.id);
-      const run = await loadRun(store, params.id, params.runId);
+      const run = await loadRunSoon(params.id, params.runId);
       const hub = ctx.runs.hub(params.runId);
       const after = lastEventId(request.headers["last-event-id"]);
       if (hub) {
