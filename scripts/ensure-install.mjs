@@ -11,3 +11,6 @@ if (stale) {
   console.log("Installing dependencies from package-lock.json (npm ci)...");
   execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
 }
+
+// The server serves the approval console's build at `/`; build it when missing or out of date.
+execSync("npm run --silent build:if-stale --workspace @rein/console", { stdio: "inherit" });

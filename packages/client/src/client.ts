@@ -21,6 +21,7 @@ import type {
   StreamMode,
   Target,
   Thread,
+  Whoami,
 } from "./types.ts";
 
 /** Options of {@link ReinClient}. */
@@ -85,6 +86,7 @@ export const clientRoutes = [
   "POST /threads/{id}/resume",
   "POST /threads/{id}/steer",
   "GET /audit",
+  "GET /whoami",
 ] as const;
 
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -124,6 +126,11 @@ export class ReinClient {
   /** `GET /openapi.json`: the server's OpenAPI 3.1 document. */
   openapi(): Promise<Record<string, unknown>> {
     return this.json("GET", "/openapi.json");
+  }
+
+  /** `GET /whoami`: the token's subject, tenant and scopes. */
+  whoami(): Promise<Whoami> {
+    return this.json("GET", "/whoami");
   }
 
   // Threads -------------------------------------------------------------------------------------

@@ -132,3 +132,12 @@ export interface Health {
   store: string;
   graphs: string[];
 }
+
+/** `GET /whoami`: who the token is. */
+export interface Whoami {
+  /** The actor recorded in the audit log for this token's answers and steering. */
+  subject: string;
+  /** The only tenant whose threads the token sees; null in open mode. */
+  tenant: string | null;
+  scopes: ("read" | "run" | "resume" | "admin")[];
+}

@@ -82,6 +82,7 @@ function suite(backend: Backend): void {
           "/threads/{id}/runs/{runId}/stream",
           "/threads/{id}/state",
           "/threads/{id}/steer",
+          "/whoami",
         ].sort(),
       );
       const resume = doc.body.paths["/threads/{id}/resume"] as { post: { requestBody: Json } };

@@ -17,6 +17,8 @@ import { registerInterruptRoutes } from "./routes/interrupts.ts";
 import { registerMetaRoutes } from "./routes/meta.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
 import { registerThreadRoutes } from "./routes/threads.ts";
+import { registerWhoamiRoute } from "./routes/whoami.ts";
+import { registerConsole } from "./console.ts";
 import { RunManager } from "./runs.ts";
 import type { ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
@@ -47,6 +49,11 @@ export interface ServerOptions {
   deadlines?: boolean;
   /** Continue, at start, the runs a crashed process left running. Default true. */
   recover?: boolean;
+  /**
+   * Directory of the built approval console (`@rein/console`'s `consoleDir`), served at `/`.
+   * Default: no console. Ignored when the directory holds no `index.html`.
+   */
+  consoleDir?: string;
   /**
    * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
    * this process takes jobs, and run events fan out to other processes.
@@ -172,6 +179,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerThreadRoutes(app, context);
   registerRunRoutes(app, context);
   registerInterruptRoutes(app, context);
+  registerWhoamiRoute(app, context);
+  if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
     options.deadlines === false

@@ -35,6 +35,18 @@ describe("@rein/client over HTTP", () => {
     expect([...clientRoutes].sort()).toEqual(documented.sort());
   });
 
+  it("tells a token who it is: subject, tenant and scopes", async () => {
+    expect(await rein.whoami()).toEqual({
+      subject: "alice@acme",
+      tenant: "acme",
+      scopes: ["read", "resume", "run"],
+    });
+    const bob = new ReinClient({ baseUrl: server.url, token: TOKENS["bob"]!.token });
+    expect(await bob.whoami()).toMatchObject({ subject: "bob@globex", tenant: "globex" });
+    const nobody = new ReinClient({ baseUrl: server.url, token: "not-a-token-at-all-000" });
+    expect(await nobody.whoami().catch((e: unknown) => (e as ReinApiError).status)).toBe(401);
+  });
+
   it("runs the approval flow: create, run, queue, resume with a target, steer, audit, state, history", async () => {
     expect((await rein.health()).graphs).toContain("desk");
     const thread = await rein.createThread({ graph: "desk", threadId: "c1" });

@@ -11,6 +11,7 @@ export type { AuthConfig, Principal, Scope, TokenConfig } from "./auth.ts";
 export { ForbiddenError, PayloadTooLargeError, UnauthorizedError, statusByCode } from "./errors.ts";
 export type { ErrorBody } from "./errors.ts";
 export { buildOpenApi } from "./openapi.ts";
+export { registerConsole } from "./console.ts";
 export { GraphRegistry, loadGraphModule } from "./registry.ts";
 export type { GraphFactory, GraphModule, ServedGraph } from "./registry.ts";
 export { openStore } from "./store.ts";

@@ -308,3 +308,10 @@ export const HealthSchema = z.object({
   store: z.string(),
   graphs: z.array(z.string()),
 });
+
+/** `GET /whoami`. */
+export const WhoamiSchema = z.object({
+  subject: z.string(),
+  tenant: z.string().nullable(),
+  scopes: z.array(z.enum(["read", "run", "resume", "admin"])),
+});

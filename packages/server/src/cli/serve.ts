@@ -3,6 +3,7 @@
  * only), listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
 import { createServer } from "../app.ts";
+import { installedConsoleDir } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
 import { loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
@@ -77,6 +78,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   const { auth, host } = authFrom(options, io);
   const graphs = await loadGraphModule(graphsModule);
   const opened = await openStore(storeOptions(options));
+  const consoleDir = installedConsoleDir();
   const scale = opened.postgres
     ? await startScaleOut({
         store: opened.postgres.saver,
@@ -92,6 +94,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     graphs,
     auth,
     ...(options.cors ? { corsOrigins: options.cors } : {}),
+    ...(consoleDir ? { consoleDir } : {}),
     logger:
       options.logLevel === "silent"
         ? false
@@ -102,6 +105,11 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     `rein serve: ${opened.kind} store at ${opened.where}; graphs: ${Object.keys(graphs).join(", ")}\n`,
   );
   io.out(`listening on ${url}\n`);
+  io.err(
+    server.app.hasRoute({ method: "GET", url: "/" })
+      ? `rein serve: approval console at ${url}/\n`
+      : "rein serve: no console build found (npm run build -w @rein/console builds it)\n",
+  );
   await new Promise<void>((resolve) => {
     const done = (): void => resolve();
     process.once("SIGINT", done);

@@ -1,0 +1,75 @@
+/**
+ * Saves screenshots of the queue, the decision screen and the thread screen into the repo's
+ * `docs/` (PNG), from a real server and Debian's Chromium: `npm run screenshots -w @rein/console`.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { browserUnavailable, launchChromium } from "./browser.ts";
+import { DEMO } from "./demo.ts";
+import { TOKENS, startConsoleFixture } from "./fixture.ts";
+
+const docs = join(dirname(fileURLToPath(import.meta.url)), "../../../../docs");
+
+async function signedIn(
+  browser: Browser,
+  url: string,
+  width: number,
+  height: number,
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.getByLabel("Access token").fill(TOKENS.alice.token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+  return page;
+}
+
+async function main(): Promise<void> {
+  const unavailable = browserUnavailable();
+  if (unavailable) throw new Error(`Cannot take screenshots: ${unavailable}.`);
+  mkdirSync(docs, { recursive: true });
+  const fixture = await startConsoleFixture();
+  const browser = await launchChromium();
+  try {
+    await fixture.pausedThread("ticket-1042");
+    await fixture.pausedThread("ticket-1043");
+    // One thread further along, so the thread screen shows a done sub-agent and steering.
+    const first = await fixture.alice.listInterrupts({ threadId: "ticket-1042" });
+    const refund = first.items.find((i) => i.namespace[0] === DEMO.refundAgent)!;
+    await fixture.alice.resume("ticket-1042", {
+      target: { runId: refund.runId, namespace: refund.namespace, interruptId: refund.id },
+      resume: { type: "edit", args: { ticket: "T-1042", amount: 40, currency: "EUR" } },
+      steering: "Refund only the damaged item",
+      expectedCheckpointId: refund.checkpointId,
+    });
+
+    const page = await signedIn(browser, fixture.url, 1280, 720);
+    await page.locator("table.queue tbody tr").nth(2).waitFor();
+    await page.screenshot({ path: join(docs, "console-queue.png") });
+
+    const pending = await fixture.alice.listInterrupts({ threadId: "ticket-1043" });
+    const open = pending.items.find((i) => i.namespace[0] === DEMO.refundAgent)!;
+    await page.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
+    await page.getByRole("button", { name: "Edit arguments" }).click();
+    await page.getByLabel("amount", { exact: true }).fill("60");
+    await page.getByLabel("Steering note").fill("Offer store credit if the customer prefers");
+    await page.screenshot({ path: join(docs, "console-decision.png"), fullPage: true });
+
+    await page.goto(`${fixture.url}/#/threads/ticket-1042`);
+    await page.getByRole("list", { name: "Steering notes" }).waitFor();
+    await page.screenshot({ path: join(docs, "console-thread.png"), fullPage: true });
+
+    const phone = await signedIn(browser, fixture.url, 390, 844);
+    await phone.locator("table.queue tbody tr").nth(2).waitFor();
+    await phone.screenshot({ path: join(docs, "console-phone.png") });
+    console.log(`Saved console-{queue,decision,thread,phone}.png in ${docs}`);
+  } finally {
+    await browser.close();
+    await fixture.close();
+  }
+}
+
+await main();

@@ -1,0 +1,82 @@
+/**
+ * The console shell: sign-in first, then a header naming who is signed in and the screen of the
+ * current route.
+ */
+import { useEffect, useState } from "react";
+import { describeError } from "./errors.ts";
+import { href, useRoute } from "./router.ts";
+import { Decision } from "./screens/Decision.tsx";
+import { Queue } from "./screens/Queue.tsx";
+import { SignIn } from "./screens/SignIn.tsx";
+import { ThreadScreen } from "./screens/Thread.tsx";
+import { rememberedToken, signIn, signOut, type Session } from "./session.ts";
+
+/** The whole console. */
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | null>(null);
+  const [restoring, setRestoring] = useState(() => rememberedToken() !== null);
+  const [restoreError, setRestoreError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const token = rememberedToken();
+    if (token === null) return;
+    signIn(token)
+      .then(setSession)
+      .catch((error: unknown) => {
+        signOut();
+        setRestoreError(describeError(error));
+      })
+      .finally(() => setRestoring(false));
+  }, []);
+
+  if (restoring) return <p className="loading">Signing in…</p>;
+  if (!session) return <SignIn onSignedIn={setSession} initialError={restoreError} />;
+
+  const title =
+    route.screen === "queue" ? "Queue" : route.screen === "thread" ? "Thread" : "Decision";
+  return (
+    <>
+      <header className="bar">
+        <a className="brand" href={href({ screen: "queue" })}>
+          Rein console
+        </a>
+        <nav aria-label="Main">
+          <a
+            href={href({ screen: "queue" })}
+            aria-current={route.screen === "queue" ? "page" : undefined}
+          >
+            Queue
+          </a>
+        </nav>
+        <p className="who" aria-label="Signed in as">
+          <span>{session.me.subject}</span>
+          <span className="tenant">tenant {session.me.tenant ?? "all (open mode)"}</span>
+        </p>
+        <button
+          type="button"
+          onClick={() => {
+            signOut();
+            setSession(null);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main aria-label={title}>
+        {route.screen === "queue" && <Queue session={session} />}
+        {route.screen === "thread" && (
+          <ThreadScreen key={route.threadId} session={session} threadId={route.threadId} />
+        )}
+        {route.screen === "decision" && (
+          <Decision
+            key={`${route.threadId}/${route.interruptId}`}
+            session={session}
+            threadId={route.threadId}
+            interruptId={route.interruptId}
+          />
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { deadlineText, duration, kindOf, payloadSummary, shortId, treePath } from "./format.ts";
+
+describe("format", () => {
+  it("draws the run-tree path as orchestrator › sub-agent › node", () => {
+    const path = [
+      { runId: "r1", graph: "support_desk", node: "refund_agent", taskId: "t1" },
+      { runId: "r2", graph: "refund_agent", node: "approve", taskId: "t2" },
+    ];
+    expect(treePath({ path, graph: "refund_agent", node: "approve" })).toBe(
+      "support_desk › refund_agent › approve",
+    );
+    expect(treePath({ path: [], graph: "ask", node: "ask" })).toBe("ask › ask");
+  });
+
+  it("summarises decisions, questions and other payloads in one clipped line", () => {
+    expect(
+      payloadSummary({
+        action: "refund",
+        args: { amount: 5, to: "x" },
+        description: "Refund?",
+        allow: {},
+      }),
+    ).toBe("refund(amount=5, to=x) — Refund?");
+    expect(payloadSummary({ question: "Proceed?" })).toBe("Proceed?");
+    expect(payloadSummary({ n: 1 })).toBe('{"n":1}');
+    expect(payloadSummary("x".repeat(200), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+
+  it("says ages and deadlines in words", () => {
+    expect(duration(42_000)).toBe("42 s");
+    expect(duration(5 * 60_000)).toBe("5 min");
+    expect(duration(3 * 3_600_000)).toBe("3 h");
+    expect(duration(72 * 3_600_000)).toBe("3 d");
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(deadlineText(null, now)).toBe("none");
+    expect(deadlineText("2026-01-01T00:05:00Z", now)).toBe("in 5 min");
+    expect(deadlineText("2025-12-31T23:59:00Z", now)).toBe("1 min ago");
+    expect(shortId("abcdefghijkl", 4)).toBe("abcd…");
+    expect(shortId(null)).toBe("—");
+  });
+
+  it("classifies interrupts for the kind filter", () => {
+    expect(kindOf({ kind: "dynamic", payload: { action: "a", args: {}, allow: {} } })).toBe(
+      "decision",
+    );
+    expect(kindOf({ kind: "dynamic", payload: { question: "?" } })).toBe("question");
+    expect(kindOf({ kind: "before", payload: null })).toBe("before");
+  });
+});

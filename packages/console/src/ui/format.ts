@@ -1,0 +1,82 @@
+/**
+ * How queue items read to a person: the run-tree path, a one-line payload summary, ages and
+ * deadlines in words.
+ */
+import type { InterruptListItem } from "@rein/client";
+import { asDecision } from "./decision.ts";
+
+/** `orchestrator › sub-agent › node`: the root graph, then the node at each level. */
+export function treePath(item: {
+  path: readonly Pick<InterruptListItem["path"][number], "graph" | "node">[];
+  graph: string;
+  node: string;
+}): string {
+  const [root] = item.path;
+  if (!root) return `${item.graph} › ${item.node}`;
+  return [root.graph, ...item.path.map((entry) => entry.node)].join(" › ");
+}
+
+const clip = (text: string, max: number): string =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text;
+
+/** One line saying what the interrupt asks. */
+export function payloadSummary(payload: unknown, max = 100): string {
+  const decision = asDecision(payload);
+  if (decision) {
+    const args = Object.entries(decision.args)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(", ");
+    return clip(
+      `${decision.action}(${args})${decision.description ? ` — ${decision.description}` : ""}`,
+      max,
+    );
+  }
+  if (typeof payload === "string") return clip(payload, max);
+  if (typeof payload === "object" && payload !== null) {
+    const record = payload as Record<string, unknown>;
+    for (const key of ["question", "message", "description", "prompt"]) {
+      const value = record[key];
+      if (typeof value === "string") return clip(value, max);
+    }
+  }
+  return clip(JSON.stringify(payload) ?? "(no payload)", max);
+}
+
+/** `42 s`, `5 min`, `3 h`, `2 d`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.round(h / 24)} d`;
+}
+
+/** A deadline relative to now: `in 5 min`, `5 min ago`, or `none`. */
+export function deadlineText(deadline: string | null, now = Date.now()): string {
+  if (!deadline) return "none";
+  const left = Date.parse(deadline) - now;
+  return left >= 0 ? `in ${duration(left)}` : `${duration(-left)} ago`;
+}
+
+/** A short form of a long id, for tables; the full id goes in a `title`. */
+export function shortId(id: string | null | undefined, keep = 8): string {
+  if (!id) return "—";
+  return id.length > keep + 1 ? `${id.slice(0, keep)}…` : id;
+}
+
+/** Kinds the queue filter offers. */
+export const KINDS = ["decision", "question", "before", "after"] as const;
+
+/** The kind of an interrupt as the filter offers it. */
+export type QueueKind = (typeof KINDS)[number];
+
+/**
+ * `decision` (the payload follows the convention), `question` (any other `interrupt()`), or the
+ * static pause `before` / `after` a node.
+ */
+export function kindOf(item: Pick<InterruptListItem, "kind" | "payload">): QueueKind {
+  if (asDecision(item.payload)) return "decision";
+  return item.kind === "dynamic" ? "question" : item.kind;
+}

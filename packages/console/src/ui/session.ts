@@ -1,0 +1,36 @@
+/**
+ * The signed-in session: the token (kept in sessionStorage, so it dies with the tab), who it is,
+ * and the one `ReinClient` every screen talks to the server through.
+ */
+import { ReinClient, type Whoami } from "@rein/client";
+
+const KEY = "rein.console.token";
+
+/** A signed-in reviewer. */
+export interface Session {
+  client: ReinClient;
+  me: Whoami;
+}
+
+/** A client of the server that served this page. */
+export function clientFor(token: string): ReinClient {
+  return new ReinClient({ baseUrl: window.location.origin, token });
+}
+
+/** Checks the token with the server and remembers it for this tab. */
+export async function signIn(token: string): Promise<Session> {
+  const client = clientFor(token);
+  const me = await client.whoami();
+  window.sessionStorage.setItem(KEY, token);
+  return { client, me };
+}
+
+/** The remembered token of this tab, if any. */
+export function rememberedToken(): string | null {
+  return window.sessionStorage.getItem(KEY);
+}
+
+/** Forgets the token. */
+export function signOut(): void {
+  window.sessionStorage.removeItem(KEY);
+}

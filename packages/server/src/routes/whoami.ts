@@ -1,0 +1,34 @@
+/**
+ * `GET /whoami`: who the bearer token is. A console shows it after sign-in, so a reviewer knows
+ * which tenant's queue they see and under which name their answers are audited.
+ */
+import type { FastifyInstance } from "fastify";
+import type { ServerContext } from "../context.ts";
+import { defineRoute } from "../route.ts";
+import { WhoamiSchema } from "../schemas.ts";
+
+/** Registers `GET /whoami`. */
+export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): void {
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/whoami",
+      operationId: "whoami",
+      summary:
+        "The caller: subject (the actor recorded in the audit log), tenant (null in open mode) and scopes.",
+      scope: "read",
+      responses: { 200: WhoamiSchema },
+    },
+    ({ principal }) =>
+      Promise.resolve({
+        status: 200,
+        body: {
+          subject: principal.subject,
+          tenant: principal.tenant,
+          scopes: [...principal.scopes].sort(),
+        },
+      }),
+  );
+}
