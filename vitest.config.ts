@@ -1,14 +1,21 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
-// Tests run against `src` of every workspace package: the package exports point at TypeScript
-// sources, so no build step stands between an edit and its test.
+// Inside the repository, tests run against `src` of every workspace package: each export map
+// lists a "@rein/source" condition ahead of the built `dist` files (docs/packaging.md), and this
+// config turns it on, so no build step stands between an edit and its test. Processes the tests
+// spawn (`node --import tsx ...`) get the same condition through NODE_OPTIONS.
+const source = "@rein/source";
+
 export default defineConfig({
+  ssr: { resolve: { conditions: [source, ...defaultServerConditions] } },
   test: {
     include: [
       "packages/*/src/**/*.test.ts",
       "examples/*/src/**/*.test.ts",
       "bench/src/**/*.test.ts",
     ],
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=${source}`.trim() },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
