@@ -5,7 +5,15 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["**/node_modules/**", "**/dist/**", "**/.tsbuild/**", "scratch/**"],
+    // The consumer fixture is type-checked against the installed tarballs by its own test, not
+    // against the sources.
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "**/.tsbuild/**",
+      "scratch/**",
+      "tests/consumer/fixture/*.ts",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -33,5 +41,13 @@ export default tseslint.config(
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { console: "readonly", process: "readonly" } },
+  },
+  {
+    files: ["**/*.cjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { console: "readonly", process: "readonly", require: "readonly" },
+    },
   },
 );

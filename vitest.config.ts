@@ -14,6 +14,7 @@ export default defineConfig({
       "packages/*/src/**/*.test.ts",
       "examples/*/src/**/*.test.ts",
       "bench/src/**/*.test.ts",
+      "tests/**/*.test.ts",
     ],
     env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=${source}`.trim() },
     testTimeout: 30_000,
