@@ -40,14 +40,19 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: { console: "readonly", process: "readonly" },
+    },
   },
   {
     files: ["**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: "commonjs",
+      parserOptions: { projectService: false },
       globals: { console: "readonly", process: "readonly", require: "readonly" },
     },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );
