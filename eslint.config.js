@@ -53,6 +53,9 @@ export default tseslint.config(
       parserOptions: { projectService: false },
       globals: { console: "readonly", process: "readonly", require: "readonly" },
     },
-    rules: { "@typescript-eslint/no-require-imports": "off" },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      "@typescript-eslint/no-require-imports": "off",
+    },
   },
 );
