@@ -58,7 +58,12 @@ async function install(): Promise<void> {
     ["pack", ...PACKAGES.flatMap((p) => ["-w", p]), "--pack-destination", tarballs],
     root,
   );
-  const packed = PACKAGES.map((p) => join(tarballs, `${p.slice(1).replace("/", "-")}-0.1.0.tgz`));
+  const packed = PACKAGES.map((name) => {
+    const { version } = JSON.parse(
+      readFileSync(join(root, "packages", name.split("/")[1] ?? "", "package.json"), "utf8"),
+    ) as { version: string };
+    return join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`);
+  });
   for (const file of packed) expect(existsSync(file), file).toBe(true);
 
   writeFileSync(
