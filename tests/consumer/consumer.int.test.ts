@@ -66,14 +66,21 @@ async function install(): Promise<void> {
   });
   for (const file of packed) expect(existsSync(file), file).toBe(true);
 
+  // better-sqlite3 is pinned to the workspace's version so its compiled addon can be reused: it
+  // builds from source where no prebuilt binary downloads, which takes minutes. An override
+  // only pins a package something depends on, so a better-sqlite3 missing from @rein/sqlite's
+  // dependencies still fails here. typescript and @types/node are the consumer's own tools,
+  // matching the workspace's (npm cache hits).
+  const sqliteVersion = versionIn(root, "better-sqlite3");
   writeFileSync(
     join(app, "package.json"),
-    JSON.stringify({ name: "rein-consumer", private: true, type: "module" }),
+    JSON.stringify({
+      name: "rein-consumer",
+      private: true,
+      type: "module",
+      overrides: { "better-sqlite3": sqliteVersion },
+    }),
   );
-  // better-sqlite3 is pinned to the workspace's version so its compiled addon can be reused: it
-  // builds from source where no prebuilt binary downloads, which takes minutes. Other versions
-  // fall back to that build. typescript and @types/node match the workspace (npm cache hits).
-  const sqliteVersion = versionIn(root, "better-sqlite3");
   await run(
     "npm",
     [
@@ -83,7 +90,6 @@ async function install(): Promise<void> {
       "--no-fund",
       "--ignore-scripts",
       ...packed,
-      `better-sqlite3@${sqliteVersion}`,
       `typescript@${versionIn(root, "typescript")}`,
       `@types/node@${versionIn(root, "@types/node")}`,
     ],
