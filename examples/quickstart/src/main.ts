@@ -17,7 +17,8 @@ const graph = new StateGraph({
       description: `Refund $${s.amount}?`,
     });
     if (!decision.approved) return { log: "refund: rejected" };
-    // At most once per (thread, task, key), with a stable key to hand to the payment API.
+    // At least once, with one stable key per attempt series: exactly once against an API that
+    // dedupes on ctx.idempotencyKey (a crash between the payment and storing its result pays again).
     const receipt = await ctx.once(
       "pay",
       () => `receipt-${payments.push(ctx.idempotencyKey("pay"))}`,

@@ -23,6 +23,10 @@ export const ErrorCodes = {
   NODE_FAILED: "node_failed",
   CANCELLED: "cancelled",
   RECURSION_LIMIT: "recursion_limit",
+  INVALID_ID: "invalid_id",
+  FENCED_OUT: "fenced_out",
+  RUN_IN_PROGRESS: "run_in_progress",
+  STORE_UNAVAILABLE: "store_unavailable",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -94,6 +98,17 @@ export class InvalidInputError extends ReinError {
   }
 }
 
+/**
+ * An id (a thread id) is malformed: not a string, empty, too long, with a NUL character or an
+ * unpaired surrogate. Refused the same way by every store, before anything is written; `details`
+ * says which rule it broke.
+ */
+export class InvalidIdError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_ID, message, details);
+  }
+}
+
 /** A resume answer does not match the schema the interrupt declared. Nothing was stored. */
 export class InvalidAnswerError extends ReinError {
   constructor(message: string, details: Record<string, unknown> = {}) {
@@ -127,6 +142,20 @@ export class NonSerializableError extends ReinError {
       `Value at ${path} is not serializable (${what}); pass plain JSON data, Date, Map, Set, BigInt or Uint8Array.`,
       { path, what },
     );
+  }
+}
+
+/**
+ * A value nests deeper than the serializer's limit (a runaway recursion in node code, or hostile
+ * input); `details.limit` is the limit and `details.path` where it was crossed (shortened).
+ */
+export class SerializationDepthError extends NonSerializableError {
+  constructor(path: string, limit: number) {
+    super(
+      path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      `nested deeper than ${limit} levels`,
+    );
+    this.details.limit = limit;
   }
 }
 
@@ -203,6 +232,60 @@ export class ThreadBusyError extends ReinError {
         owner,
       },
     );
+  }
+}
+
+/**
+ * A write made on behalf of a run was refused because the writer no longer holds the thread's
+ * lease: it was paused (GC, VM, blocked event loop) or cut off from the store longer than the
+ * lease lasts, and another process took the thread over. Nothing of the refused write was stored.
+ * The call that ran into it may be retried: it then sees the state the new owner left.
+ */
+export class FencedOutError extends ReinError {
+  /** Retrying the call is safe: the refused write changed nothing. */
+  readonly retryable = true;
+  constructor(threadId: string, token: number | null, currentToken: number | null) {
+    super(
+      ErrorCodes.FENCED_OUT,
+      `This process lost the lease of thread ${threadId} (fencing token ${token ?? "none"}, the store has ${currentToken ?? "none"}): another process owns its run now and nothing more was written by this one. Retry the call to see the current state.`,
+      { threadId, token, currentToken },
+    );
+  }
+}
+
+/**
+ * Plain input was sent to a thread whose run is not finished: it is running in another process,
+ * it was left running by a process that crashed, or an answer is recorded and not yet applied.
+ * Starting a new run beside it would lose that work, so nothing was stored.
+ */
+export class RunInProgressError extends ReinError {
+  constructor(threadId: string, runId: string, status: string) {
+    super(
+      ErrorCodes.RUN_IN_PROGRESS,
+      `Thread ${threadId} has run ${runId} in progress (status "${status}": running elsewhere, left by a crashed process, or holding an answer not yet applied). Continue it with invoke(null, { threadId }) — the recovery sweep does the same — and send new input once it has finished.`,
+      { threadId, runId, status },
+    );
+  }
+}
+
+/**
+ * The store could not be reached or failed underneath (a dropped connection, a server restart,
+ * a disk error). `retryable` says whether the same call may succeed later; `cause` holds the
+ * driver's error.
+ */
+export class StoreUnavailableError extends ReinError {
+  /** Whether retrying the call later may succeed (true for connection and availability errors). */
+  readonly retryable: boolean;
+  constructor(
+    message: string,
+    options: { cause: unknown; retryable: boolean; driverCode?: string },
+  ) {
+    super(ErrorCodes.STORE_UNAVAILABLE, message, {
+      retryable: options.retryable,
+      ...(options.driverCode ? { driverCode: options.driverCode } : {}),
+    });
+    this.retryable = options.retryable;
+    this.cause = options.cause;
   }
 }
 

@@ -63,7 +63,11 @@ describe("package export maps", () => {
       "MissingCheckpointerError",
       "MissingThreadIdError",
       "NonSerializableError",
+      "SerializationDepthError",
+      "InvalidIdError",
       "ErrorCodes",
+      "defineInterrupt",
+      "validateThreadId",
     ])
       expect(core[name], name).toBeDefined();
   });

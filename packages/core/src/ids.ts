@@ -6,6 +6,7 @@
  */
 import * as crypto from "node:crypto";
 import { createHash, randomUUID } from "node:crypto";
+import { InvalidIdError } from "./errors.ts";
 
 declare const brand: unique symbol;
 /** A string that the type system keeps apart from other strings. */
@@ -21,6 +22,39 @@ export type TaskId = Brand<string, "TaskId">;
 export type InterruptId = Brand<string, "InterruptId">;
 /** Identifies one checkpoint. Time-ordered. */
 export type CheckpointId = Brand<string, "CheckpointId">;
+
+/** The longest thread id, in UTF-16 code units (at most 768 bytes of UTF-8). */
+export const MAX_THREAD_ID_LENGTH = 256;
+
+/** An unpaired surrogate: text that no store can encode as UTF-8 without changing it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Checks a thread id and returns it branded. One rule for every store: 1 to 256 UTF-16 code
+ * units of well-formed Unicode without NUL. An unpaired surrogate would be replaced when a store
+ * encodes UTF-8 (two ids would become one thread) and NUL cannot be stored in Postgres text.
+ *
+ * @throws InvalidIdError naming the broken rule.
+ */
+export function validateThreadId(threadId: unknown): ThreadId {
+  const refuse = (rule: string, why: string): never => {
+    throw new InvalidIdError(
+      `Thread id ${why}; use 1 to ${MAX_THREAD_ID_LENGTH} characters of well-formed text without NUL.`,
+      {
+        field: "threadId",
+        rule,
+      },
+    );
+  };
+  if (typeof threadId !== "string")
+    return refuse("type", `must be a string, not ${typeof threadId}`);
+  if (threadId.length === 0) return refuse("empty", "is empty");
+  if (threadId.length > MAX_THREAD_ID_LENGTH)
+    return refuse("length", `is ${threadId.length} characters long`);
+  if (threadId.includes("\u0000")) return refuse("nul", "contains a NUL character");
+  if (LONE_SURROGATE.test(threadId)) return refuse("surrogate", "contains an unpaired surrogate");
+  return threadId as ThreadId;
+}
 
 /** One-shot hashing (Node ≥ 20.12) avoids a Hash object per id; older Node uses createHash. */
 const oneShot = (
@@ -38,6 +72,15 @@ function digest(parts: readonly (string | number)[]): string {
 /** A fresh root run id. */
 export function newRunId(): RunId {
   return randomUUID() as RunId;
+}
+
+/**
+ * The root run id of a call made with a request id: deterministic, so a retry of the call (after
+ * a crash or an ambiguous error) finds the run the first attempt started, and its tasks get the
+ * same ids and idempotency keys instead of new ones.
+ */
+export function requestRunIdFor(threadId: string, requestId: string): RunId {
+  return `q_${digest([threadId, requestId])}` as RunId;
 }
 
 /** Deterministic task id: (thread, run, namespace, step, node, trigger). */

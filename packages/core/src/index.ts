@@ -23,6 +23,8 @@ export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./gra
 export { CompiledGraph, RunConfig } from "./runtime/compiled.ts";
 export type { CompileOptions, RunOptions, StreamOptions } from "./runtime/compiled.ts";
 export { interrupt } from "./runtime/context.ts";
+export { defineInterrupt } from "./runtime/answer-schemas.ts";
+export type { InterruptDefinition } from "./runtime/answer-schemas.ts";
 export type { InterruptOptions, NodeContext } from "./runtime/context.ts";
 export type { StreamEvent, StreamMode } from "./runtime/events.ts";
 export type { DeterminismMode } from "./runtime/execution.ts";
@@ -34,6 +36,7 @@ export type { MemorySaverOptions } from "./checkpoint/memory.ts";
 export type * from "./checkpoint/types.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
+export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";

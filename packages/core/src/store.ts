@@ -6,6 +6,8 @@
  */
 export {
   channelValuesFromChains,
+  checkFence,
+  FINAL_RUN_STATUSES,
   conflictError,
   decodeCursor,
   decodeSeqCursor,
@@ -15,3 +17,4 @@ export {
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
+export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

@@ -50,6 +50,27 @@ export interface RunResult<State = Record<string, unknown>> {
   checkpointId: CheckpointId | null;
   /** The recorded failure when `status` is `error`. */
   error?: { name: string; message: string; code?: string; node?: string };
+  /**
+   * Answers of this call that the node's schema rejected on re-run (they had passed only the
+   * stored JSON Schema, in a process that did not know the real one). Each question was asked
+   * again: it is among `interrupts` as `askedAgainAs`. Absent when there were none.
+   */
+  rejectedAnswers?: RejectedAnswer[];
+}
+
+/**
+ * An answer that passed the stored JSON Schema but not the schema the node declares: the
+ * interrupt was superseded and the same question asked again as a new pending interrupt.
+ */
+export interface RejectedAnswer {
+  /** The interrupt whose answer was rejected (now `superseded`). */
+  interruptId: InterruptId;
+  /** The new pending interrupt asking the same question. */
+  askedAgainAs: InterruptId;
+  /** What an `InvalidAnswerError` would have said. */
+  message: string;
+  /** The schema's issues, as in `InvalidAnswerError.details.issues`. */
+  issues: unknown[];
 }
 
 /** A steering instruction: recorded separately from answers, read by node code via `ctx.steering`. */

@@ -13,18 +13,16 @@ import type {
   RunId,
 } from "@rein/core";
 import type { RowCodec } from "./codec.ts";
+import { Rollback } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
 /** Thrown inside the transaction to roll it back and return a refusal. */
-class Refusal extends Error {
-  constructor(readonly outcome: AnswerOutcome) {
-    super(outcome.ok ? "ok" : outcome.reason);
-  }
-}
+class Refusal extends Rollback<AnswerOutcome> {}
 
 /**
- * Applies `batch` all-or-nothing on `client`. A refusal (duplicate request, moved head, an
- * interrupt not pending) rolls back and writes nothing.
+ * Applies `batch` all-or-nothing on `client`, inside the caller's transaction. A refusal
+ * (duplicate request, moved head, an interrupt not pending) throws a {@link Rollback} carrying
+ * the outcome, so the caller's transaction rolls back and writes nothing.
  */
 export async function applyAnswers(
   client: PoolClient,
@@ -56,17 +54,10 @@ export async function applyAnswers(
     ...cancel.map((id) => ({ id, action: "cancel" as const, data: { requestId } })),
   ];
   auditLines.forEach((line) => codec.ser(line.data));
-
-  await client.query("BEGIN");
-  try {
-    const outcome = await checkAndApply();
-    await client.query("COMMIT");
-    return outcome;
-  } catch (error) {
-    await client.query("ROLLBACK");
-    if (error instanceof Refusal) return error.outcome;
-    throw error;
-  }
+  const runs = codec.runArrays(batch.runs ?? []);
+  const outcome = await checkAndApply();
+  if (runs[0]?.length) await client.query({ ...sql.upsertRuns, values: runs });
+  return outcome;
 
   async function checkAndApply(): Promise<AnswerOutcome> {
     const { threadId } = batch;

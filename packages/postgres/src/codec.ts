@@ -171,9 +171,17 @@ export class RowCodec {
   /** Four parallel arrays (run id, thread, created at, record) for the run upsert. */
   runArrays(runs: readonly RunRecord[]): string[][] {
     const last = new Map(runs.map((run) => [run.runId, run]));
-    const arrays: string[][] = [[], [], [], []];
+    const arrays: string[][] = [[], [], [], [], [], [], []];
     for (const run of last.values()) {
-      push(arrays, [run.runId, run.threadId, run.createdAt, this.ser(run)]);
+      push(arrays, [
+        run.runId,
+        run.threadId,
+        run.createdAt,
+        run.updatedAt,
+        run.status,
+        run.parentRunId === null ? "true" : "false",
+        this.ser(run),
+      ]);
     }
     return arrays;
   }

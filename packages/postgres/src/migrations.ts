@@ -8,6 +8,7 @@
  * by a newer Rein is refused with {@link SchemaVersionError}.
  */
 import type { Pool } from "pg";
+import { guarded, storeError } from "./connection.ts";
 import { SchemaVersionError } from "@rein/core";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
@@ -162,6 +163,26 @@ export const MIGRATIONS: readonly Migration[] = [
     // taking and releasing one then costs no disk flush, two fewer per run.
     sql: (s) => `ALTER TABLE ${s}.leases SET UNLOGGED`,
   },
+  {
+    version: 3,
+    name: "fencing tokens and runs by status",
+    // Tokens come from a (logged) sequence: the unlogged lease table is emptied by a server
+    // crash, and a token handed out afterwards must still exceed every earlier one. Run status,
+    // update time and rootness get columns the recovery sweep's index can serve.
+    sql: (s) => `
+      CREATE SEQUENCE ${s}.lease_tokens;
+      ALTER TABLE ${s}.leases ADD COLUMN token bigint NOT NULL DEFAULT 0;
+      ALTER TABLE ${s}.runs
+        ADD COLUMN status text NOT NULL DEFAULT 'running',
+        ADD COLUMN updated_at text NOT NULL DEFAULT '',
+        ADD COLUMN root boolean NOT NULL DEFAULT true;
+      UPDATE ${s}.runs SET
+        status = coalesce(record::jsonb ->> 'status', 'running'),
+        updated_at = coalesce(record::jsonb ->> 'updatedAt', created_at),
+        root = coalesce(jsonb_typeof(record::jsonb -> 'parentRunId'), 'null') = 'null';
+      CREATE INDEX runs_by_status ON ${s}.runs (status, updated_at, run_id);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */
@@ -190,7 +211,14 @@ export async function migrate(
 ): Promise<number[]> {
   const s = quoteSchema(schema);
   const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const client = await pool.connect();
+  const client = await guarded(() => pool.connect());
+  // A connection dropped while checked out emits 'error' on the client; unheard, that kills
+  // the process. The query in flight rejects as well, which is what the caller sees.
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     // Held until COMMIT/ROLLBACK: concurrent migrators of this schema wait here, then find the
@@ -222,10 +250,14 @@ export async function migrate(
     await client.query("COMMIT");
     return applied;
   } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
+    // A rollback on a dead connection fails too; the first error is the one to report.
+    await client.query("ROLLBACK").catch((rollback: unknown) => {
+      broken ??= rollback instanceof Error ? rollback : new Error(String(rollback));
+    });
+    throw storeError(error);
   } finally {
-    client.release();
+    client.off("error", onError);
+    client.release(broken);
   }
 }
 

@@ -11,11 +11,14 @@ import {
   type CheckpointId,
   type CheckpointRecord,
   type Checkpointer,
+  type Fence,
   type InterruptId,
   type InterruptPage,
   type InterruptQuery,
   type InterruptStatus,
+  type LeaseRecord,
   type RunId,
+  type RunQuery,
   type RunRecord,
   type Serializer,
   type SteeringRecord,
@@ -37,12 +40,15 @@ import {
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
+import { guarded, inTransaction, storeError } from "./connection.ts";
 import {
+  checkFence,
   conflictError,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
   pageLimit,
+  validateThreadId,
 } from "@rein/core/store";
 import { auditQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import { statementsFor, type Named, type Statements } from "./statements.ts";
@@ -130,25 +136,51 @@ export class PostgresSaver implements Checkpointer {
     await migrate(this.pool, this.schema);
   }
 
-  async #rows<Row extends pg.QueryResultRow>(statement: Named, values: unknown[]): Promise<Row[]> {
-    return (await this.pool.query<Row>({ ...statement, values })).rows;
+  /** Rows of one statement, on the pool or on a transaction's client; driver errors typed. */
+  async #rows<Row extends pg.QueryResultRow>(
+    statement: Named,
+    values: unknown[],
+    via: pg.Pool | pg.PoolClient = this.pool,
+  ): Promise<Row[]> {
+    return guarded(async () => (await via.query<Row>({ ...statement, values })).rows);
   }
 
-  async #run(statement: Named, values: unknown[]): Promise<number> {
-    return (await this.pool.query({ ...statement, values })).rowCount ?? 0;
+  async #run(
+    statement: Named,
+    values: unknown[],
+    via: pg.Pool | pg.PoolClient = this.pool,
+  ): Promise<number> {
+    return guarded(async () => (await via.query({ ...statement, values })).rowCount ?? 0);
+  }
+
+  /**
+   * Runs one fence-aware write statement (see `fencedWrite` in statements.ts): the fencing token
+   * goes last among `values`, the lease check happens in the same statement (one round trip),
+   * and a refused fence throws {@link FencedOutError}.
+   */
+  async #fenced<Row extends { current_token: string | null }>(
+    statement: Named,
+    values: unknown[],
+    fence: Fence | undefined,
+  ): Promise<Row | undefined> {
+    const [row] = await this.#rows<Row>(statement, [...values, fence?.token ?? null]);
+    if (fence) checkFence(fence, row?.current_token == null ? null : Number(row.current_token));
+    return row;
   }
 
   // Threads ------------------------------------------------------------------------------------
 
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
-  async putThread(thread: ThreadRecord): Promise<void> {
-    await this.#run(this.#sql.upsertThread, [
+  async putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
+    validateThreadId(thread.threadId);
+    const values = [
       thread.threadId,
       thread.tenant,
       thread.createdAt,
       thread.updatedAt,
       this.#codec.ser(thread.metadata),
-    ]);
+    ];
+    await this.#fenced(this.#sql.upsertThread, values, fence);
   }
 
   /** The thread record, if it was created. */
@@ -190,6 +222,7 @@ export class PostgresSaver implements Checkpointer {
    */
   async commitStep(commit: StepCommit): Promise<void> {
     const { checkpoint: cp, expectedHeadId } = commit;
+    validateThreadId(cp.threadId);
     const values = [
       cp.threadId,
       cp.stream,
@@ -199,13 +232,22 @@ export class PostgresSaver implements Checkpointer {
       ...this.#codec.blobArrays(commit.blobs),
       ...this.#codec.interruptArrays(commit.interrupts ?? []),
       ...this.#codec.runArrays(commit.runs ?? []),
+      commit.fence?.token ?? null,
     ];
     let ok: number;
     try {
-      [{ ok = 0 } = {}] = await this.#rows<{ ok: number }>(this.#sql.commitStep, values);
+      const [row] = await this.pool
+        .query<{ ok: number; current_token: string | null }>({
+          ...this.#sql.commitStep,
+          values,
+        })
+        .then((r) => r.rows);
+      ok = row?.ok ?? 0;
+      if (ok !== 1 && commit.fence)
+        checkFence(commit.fence, row?.current_token == null ? null : Number(row.current_token));
     } catch (error) {
       // The checkpoint id exists already: as much a lost race as a moved head.
-      if (!isUniqueViolation(error, "checkpoints_pkey")) throw error;
+      if (!isUniqueViolation(error, "checkpoints_pkey")) throw storeError(error);
       ok = 0;
     }
     if (ok !== 1) {
@@ -279,17 +321,23 @@ export class PostgresSaver implements Checkpointer {
   async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     const { result } = outcome;
     const inserted = new Set(outcome.interrupts.map((i) => i.id));
-    await this.#run(this.#sql.putTaskOutcome, [
-      outcome.threadId,
-      outcome.stream,
-      outcome.checkpointId,
-      result.taskId,
-      result.kind,
-      this.#codec.ser(result),
-      ...this.#codec.interruptArrays(outcome.interrupts),
-      // A row may change once per statement: ids re-inserted above are not also superseded.
-      outcome.superseded.filter((id) => !inserted.has(id)),
-    ]);
+    const [row] = await this.#rows<{ applied: number; current_token: string | null }>(
+      this.#sql.putTaskOutcome,
+      [
+        outcome.threadId,
+        outcome.stream,
+        outcome.checkpointId,
+        result.taskId,
+        result.kind,
+        this.#codec.ser(result),
+        ...this.#codec.interruptArrays(outcome.interrupts),
+        // A row may change once per statement: ids re-inserted above are not also superseded.
+        outcome.superseded.filter((id) => !inserted.has(id)),
+        outcome.fence?.token ?? null,
+      ],
+    );
+    if (outcome.fence && row?.applied !== 1)
+      checkFence(outcome.fence, row?.current_token == null ? null : Number(row.current_token));
   }
 
   /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
@@ -347,24 +395,35 @@ export class PostgresSaver implements Checkpointer {
 
   /** Answers and cancels pending interrupts all-or-nothing, in one transaction. */
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    const client = await this.pool.connect();
-    try {
-      return await applyAnswers(client, this.#sql, this.#codec, batch);
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.pool, async (client) => {
+      if (batch.fence) {
+        const [lease] = await this.#rows<{ token: string }>(
+          this.#sql.lockLease,
+          [batch.threadId],
+          client,
+        );
+        checkFence(batch.fence, lease ? Number(lease.token) : null);
+      }
+      return applyAnswers(client, this.#sql, this.#codec, batch);
+    });
   }
 
   /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  async setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void> {
-    if (ids.length > 0) await this.#run(this.#sql.setStatus, [ids, status]);
+  async setInterruptStatus(
+    ids: InterruptId[],
+    status: "cancelled" | "superseded",
+    fence?: Fence,
+  ): Promise<void> {
+    if (ids.length === 0 && !fence) return;
+    await this.#fenced(this.#sql.setStatus, [ids, status, fence?.threadId ?? null], fence);
   }
 
   // Request ids --------------------------------------------------------------------------------
 
   /** Stores what a request id produced, returned to later duplicates of that request. */
-  async putRequestResult(requestId: string, result: unknown): Promise<void> {
-    await this.#run(this.#sql.putRequestResult, [requestId, this.#codec.ser(result)]);
+  async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
+    const values = [requestId, this.#codec.ser(result), fence?.threadId ?? null];
+    await this.#fenced(this.#sql.putRequestResult, values, fence);
   }
 
   /** Whether a request id was applied, with the outcome stored for it. */
@@ -392,25 +451,53 @@ export class PostgresSaver implements Checkpointer {
     taskId: TaskId,
     key: string,
     value: unknown,
+    fence?: Fence,
   ): Promise<{ value: unknown }> {
     const text = this.#codec.ser(value);
-    let [row] = await this.#rows<{ value: string }>(this.#sql.putOnce, [
-      threadId,
-      taskId,
-      key,
-      text,
-    ]);
+    const row = await this.#fenced<{ current_token: string | null; value: string | null }>(
+      this.#sql.putOnce,
+      [threadId, taskId, key, text],
+      fence,
+    );
     // A concurrent writer committed after this statement's snapshot: read its value afresh.
-    row ??= (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0];
-    return { value: this.#codec.de(row?.value ?? text) };
+    const stored =
+      row?.value ??
+      (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0]?.value;
+    return { value: this.#codec.de(stored ?? text) };
   }
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record. */
-  async putRun(run: RunRecord): Promise<void> {
-    const record = this.#codec.ser(run);
-    await this.#run(this.#sql.upsertRun, [run.runId, run.threadId, run.createdAt, record]);
+  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
+  async putRun(run: RunRecord, fence?: Fence): Promise<void> {
+    const values = [
+      run.runId,
+      run.threadId,
+      run.createdAt,
+      run.updatedAt,
+      run.status,
+      run.parentRunId === null,
+      this.#codec.ser(run),
+    ];
+    await this.#fenced(this.#sql.upsertRun, values, fence);
+  }
+
+  /** Runs in one status across threads, least recently updated first, from an index. */
+  async listRunsByStatus(
+    query: RunQuery,
+  ): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
+    const limit = pageLimit(query.limit);
+    const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
+    const rows = await this.#rows<{ record: string; updated_at: string; run_id: string }>(
+      this.#sql.runsByStatus,
+      [query.status, query.rootOnly ?? false, afterAt, afterId, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
+      nextCursor: rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
+    };
   }
 
   /** One run by id. */
@@ -428,9 +515,9 @@ export class PostgresSaver implements Checkpointer {
   // Steering and audit -------------------------------------------------------------------------
 
   /** Appends a steering record to its thread's log. */
-  async appendSteering(record: SteeringRecord): Promise<void> {
-    const text = this.#codec.ser(record);
-    await this.#run(this.#sql.insertSteering, [record.id, record.threadId, text]);
+  async appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
+    const values = [record.id, record.threadId, this.#codec.ser(record)];
+    await this.#fenced(this.#sql.insertSteering, values, fence);
   }
 
   /** Steering records of a thread, oldest first. */
@@ -440,8 +527,9 @@ export class PostgresSaver implements Checkpointer {
   }
 
   /** Appends an audit record. */
-  async appendAudit(record: AuditRecord): Promise<void> {
-    await this.#run(this.#sql.insertAudit, [record.threadId, this.#codec.ser(record)]);
+  async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
+    const values = [record.threadId, this.#codec.ser(record)];
+    await this.#fenced(this.#sql.insertAudit, values, fence);
   }
 
   /** Audit records oldest first, by thread or by the tenant of their thread. */
@@ -460,9 +548,18 @@ export class PostgresSaver implements Checkpointer {
 
   // Leases -------------------------------------------------------------------------------------
 
-  /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
-  async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.#run(this.#sql.acquireLease, [threadId, owner, ttlMs])) === 1;
+  /**
+   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
+   * its new fencing token; `null` when another owner holds it.
+   */
+  async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
+    validateThreadId(threadId);
+    const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, [
+      threadId,
+      owner,
+      ttlMs,
+    ]);
+    return row ? Number(row.token) : null;
   }
 
   /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
@@ -476,11 +573,14 @@ export class PostgresSaver implements Checkpointer {
   }
 
   /** The unexpired lease of the thread, if any (by the database clock). */
-  async getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined> {
-    const [row] = await this.#rows<{ owner: string; expires_at: Date }>(this.#sql.getLease, [
-      threadId,
-    ]);
-    return row ? { owner: row.owner, expiresAt: row.expires_at.toISOString() } : undefined;
+  async getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
+    const [row] = await this.#rows<{ owner: string; expires_at: Date; token: string }>(
+      this.#sql.getLease,
+      [threadId],
+    );
+    return row
+      ? { owner: row.owner, expiresAt: row.expires_at.toISOString(), token: Number(row.token) }
+      : undefined;
   }
 
   /** Ends the pool if this saver created it; a pool you passed in stays yours to end. */

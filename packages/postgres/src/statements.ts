@@ -14,7 +14,7 @@ export interface Named {
 export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
 
 /** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
-const INTERRUPT_INSERT = `INSERT INTO %s.interrupts
+const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
   (id, thread_id, run_id, graph, tenant, status, created_at, deadline, answer, answered_by,
    answered_at, record)
 SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
@@ -24,7 +24,8 @@ ON CONFLICT (id) DO UPDATE SET
   thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, graph = EXCLUDED.graph,
   tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
   deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
-  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record`;
+  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
+WHERE i.status = 'pending'`;
 
 /** The interrupt upsert with its arrays at parameters `$first`..`$first+11`. */
 function interruptUpsert(s: string, first: number, condition: string): string {
@@ -33,6 +34,41 @@ function interruptUpsert(s: string, first: number, condition: string): string {
     .replace("%COND", condition);
 }
 
+/**
+ * The lease row of thread `$1`, share-locked, when the write carries a fencing token in
+ * `$token`: a concurrent `acquireLease` waits for this statement, and this statement sees the
+ * token of any acquisition that committed before it (so a stale holder writes nothing).
+ */
+function fenceCte(s: string, token: number, thread = 1): string {
+  return `fence AS (
+    SELECT token FROM ${s}.leases
+    WHERE $${token}::bigint IS NOT NULL AND thread_id = $${thread} FOR SHARE
+  )`;
+}
+
+/**
+ * One write statement made fence-aware in the same round trip: `write` (whose own WHERE must
+ * include {@link fenceOk}) runs inside a CTE beside the lease lock, and the statement returns the
+ * thread's current token so the caller can tell a refused fence from a write that matched
+ * nothing. `$token` is the fencing token (NULL: unfenced), `$thread` the thread id.
+ */
+function fencedWrite(s: string, token: number, thread: number, write: string): string {
+  return `WITH ${fenceCte(s, token, thread)}, w AS (${write})
+    SELECT (SELECT token FROM fence) AS current_token`;
+}
+
+/** True when the write carries no fencing token, or carries the current one. */
+function fenceOk(token: number): string {
+  return `($${token}::bigint IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $${token}))`;
+}
+
+/** Run columns in the order of {@link RowCodec.runArrays}. */
+const RUN_UPSERT_TAIL = `ON CONFLICT (run_id) DO UPDATE SET
+  thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
+  updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
+  record = EXCLUDED.record
+WHERE r.status NOT IN ('done', 'cancelled')`;
+
 /** The SQL of every fixed statement, for the quoted schema `s`. */
 export function statementsFor(s: string) {
   const prefix = `rein_${createHash("sha256").update(s).digest("hex").slice(0, 10)}_`;
@@ -40,10 +76,16 @@ export function statementsFor(s: string) {
   return {
     upsertThread: named(
       "upsert_thread",
-      `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (thread_id) DO UPDATE SET
-         tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata`,
+      fencedWrite(
+        s,
+        6,
+        1,
+        `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
+         SELECT $1, $2, $3, $4, $5 WHERE ${fenceOk(6)}
+         ON CONFLICT (thread_id) DO UPDATE SET
+           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at,
+           metadata = EXCLUDED.metadata`,
+      ),
     ),
     getThread: named(
       "get_thread",
@@ -57,17 +99,18 @@ export function statementsFor(s: string) {
      * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
-     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$33 run arrays.
+     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token.
      */
     commitStep: named(
       "commit_step",
-      `WITH cas AS (
+      `WITH ${fenceCte(s, 37)}, cas AS (
          UPDATE ${s}.heads SET checkpoint_id = $3
          WHERE $4::text IS NOT NULL AND thread_id = $1 AND stream = $2 AND checkpoint_id = $4
+           AND ${fenceOk(37)}
          RETURNING 1
        ), first AS (
          INSERT INTO ${s}.heads (thread_id, stream, checkpoint_id)
-         SELECT $1, $2, $3 WHERE $4::text IS NULL
+         SELECT $1, $2, $3 WHERE $4::text IS NULL AND ${fenceOk(37)}
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), ok AS (
@@ -86,14 +129,17 @@ export function statementsFor(s: string) {
        ), interrupts AS (
          ${interruptUpsert(s, 18, "EXISTS (SELECT 1 FROM ok)")}
        ), runs AS (
-         INSERT INTO ${s}.runs (run_id, thread_id, created_at, record)
-         SELECT * FROM unnest($30::text[], $31::text[], $32::text[], $33::text[])
+         INSERT INTO ${s}.runs AS r
+           (run_id, thread_id, created_at, updated_at, status, root, record)
+         SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
+           u.record
+         FROM unnest($30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
+           $35::text[], $36::text[])
+           AS u (run_id, thread_id, created_at, updated_at, status, root, record)
          WHERE EXISTS (SELECT 1 FROM ok)
-         ON CONFLICT (run_id) DO UPDATE SET
-           thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
-           record = EXCLUDED.record
+         ${RUN_UPSERT_TAIL}
        )
-       SELECT count(*)::int AS ok FROM ok`,
+       SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
     ),
     getHead: named(
       "get_head",
@@ -151,14 +197,14 @@ export function statementsFor(s: string) {
     /**
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids.
+     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token.
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `WITH result AS (
+      `WITH ${fenceCte(s, 20)}, result AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
-         VALUES ($1, $2, $3, $4, $5, $6)
+         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(20)}
          ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
@@ -171,7 +217,8 @@ export function statementsFor(s: string) {
          WHERE id = ANY ($19::text[]) AND status IN ('pending', 'answered')
            AND EXISTS (SELECT 1 FROM result)
        )
-       SELECT count(*)::int AS applied FROM result`,
+       SELECT (SELECT count(*)::int FROM result) AS applied,
+         (SELECT token FROM fence) AS current_token`,
     ),
     listTaskResults: named(
       "list_task_results",
@@ -196,7 +243,13 @@ export function statementsFor(s: string) {
     ),
     setStatus: named(
       "set_status",
-      `UPDATE ${s}.interrupts SET status = $2 WHERE id = ANY ($1::text[]) AND status = 'pending'`,
+      fencedWrite(
+        s,
+        4,
+        3,
+        `UPDATE ${s}.interrupts SET status = $2
+         WHERE id = ANY ($1::text[]) AND status = 'pending' AND ${fenceOk(4)}`,
+      ),
     ),
 
     // answerInterrupts, inside one transaction ---------------------------------------------------
@@ -236,31 +289,60 @@ export function statementsFor(s: string) {
 
     putRequestResult: named(
       "put_request_result",
-      `INSERT INTO ${s}.requests (request_id, result) VALUES ($1, $2)
-       ON CONFLICT (request_id) DO UPDATE SET result = EXCLUDED.result`,
+      fencedWrite(
+        s,
+        4,
+        3,
+        `INSERT INTO ${s}.requests (request_id, result) SELECT $1, $2 WHERE ${fenceOk(4)}
+         ON CONFLICT (request_id) DO UPDATE SET result = EXCLUDED.result`,
+      ),
     ),
     getOnce: named(
       "get_once",
       `SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3`,
     ),
+    // The value comes back with the current token: the inserted one, or the one stored before.
     putOnce: named(
       "put_once",
-      `WITH inserted AS (
-         INSERT INTO ${s}.once_results (thread_id, task_id, key, value) VALUES ($1, $2, $3, $4)
+      `WITH ${fenceCte(s, 5)}, inserted AS (
+         INSERT INTO ${s}.once_results (thread_id, task_id, key, value)
+         SELECT $1, $2, $3, $4 WHERE ${fenceOk(5)}
          ON CONFLICT DO NOTHING RETURNING value
        )
-       SELECT value FROM inserted
-       UNION ALL
-       SELECT value FROM ${s}.once_results WHERE thread_id = $1 AND task_id = $2 AND key = $3
-       LIMIT 1`,
+       SELECT (SELECT token FROM fence) AS current_token,
+         coalesce((SELECT value FROM inserted),
+           (SELECT value FROM ${s}.once_results
+            WHERE thread_id = $1 AND task_id = $2 AND key = $3)) AS value`,
     ),
 
     upsertRun: named(
       "upsert_run",
-      `INSERT INTO ${s}.runs (run_id, thread_id, created_at, record) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (run_id) DO UPDATE SET
-         thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record`,
+      fencedWrite(
+        s,
+        8,
+        2,
+        `INSERT INTO ${s}.runs AS r
+           (run_id, thread_id, created_at, updated_at, status, root, record)
+         SELECT $1, $2, $3, $4, $5, $6, $7 WHERE ${fenceOk(8)}
+         ${RUN_UPSERT_TAIL}`,
+      ),
     ),
+    upsertRuns: named(
+      "upsert_runs",
+      `INSERT INTO ${s}.runs AS r (run_id, thread_id, created_at, updated_at, status, root, record)
+       SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
+         u.record
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::text[]) AS u (run_id, thread_id, created_at, updated_at, status, root, record)
+       ${RUN_UPSERT_TAIL}`,
+    ),
+    runsByStatus: named(
+      "runs_by_status",
+      `SELECT record, updated_at, run_id FROM ${s}.runs
+       WHERE status = $1 AND (NOT $2::boolean OR root) AND (updated_at, run_id) > ($3, $4)
+       ORDER BY updated_at, run_id LIMIT $5`,
+    ),
+    lockLease: named("lock_lease", `SELECT token FROM ${s}.leases WHERE thread_id = $1 FOR SHARE`),
     getRun: named("get_run", `SELECT record FROM ${s}.runs WHERE run_id = $1`),
     listRuns: named(
       "list_runs",
@@ -268,7 +350,12 @@ export function statementsFor(s: string) {
     ),
     insertSteering: named(
       "insert_steering",
-      `INSERT INTO ${s}.steering (id, thread_id, record) VALUES ($1, $2, $3)`,
+      fencedWrite(
+        s,
+        4,
+        2,
+        `INSERT INTO ${s}.steering (id, thread_id, record) SELECT $1, $2, $3 WHERE ${fenceOk(4)}`,
+      ),
     ),
     listSteering: named(
       "list_steering",
@@ -276,17 +363,25 @@ export function statementsFor(s: string) {
     ),
     insertAudit: named(
       "insert_audit",
-      `INSERT INTO ${s}.audit (thread_id, record) VALUES ($1, $2)`,
+      fencedWrite(
+        s,
+        3,
+        1,
+        `INSERT INTO ${s}.audit (thread_id, record) SELECT $1, $2 WHERE ${fenceOk(3)}`,
+      ),
     ),
 
     // Leases use the database clock, so processes on machines with skewed clocks agree.
+    // The token comes from a sequence: it grows across holders, releases and server crashes.
     acquireLease: named(
       "acquire_lease",
-      `INSERT INTO ${s}.leases AS l (thread_id, owner, expires_at)
-       VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
-       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+      `INSERT INTO ${s}.leases AS l (thread_id, owner, expires_at, token)
+       VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond',
+         nextval('${s}.lease_tokens'))
+       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner,
+         expires_at = EXCLUDED.expires_at, token = nextval('${s}.lease_tokens')
        WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
-       RETURNING 1`,
+       RETURNING token`,
     ),
     renewLease: named(
       "renew_lease",
@@ -295,11 +390,11 @@ export function statementsFor(s: string) {
     ),
     releaseLease: named(
       "release_lease",
-      `DELETE FROM ${s}.leases WHERE thread_id = $1 AND owner = $2`,
+      `UPDATE ${s}.leases SET expires_at = '-infinity' WHERE thread_id = $1 AND owner = $2`,
     ),
     getLease: named(
       "get_lease",
-      `SELECT owner, expires_at FROM ${s}.leases
+      `SELECT owner, expires_at, token FROM ${s}.leases
        WHERE thread_id = $1 AND expires_at > clock_timestamp()`,
     ),
 
@@ -321,7 +416,7 @@ export function statementsFor(s: string) {
       ]
         .map((table) => `d_${table} AS (DELETE FROM ${s}.${table} WHERE thread_id = $1)`)
         .join(",\n")}
-       DELETE FROM ${s}.leases WHERE thread_id = $1`,
+       UPDATE ${s}.leases SET expires_at = '-infinity' WHERE thread_id = $1`,
     ),
   };
 }

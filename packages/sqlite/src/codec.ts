@@ -149,6 +149,9 @@ export class RowCodec {
       run_id: run.runId,
       thread_id: run.threadId,
       created_at: run.createdAt,
+      updated_at: run.updatedAt,
+      status: run.status,
+      root: run.parentRunId === null ? 1 : 0,
       record: this.ser(run),
     };
   }

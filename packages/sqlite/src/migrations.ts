@@ -183,6 +183,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX requests_by_thread ON requests (thread_id);
     `,
   },
+  {
+    version: 3,
+    name: "fencing tokens and runs by status",
+    // A lease row now outlives its release (expired, not deleted) so its token keeps growing.
+    // Run status, update time and rootness leave the encoded record for columns the recovery
+    // sweep's index can serve.
+    sql: `
+      ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'running';
+      ALTER TABLE runs ADD COLUMN updated_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE runs ADD COLUMN root INTEGER NOT NULL DEFAULT 1;
+      UPDATE runs SET
+        status = coalesce(json_extract(record, '$.status'), 'running'),
+        updated_at = coalesce(json_extract(record, '$.updatedAt'), created_at),
+        root = (json_extract(record, '$.parentRunId') IS NULL);
+      CREATE INDEX runs_by_status ON runs (status, updated_at, run_id);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -13,11 +13,14 @@ import {
   type CheckpointId,
   type CheckpointRecord,
   type Checkpointer,
+  type Fence,
   type InterruptId,
   type InterruptPage,
   type InterruptQuery,
   type InterruptStatus,
+  type LeaseRecord,
   type RunId,
+  type RunQuery,
   type RunRecord,
   type Serializer,
   type SteeringRecord,
@@ -34,13 +37,15 @@ import { applyAnswers } from "./answers.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
 import {
+  checkFence,
   conflictError,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
   pageLimit,
-  settle,
+  validateThreadId,
 } from "@rein/core/store";
+import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 
@@ -125,6 +130,23 @@ export class SqliteSaver implements Checkpointer {
     return this.#transaction.immediate(body) as T;
   }
 
+  /**
+   * Runs `body` as a write. With a fence, in a `BEGIN IMMEDIATE` transaction that first checks
+   * the thread's fencing token, so a stale lease holder writes nothing; without one, as is.
+   */
+  #fenced<T>(fence: Fence | undefined, body: () => T): T {
+    if (fence === undefined) return body();
+    return this.#write(() => {
+      this.#checkFence(fence);
+      return body();
+    });
+  }
+
+  /** Throws when `fence` is not the thread's current token. Call inside a write transaction. */
+  #checkFence(fence: Fence | undefined): void {
+    if (fence) checkFence(fence, this.#sql.leaseToken.get(fence.threadId)?.token ?? null);
+  }
+
   /** Opens the database file at `path` with the default options. */
   static open(path: string): SqliteSaver {
     return new SqliteSaver({ path });
@@ -133,9 +155,11 @@ export class SqliteSaver implements Checkpointer {
   // Threads ------------------------------------------------------------------------------------
 
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
-  putThread(thread: ThreadRecord): Promise<void> {
+  putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      this.#sql.upsertThread.run(this.#codec.threadRow(thread));
+      validateThreadId(thread.threadId);
+      const row = this.#codec.threadRow(thread);
+      this.#fenced(fence, () => this.#sql.upsertThread.run(row));
     });
   }
 
@@ -175,6 +199,8 @@ export class SqliteSaver implements Checkpointer {
     return settle(() => {
       this.#write(() => {
         for (const statement of this.#sql.deleteThread) statement.run(threadId);
+        // The lease row stays (expired): its token must keep growing if the thread is made again.
+        this.#sql.expireLease.run(threadId);
       });
     });
   }
@@ -190,6 +216,7 @@ export class SqliteSaver implements Checkpointer {
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
       const { checkpoint: cp } = commit;
+      validateThreadId(cp.threadId);
       // Encode before taking the write lock: less time holding it, and nothing to undo.
       const row = this.#codec.checkpointValues(cp);
       const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
@@ -197,6 +224,7 @@ export class SqliteSaver implements Checkpointer {
       const runs = (commit.runs ?? []).map((r) => this.#codec.runParams(r));
       const sql = this.#sql;
       this.#write(() => {
+        this.#checkFence(commit.fence);
         const head = (sql.getHead.get(cp.threadId, cp.stream)?.checkpoint_id ??
           null) as CheckpointId | null;
         if (head !== commit.expectedHeadId) throw conflictError(cp, commit.expectedHeadId, head);
@@ -278,6 +306,7 @@ export class SqliteSaver implements Checkpointer {
       const interrupts = outcome.interrupts.map((i) => this.#codec.interruptParams(i));
       const sql = this.#sql;
       this.#write(() => {
+        this.#checkFence(outcome.fence);
         const prior = sql.getTaskKind.get(threadId, stream, checkpointId, result.taskId);
         if (prior?.kind === "writes") return;
         sql.upsertTaskResult.run(threadId, stream, checkpointId, result.taskId, result.kind, value);
@@ -351,22 +380,37 @@ export class SqliteSaver implements Checkpointer {
 
   /** Answers and cancels pending interrupts all-or-nothing, in one `BEGIN IMMEDIATE` transaction. */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return settle(() => this.#write(() => applyAnswers(this.#sql, this.#codec, batch)));
+    return settle(() => {
+      const runs = (batch.runs ?? []).map((r) => this.#codec.runParams(r));
+      return this.#write(() => {
+        this.#checkFence(batch.fence);
+        const outcome = applyAnswers(this.#sql, this.#codec, batch);
+        if (outcome.ok) for (const params of runs) this.#sql.upsertRun.run(params);
+        return outcome;
+      });
+    });
   }
 
   /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void> {
+  setInterruptStatus(
+    ids: InterruptId[],
+    status: "cancelled" | "superseded",
+    fence?: Fence,
+  ): Promise<void> {
     return settle(() => {
-      if (ids.length > 0) this.#sql.setStatus.run(status, JSON.stringify(ids));
+      this.#fenced(fence, () => {
+        if (ids.length > 0) this.#sql.setStatus.run(status, JSON.stringify(ids));
+      });
     });
   }
 
   // Request ids --------------------------------------------------------------------------------
 
   /** Stores what a request id produced, returned to later duplicates of that request. */
-  putRequestResult(requestId: string, result: unknown): Promise<void> {
+  putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
-      this.#sql.putRequestResult.run(requestId, this.#codec.ser(result));
+      const text = this.#codec.ser(result);
+      this.#fenced(fence, () => this.#sql.putRequestResult.run(requestId, text));
     });
   }
 
@@ -399,12 +443,13 @@ export class SqliteSaver implements Checkpointer {
     taskId: TaskId,
     key: string,
     value: unknown,
+    fence?: Fence,
   ): Promise<{ value: unknown }> {
     return settle(() => {
       const text = this.#codec.ser(value);
       // INSERT .. DO NOTHING then read: the row never changes once written, so the read sees
       // the winner's value even when another process won.
-      this.#sql.insertOnce.run(threadId, taskId, key, text);
+      this.#fenced(fence, () => this.#sql.insertOnce.run(threadId, taskId, key, text));
       const row = this.#sql.getOnce.get(threadId, taskId, key);
       return { value: this.#codec.de(row?.value ?? text) };
     });
@@ -412,10 +457,33 @@ export class SqliteSaver implements Checkpointer {
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record. */
-  putRun(run: RunRecord): Promise<void> {
+  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
+  putRun(run: RunRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      this.#sql.upsertRun.run(this.#codec.runParams(run));
+      const params = this.#codec.runParams(run);
+      this.#fenced(fence, () => this.#sql.upsertRun.run(params));
+    });
+  }
+
+  /** Runs in one status across threads, least recently updated first, from an index. */
+  listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
+    return settle(() => {
+      const limit = pageLimit(query.limit);
+      const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
+      const rows = this.#sql.runsByStatus.all({
+        status: query.status,
+        rootOnly: query.rootOnly ? 1 : 0,
+        afterAt,
+        afterId,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
+        nextCursor:
+          rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
+      };
     });
   }
 
@@ -437,9 +505,10 @@ export class SqliteSaver implements Checkpointer {
   // Steering and audit -------------------------------------------------------------------------
 
   /** Appends a steering record to its thread's log. */
-  appendSteering(record: SteeringRecord): Promise<void> {
+  appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      this.#sql.insertSteering.run(record.id, record.threadId, this.#codec.ser(record));
+      const text = this.#codec.ser(record);
+      this.#fenced(fence, () => this.#sql.insertSteering.run(record.id, record.threadId, text));
     });
   }
 
@@ -451,9 +520,10 @@ export class SqliteSaver implements Checkpointer {
   }
 
   /** Appends an audit record. */
-  appendAudit(record: AuditRecord): Promise<void> {
+  appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      this.#sql.insertAudit.run(record.threadId, this.#codec.ser(record));
+      const text = this.#codec.ser(record);
+      this.#fenced(fence, () => this.#sql.insertAudit.run(record.threadId, text));
     });
   }
 
@@ -474,12 +544,16 @@ export class SqliteSaver implements Checkpointer {
 
   // Leases -------------------------------------------------------------------------------------
 
-  /** Takes the lease if it is free, expired or already `owner`'s (one atomic upsert). */
-  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+  /**
+   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
+   * its new fencing token; `null` when another owner holds it.
+   */
+  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     return settle(() => {
+      validateThreadId(threadId);
       const now = Date.now();
       const params = { thread: threadId, owner, now, expires: now + ttlMs };
-      return this.#sql.acquireLease.run(params).changes === 1;
+      return this.#sql.acquireLease.get(params)?.token ?? null;
     });
   }
 
@@ -500,11 +574,11 @@ export class SqliteSaver implements Checkpointer {
   }
 
   /** The unexpired lease of the thread, if any. */
-  getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined> {
+  getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getLease.get(threadId, Date.now());
       return row
-        ? { owner: row.owner, expiresAt: new Date(row.expires_at).toISOString() }
+        ? { owner: row.owner, expiresAt: new Date(row.expires_at).toISOString(), token: row.token }
         : undefined;
     });
   }

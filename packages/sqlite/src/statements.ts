@@ -93,6 +93,9 @@ export interface RunParams {
   run_id: string;
   thread_id: string;
   created_at: string;
+  updated_at: string;
+  status: string;
+  root: number;
   record: string;
 }
 
@@ -213,7 +216,8 @@ export function prepareStatements(db: Database.Database) {
          tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
          deadline = excluded.deadline, answer = excluded.answer,
          answered_by = excluded.answered_by, answered_at = excluded.answered_at,
-         record = excluded.record`,
+         record = excluded.record
+       WHERE interrupts.status = 'pending'`,
     ),
     getInterrupt: prep<[string], InterruptRow>(
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE id = ?`,
@@ -270,11 +274,24 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     // Runs -------------------------------------------------------------------------------------
+    // A done or cancelled run is final: the WHERE keeps it as it is.
     upsertRun: prep<[RunParams]>(
-      `INSERT INTO runs (run_id, thread_id, created_at, record)
-       VALUES (@run_id, @thread_id, @created_at, @record)
+      `INSERT INTO runs (run_id, thread_id, created_at, updated_at, status, root, record)
+       VALUES (@run_id, @thread_id, @created_at, @updated_at, @status, @root, @record)
        ON CONFLICT (run_id) DO UPDATE SET
-         thread_id = excluded.thread_id, created_at = excluded.created_at, record = excluded.record`,
+         thread_id = excluded.thread_id, created_at = excluded.created_at,
+         updated_at = excluded.updated_at, status = excluded.status, root = excluded.root,
+         record = excluded.record
+       WHERE runs.status NOT IN ('done', 'cancelled')`,
+    ),
+    runsByStatus: prep<
+      [{ status: string; rootOnly: number; afterAt: string; afterId: string; limit: number }],
+      { record: string; updated_at: string; run_id: string }
+    >(
+      `SELECT record, updated_at, run_id FROM runs INDEXED BY runs_by_status
+       WHERE status = @status AND (@rootOnly = 0 OR root = 1)
+         AND (updated_at, run_id) > (@afterAt, @afterId)
+       ORDER BY updated_at, run_id LIMIT @limit`,
     ),
     getRun: prep<[string], { record: string }>("SELECT record FROM runs WHERE run_id = ?"),
     listRuns: prep<[string], { record: string }>(
@@ -291,19 +308,30 @@ export function prepareStatements(db: Database.Database) {
     insertAudit: prep<[string, string]>("INSERT INTO audit (thread_id, record) VALUES (?, ?)"),
 
     // Leases -----------------------------------------------------------------------------------
-    // One statement: taken when free, expired, or already ours; `changes` says whether it was.
-    acquireLease: prep<[{ thread: string; owner: string; now: number; expires: number }]>(
-      `INSERT INTO leases (thread_id, owner, expires_at) VALUES (@thread, @owner, @expires)
-       ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE leases.owner = excluded.owner OR leases.expires_at <= @now`,
+    // One statement: taken when free, expired, or already ours, with the next fencing token;
+    // no row comes back when another owner holds it.
+    acquireLease: prep<
+      [{ thread: string; owner: string; now: number; expires: number }],
+      { token: number }
+    >(
+      `INSERT INTO leases (thread_id, owner, expires_at, token) VALUES (@thread, @owner, @expires, 1)
+       ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner,
+         expires_at = excluded.expires_at, token = leases.token + 1
+       WHERE leases.owner = excluded.owner OR leases.expires_at <= @now
+       RETURNING token`,
     ),
+    leaseToken: prep<[string], { token: number }>("SELECT token FROM leases WHERE thread_id = ?"),
     renewLease: prep<[{ thread: string; owner: string; now: number; expires: number }]>(
       `UPDATE leases SET expires_at = @expires
        WHERE thread_id = @thread AND owner = @owner AND expires_at > @now`,
     ),
-    releaseLease: prep<[string, string]>("DELETE FROM leases WHERE thread_id = ? AND owner = ?"),
-    getLease: prep<[string, number], { owner: string; expires_at: number }>(
-      "SELECT owner, expires_at FROM leases WHERE thread_id = ? AND expires_at > ?",
+    // Expired, not deleted: the token must keep growing for the next holder.
+    releaseLease: prep<[string, string]>(
+      "UPDATE leases SET expires_at = 0 WHERE thread_id = ? AND owner = ?",
+    ),
+    expireLease: prep<[string]>("UPDATE leases SET expires_at = 0 WHERE thread_id = ?"),
+    getLease: prep<[string, number], { owner: string; expires_at: number; token: number }>(
+      "SELECT owner, expires_at, token FROM leases WHERE thread_id = ? AND expires_at > ?",
     ),
 
     // Delete -----------------------------------------------------------------------------------
@@ -319,7 +347,6 @@ export function prepareStatements(db: Database.Database) {
       "audit",
       "once_results",
       "requests",
-      "leases",
     ].map((table) => prep<[string]>(`DELETE FROM ${table} WHERE thread_id = ?`)),
   };
 }

@@ -63,7 +63,11 @@ export class InterruptTable {
 
   /** Inserts an encoded row, or replaces the row with its id. */
   store(row: InterruptRow): void {
-    row.seq = this.#rows.get(row.id)?.seq ?? ++this.#seq;
+    const existing = this.#rows.get(row.id);
+    // An interrupt that left `pending` is never set back, nor its answer erased (SQL: the
+    // upsert's WHERE on the old status).
+    if (existing && existing.status !== "pending") return;
+    row.seq = existing?.seq ?? ++this.#seq;
     this.#rows.set(row.id, row);
     let ids = this.#byThread.get(row.threadId);
     if (!ids) this.#byThread.set(row.threadId, (ids = new Set()));

@@ -9,13 +9,24 @@
  */
 import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../errors.ts";
-import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
+import {
+  validateThreadId,
+  type CheckpointId,
+  type InterruptId,
+  type RunId,
+  type TaskId,
+  type ThreadId,
+} from "../ids.ts";
 import { jsonSerializer, type Serializer } from "../serde.ts";
 import type { AuditRecord, InterruptStatus, SteeringRecord } from "../types.ts";
 import { InterruptTable } from "./memory-interrupts.ts";
 import {
+  checkFence,
   compareOldestFirst,
   conflictError,
+  decodeCursor,
+  encodeCursor,
+  FINAL_RUN_STATUSES,
   insertSorted,
   keysetPage,
   lowerBound,
@@ -29,8 +40,11 @@ import type {
   AuditQuery,
   CheckpointRecord,
   Checkpointer,
+  Fence,
   InterruptPage,
   InterruptQuery,
+  LeaseRecord,
+  RunQuery,
   RunRecord,
   StepCommit,
   StoredInterrupt,
@@ -76,6 +90,9 @@ interface RunRow {
   seq: number;
   threadId: ThreadId;
   createdAt: string;
+  updatedAt: string;
+  status: RunRecord["status"];
+  root: boolean;
   data: string;
 }
 
@@ -97,7 +114,7 @@ export class MemorySaver implements Checkpointer {
   readonly #runs = new Map<RunId, RunRow>();
   readonly #audit: { seq: number; threadId: ThreadId; data: string }[] = [];
   readonly #requests = new Map<string, { result: string | undefined }>();
-  readonly #leases = new Map<ThreadId, { owner: string; expiresAt: number }>();
+  readonly #leases = new Map<ThreadId, { owner: string; expiresAt: number; token: number }>();
   #seq = 0;
 
   /** Creates an empty store. */
@@ -147,8 +164,10 @@ export class MemorySaver implements Checkpointer {
   // Threads ------------------------------------------------------------------------------------
 
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
-  putThread(thread: ThreadRecord): Promise<void> {
+  putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     return settle(() => {
+      validateThreadId(thread.threadId);
+      this.#fence(fence);
       const state = this.#thread(thread.threadId);
       const createdAt = state.record?.createdAt ?? thread.createdAt;
       const data = this.#ser({ ...thread, createdAt });
@@ -194,7 +213,9 @@ export class MemorySaver implements Checkpointer {
         this.#threads.delete(threadId);
       }
       this.#interrupts.deleteThread(threadId);
-      this.#leases.delete(threadId);
+      // The lease row stays (expired): its token must keep growing if the thread is made again.
+      const lease = this.#leases.get(threadId);
+      if (lease) lease.expiresAt = 0;
       for (let i = this.#audit.length - 1; i >= 0; i -= 1) {
         if (this.#audit[i]?.threadId === threadId) this.#audit.splice(i, 1);
       }
@@ -212,6 +233,8 @@ export class MemorySaver implements Checkpointer {
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
       const { checkpoint } = commit;
+      validateThreadId(checkpoint.threadId);
+      this.#fence(commit.fence);
       const existing = this.#peekStream(checkpoint.threadId, checkpoint.stream);
       const head = existing?.head ?? null;
       if (head !== commit.expectedHeadId || existing?.checkpoints.has(checkpoint.id)) {
@@ -311,6 +334,7 @@ export class MemorySaver implements Checkpointer {
   /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
   putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     return settle(() => {
+      this.#fence(outcome.fence);
       const stream = this.#peekStream(outcome.threadId, outcome.stream);
       const prior = stream?.tasks.get(outcome.checkpointId)?.get(outcome.result.taskId);
       if (prior?.kind === "writes") return;
@@ -367,6 +391,7 @@ export class MemorySaver implements Checkpointer {
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
     return settle((): AnswerOutcome => {
       const { threadId, requestId = null } = batch;
+      this.#fence(batch.fence);
       if (requestId !== null) {
         const request = this.#requests.get(requestId);
         if (request) {
@@ -409,6 +434,7 @@ export class MemorySaver implements Checkpointer {
         };
         return this.#ser(record);
       });
+      const runs = (batch.runs ?? []).map((run) => ({ run, data: this.#ser(run) }));
 
       for (const { id, value } of batch.answers) {
         this.#interrupts.setStatus([id], "answered", { value, actor: batch.actor, at });
@@ -420,6 +446,7 @@ export class MemorySaver implements Checkpointer {
         if (tasks?.get(ref.taskId)?.kind === "paused") tasks.delete(ref.taskId);
       }
       for (const data of audits) this.#audit.push({ seq: ++this.#seq, threadId, data });
+      for (const { run, data } of runs) this.#storeRun(run, data);
       if (requestId !== null) {
         this.#requests.set(requestId, { result: undefined });
         thread.requests.add(requestId);
@@ -429,15 +456,23 @@ export class MemorySaver implements Checkpointer {
   }
 
   /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void> {
-    return settle(() => this.#interrupts.setStatus(ids, status));
+  setInterruptStatus(
+    ids: InterruptId[],
+    status: "cancelled" | "superseded",
+    fence?: Fence,
+  ): Promise<void> {
+    return settle(() => {
+      this.#fence(fence);
+      this.#interrupts.setStatus(ids, status);
+    });
   }
 
   // Request ids --------------------------------------------------------------------------------
 
   /** Stores what a request id produced, returned to later duplicates of that request. */
-  putRequestResult(requestId: string, result: unknown): Promise<void> {
+  putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
+      this.#fence(fence);
       const data = this.#ser(result);
       const request = this.#requests.get(requestId);
       if (request) request.result = data;
@@ -474,8 +509,10 @@ export class MemorySaver implements Checkpointer {
     taskId: TaskId,
     key: string,
     value: unknown,
+    fence?: Fence,
   ): Promise<{ value: unknown }> {
     return settle(() => {
+      this.#fence(fence);
       const once = this.#thread(threadId).once;
       const slot = `${taskId}\u0000${key}`;
       let data = once.get(slot);
@@ -487,15 +524,29 @@ export class MemorySaver implements Checkpointer {
   // Runs ---------------------------------------------------------------------------------------
 
   #storeRun(run: RunRecord, data: string): void {
+    const existing = this.#runs.get(run.runId);
+    // A finished run never changes status again (SQL: the upsert's WHERE on the old status).
+    if (existing && FINAL_RUN_STATUSES.has(existing.status)) return;
     // A replaced run keeps its place in insertion order, as an SQL upsert keeps its row id.
-    const seq = this.#runs.get(run.runId)?.seq ?? ++this.#seq;
-    this.#runs.set(run.runId, { seq, threadId: run.threadId, createdAt: run.createdAt, data });
+    const seq = existing?.seq ?? ++this.#seq;
+    this.#runs.set(run.runId, {
+      seq,
+      threadId: run.threadId,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      status: run.status,
+      root: run.parentRunId === null,
+      data,
+    });
     this.#thread(run.threadId).runs.add(run.runId);
   }
 
-  /** Inserts or replaces a run record. */
-  putRun(run: RunRecord): Promise<void> {
-    return settle(() => this.#storeRun(run, this.#ser(run)));
+  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
+  putRun(run: RunRecord, fence?: Fence): Promise<void> {
+    return settle(() => {
+      this.#fence(fence);
+      this.#storeRun(run, this.#ser(run));
+    });
   }
 
   /** One run by id. */
@@ -518,11 +569,44 @@ export class MemorySaver implements Checkpointer {
     });
   }
 
+  /** Runs in one status across threads, least recently updated first, with a keyset cursor. */
+  listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
+    return settle(() => {
+      const limit = pageLimit(query.limit);
+      const after = decodeCursor(query.cursor);
+      const rows = [...this.#runs.entries()]
+        .filter(([runId, row]) => {
+          if (row.status !== query.status || (query.rootOnly && !row.root)) return false;
+          return (
+            !after || row.updatedAt > after[0] || (row.updatedAt === after[0] && runId > after[1])
+          );
+        })
+        .sort(([a, x], [b, y]) =>
+          x.updatedAt < y.updatedAt
+            ? -1
+            : x.updatedAt > y.updatedAt
+              ? 1
+              : a < b
+                ? -1
+                : a > b
+                  ? 1
+                  : 0,
+        );
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map(([, row]) => this.#de<RunRecord>(row.data)),
+        nextCursor: rows.length > limit && last ? encodeCursor([last[1].updatedAt, last[0]]) : null,
+      };
+    });
+  }
+
   // Steering and audit -------------------------------------------------------------------------
 
   /** Appends a steering record to its thread's log. */
-  appendSteering(record: SteeringRecord): Promise<void> {
+  appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
+      this.#fence(fence);
       const data = this.#ser(record);
       this.#thread(record.threadId).steering.push(data);
     });
@@ -536,8 +620,9 @@ export class MemorySaver implements Checkpointer {
   }
 
   /** Appends an audit record. */
-  appendAudit(record: AuditRecord): Promise<void> {
+  appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
+      this.#fence(fence);
       const data = this.#ser(record);
       this.#audit.push({ seq: ++this.#seq, threadId: record.threadId, data });
     });
@@ -567,14 +652,16 @@ export class MemorySaver implements Checkpointer {
 
   // Leases -------------------------------------------------------------------------------------
 
-  /** Takes the lease if it is free, expired or already `owner`'s. */
-  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
+  /** Takes the lease if it is free, expired or already `owner`'s; returns its fencing token. */
+  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     return settle(() => {
+      validateThreadId(threadId);
       const now = Date.now();
       const lease = this.#leases.get(threadId);
-      if (lease && lease.owner !== owner && lease.expiresAt > now) return false;
-      this.#leases.set(threadId, { owner, expiresAt: now + ttlMs });
-      return true;
+      if (lease && lease.owner !== owner && lease.expiresAt > now) return null;
+      const token = (lease?.token ?? 0) + 1;
+      this.#leases.set(threadId, { owner, expiresAt: now + ttlMs, token });
+      return token;
     });
   }
 
@@ -592,17 +679,28 @@ export class MemorySaver implements Checkpointer {
   /** Releases `owner`'s lease; no-op when someone else holds it. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void> {
     return settle(() => {
-      if (this.#leases.get(threadId)?.owner === owner) this.#leases.delete(threadId);
+      const lease = this.#leases.get(threadId);
+      // Expired, not deleted: the token must keep growing for the next holder.
+      if (lease?.owner === owner) lease.expiresAt = 0;
     });
   }
 
   /** The unexpired lease of the thread, if any. */
-  getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined> {
+  getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     return settle(() => {
       const lease = this.#leases.get(threadId);
       if (!lease || lease.expiresAt <= Date.now()) return undefined;
-      return { owner: lease.owner, expiresAt: new Date(lease.expiresAt).toISOString() };
+      return {
+        owner: lease.owner,
+        expiresAt: new Date(lease.expiresAt).toISOString(),
+        token: lease.token,
+      };
     });
+  }
+
+  /** Throws {@link FencedOutError} when `fence` is not the thread's current token. */
+  #fence(fence: Fence | undefined): void {
+    if (fence) checkFence(fence, this.#leases.get(fence.threadId)?.token ?? null);
   }
 
   /** Nothing to release; present for the interface. */

@@ -3,9 +3,14 @@
  * compare-and-set, sorted-id search and the sync-to-promise bridge. MemorySaver uses them all;
  * the SQLite and Postgres savers take theirs through `@rein/core/store`.
  */
-import { CheckpointConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import {
+  CheckpointConflictError,
+  FencedOutError,
+  InvalidInputError,
+  NotFoundError,
+} from "../errors.ts";
 import type { CheckpointId } from "../ids.ts";
-import type { CheckpointRecord } from "./types.ts";
+import type { CheckpointRecord, Fence, RunRecord } from "./types.ts";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 1000;
@@ -148,6 +153,20 @@ export function conflictError(
     },
   );
 }
+
+/**
+ * Checks a writer's fence against the thread's current fencing token (`null`: no lease row).
+ * Call it inside the write's transaction, before writing anything.
+ *
+ * @throws {FencedOutError} when the tokens differ.
+ */
+export function checkFence(fence: Fence | undefined, currentToken: number | null): void {
+  if (fence !== undefined && fence.token !== currentToken)
+    throw new FencedOutError(fence.threadId, fence.token, currentToken);
+}
+
+/** Run statuses that are final: a store never changes them again. */
+export const FINAL_RUN_STATUSES: ReadonlySet<RunRecord["status"]> = new Set(["done", "cancelled"]);
 
 /**
  * Runs a synchronous store operation as a promise: a throw (a conflict, a value the serializer

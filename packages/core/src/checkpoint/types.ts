@@ -139,6 +139,36 @@ export interface ThreadRecord {
   updatedAt: string;
 }
 
+/**
+ * Proof that a write is made by the current holder of a thread's lease.
+ *
+ * Each time a thread's lease changes hands its fencing token grows. A write that carries a fence
+ * is checked in the same transaction: when the thread's current token differs, the store throws
+ * {@link FencedOutError} and writes nothing. So a process that was paused past its lease (GC,
+ * VM pause, unreachable database) cannot overwrite what the new holder wrote when it wakes.
+ * Writes without a fence (tests, tools, migrations) are not checked.
+ */
+export interface Fence {
+  threadId: ThreadId;
+  token: number;
+}
+
+/** A lease as stored: who holds it, until when, and its fencing token. */
+export interface LeaseRecord {
+  owner: string;
+  expiresAt: string;
+  token: number;
+}
+
+/** Filter of {@link Checkpointer.listRunsByStatus}. Oldest `updatedAt` first. */
+export interface RunQuery {
+  status: RunStatus;
+  /** Only root runs (no parent). */
+  rootOnly?: boolean;
+  limit?: number;
+  cursor?: string | null;
+}
+
 /** Atomic commit of one superstep. */
 export interface StepCommit {
   checkpoint: CheckpointRecord;
@@ -153,6 +183,8 @@ export interface StepCommit {
   interrupts?: StoredInterrupt[];
   /** Run rows to insert or replace with this commit. */
   runs?: RunRecord[];
+  /** Lease proof of the writer; checked in the commit's transaction. */
+  fence?: Fence | undefined;
 }
 
 /** Atomic record of one task's outcome within an uncommitted step. */
@@ -168,6 +200,8 @@ export interface TaskOutcome {
    * pending or answered: an answer to an old question must never be applied to a new one.
    */
   superseded: InterruptId[];
+  /** Lease proof of the writer; checked in the same transaction. */
+  fence?: Fence | undefined;
 }
 
 /** One answer in an {@link AnswerBatch}. */
@@ -198,6 +232,13 @@ export interface AnswerBatch {
   requestId?: string | null;
   /** When set, the head of this stream must be this checkpoint. */
   expectedHead?: { stream: StreamKey; checkpointId: CheckpointId } | null;
+  /**
+   * Run rows to write with the answers (the root run moves to `running`), so a crash between the
+   * answer and its continuation leaves a run the next call or the recovery sweep continues.
+   */
+  runs?: RunRecord[];
+  /** Lease proof of the writer; checked in the same transaction. */
+  fence?: Fence | undefined;
 }
 
 /** Result of {@link Checkpointer.answerInterrupts}. Nothing is written unless `ok`. */
@@ -240,6 +281,12 @@ export interface AuditQuery {
 /**
  * Durable storage of threads, checkpoints, task results, interrupts, runs, steering, audit,
  * once-results, request ids and leases.
+ *
+ * Every write takes an optional {@link Fence}: when given, the store checks in the write's own
+ * transaction that the thread's lease still carries that token, and throws
+ * {@link FencedOutError} without writing anything otherwise. Two rules hold for every writer,
+ * fenced or not: an interrupt that is no longer `pending` is never set back to `pending` (nor its
+ * answer erased), and a run that is `done` or `cancelled` never changes status again.
  */
 export interface Checkpointer {
   /** The serializer this store encodes values with. */
@@ -247,7 +294,7 @@ export interface Checkpointer {
 
   // Threads ------------------------------------------------------------------------------------
   /** Creates the thread, or updates tenant/metadata of an existing one. */
-  putThread(thread: ThreadRecord): Promise<void>;
+  putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
   /** Threads newest first. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
@@ -307,11 +354,15 @@ export interface Checkpointer {
    */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
   /** Marks pending interrupts with another status (`cancelled`, `superseded`); others are left. */
-  setInterruptStatus(ids: InterruptId[], status: "cancelled" | "superseded"): Promise<void>;
+  setInterruptStatus(
+    ids: InterruptId[],
+    status: "cancelled" | "superseded",
+    fence?: Fence,
+  ): Promise<void>;
 
   // Request ids --------------------------------------------------------------------------------
   /** Stores the outcome of a request id recorded by {@link Checkpointer.answerInterrupts}. */
-  putRequestResult(requestId: string, result: unknown): Promise<void>;
+  putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void>;
   /**
    * Whether a request id was applied, and the outcome stored for it (`result` is `undefined` while
    * none is stored yet). `undefined` when the id was never applied.
@@ -327,33 +378,41 @@ export interface Checkpointer {
     taskId: TaskId,
     key: string,
     value: unknown,
+    fence?: Fence,
   ): Promise<{ value: unknown }>;
 
   // Runs ---------------------------------------------------------------------------------------
-  putRun(run: RunRecord): Promise<void>;
+  /** Inserts or replaces a run; a `done` or `cancelled` run keeps its status. */
+  putRun(run: RunRecord, fence?: Fence): Promise<void>;
   getRun(runId: RunId): Promise<RunRecord | undefined>;
   /** Runs of a thread, oldest first. */
   listRuns(threadId: ThreadId): Promise<RunRecord[]>;
+  /**
+   * Runs in one status across threads, least recently updated first (served from an index):
+   * the recovery sweep finds runs a crashed process left `running` with it.
+   */
+  listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }>;
 
   // Steering and audit (append-only) ------------------------------------------------------------
-  appendSteering(record: SteeringRecord): Promise<void>;
+  appendSteering(record: SteeringRecord, fence?: Fence): Promise<void>;
   /** Steering records of a thread, oldest first. */
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
-  appendAudit(record: AuditRecord): Promise<void>;
+  appendAudit(record: AuditRecord, fence?: Fence): Promise<void>;
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }>;
 
   // Leases -------------------------------------------------------------------------------------
   /**
-   * Takes the thread's lease for `ttlMs` if it is free, expired, or already `owner`'s.
-   * Returns false when another owner holds an unexpired lease.
+   * Takes the thread's lease for `ttlMs` if it is free, expired, or already `owner`'s, and returns
+   * its fencing token: larger than every token handed out before for this thread (also across a
+   * release). Returns `null` when another owner holds an unexpired lease.
    */
-  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
+  acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null>;
   /** Extends `owner`'s lease; false if `owner` no longer holds it. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
-  /** Releases `owner`'s lease (no-op if someone else holds it). */
+  /** Releases `owner`'s lease (no-op if someone else holds it); the token is kept for the next holder to exceed. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void>;
   /** The current lease holder, if unexpired. */
-  getLease(threadId: ThreadId): Promise<{ owner: string; expiresAt: string } | undefined>;
+  getLease(threadId: ThreadId): Promise<LeaseRecord | undefined>;
 
   /** Releases connections and file handles. */
   close(): Promise<void>;

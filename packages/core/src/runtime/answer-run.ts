@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf } from "../channels.ts";
-import type { Checkpointer, StoredInterrupt } from "../checkpoint/types.ts";
+import type { Checkpointer, RunRecord, StoredInterrupt } from "../checkpoint/types.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
@@ -24,12 +24,15 @@ import { interruptsOfRun } from "./run.ts";
 
 /**
  * Applies a resume command to a thread (optionally narrowed to a target) and continues the run
- * through `continueRun`.
+ * through `continueRun`. The caller holds the thread's lease for both, and `saver` writes with
+ * its fence: the answer and its continuation are one protocol, and an answer recorded by a call
+ * that died before continuing is continued by the next call (or the recovery sweep).
  *
  * @throws StaleTargetError, NoMatchingTargetError, AmbiguousResumeError, InvalidAnswerError.
  */
 export async function resumeWith<S extends Schema>(
   graph: CompiledGraph<S>,
+  saver: Checkpointer,
   continueRun: (options: RunOptions, sink: EventSink) => Promise<RunResult<StateOf<S>>>,
   threadId: ThreadId,
   command: ResumeCommand,
@@ -37,17 +40,24 @@ export async function resumeWith<S extends Schema>(
   options: RunOptions,
   sink: EventSink,
 ): Promise<RunResult<StateOf<S>>> {
-  const saver = graph.checkpointer as Checkpointer;
   const actor = command.options.actor ?? options.actor ?? "anonymous";
-  const requestId = command.options.requestId;
+  const requestId = command.options.requestId ?? options.requestId;
+  // The continuation is not a request of its own: the answer's request id covers it.
+  const { requestId: _covered, ...continueOptions } = { ...options, threadId, actor };
   if (requestId !== undefined) {
     // A retried request returns what the first one produced, without a second application.
+    // Retries serialize on the thread's lease, so a concurrent retry finds the stored result.
     const seen = await saver.getRequestResult(requestId);
     if (seen?.result !== undefined && seen.result !== null)
       return seen.result as RunResult<StateOf<S>>;
-    if (seen)
-      return finishRequest(saver, requestId, continueRun({ ...options, threadId, actor }, sink));
+    // Applied by an attempt that died before its continuation finished: continue it now.
+    if (seen) return finishRequest(saver, requestId, continueRun(continueOptions, sink));
   }
+  const policy = command.options.pendingChildren ?? "keep";
+  // A parent resume through graph.resume / invoke: the policy speaks of the root run's children,
+  // so the root run's own interrupts are the scope, exactly as resumeTargeted on the root run.
+  if (!target && policy !== "keep" && command.kind === "resume")
+    target = await rootRunScope(saver, threadId);
   // A targeted answer reads only the target run's rows (a run index scan); the thread's whole
   // pending list is read only when needed (a thread-level resume, an error, a children policy).
   let threadPending: StoredInterrupt[] | null = target
@@ -80,24 +90,29 @@ export async function resumeWith<S extends Schema>(
     target,
   );
   const chosen = await chooseAnswers(saver, threadId, command, inScope, allPending, target);
-  // Parent resume: child interrupts below the target run follow the pendingChildren policy.
+  // Parent resume: child interrupts below the target run (or, untargeted, below the runs of the
+  // answered interrupts) follow the pendingChildren policy.
   const cancel: StoredInterrupt[] = [];
-  const policy = command.options.pendingChildren ?? "keep";
-  if (target && policy !== "keep") {
+  if (policy !== "keep") {
+    const parents = new Set<string>(
+      target ? [target.runId] : [...chosen.keys()].map((i) => i.runId),
+    );
     const children = (await allPending()).filter(
-      (i) =>
-        i.runId !== target.runId && i.path.some((p) => p.runId === target.runId) && !chosen.has(i),
+      (i) => !chosen.has(i) && !parents.has(i.runId) && i.path.some((p) => parents.has(p.runId)),
     );
     for (const child of children) {
       if (policy === "cancel") cancel.push(child);
       else chosen.set(child, policy.resolve);
     }
   }
-  validateAnswers(chosen);
+  await validateAnswers(chosen);
   const wake = await tasksToWake(saver, [...chosen.keys(), ...cancel]);
-  const outcome = await saver.answerInterrupts(
-    buildBatch(threadId, chosen, cancel, wake, actor, command.options.requestId, expectedHead),
-  );
+  const outcome = await saver.answerInterrupts({
+    ...buildBatch(threadId, chosen, cancel, wake, actor, requestId, expectedHead),
+    // The root run is running again from the moment the answer is recorded: if this call dies
+    // before continuing, the next call or the recovery sweep sees an unfinished run.
+    runs: await rootRunsResumedBy(saver, [...chosen.keys(), ...cancel]),
+  });
   if (!outcome.ok) {
     if (outcome.reason === "duplicate") {
       if (outcome.result !== null && outcome.result !== undefined)
@@ -141,8 +156,30 @@ export async function resumeWith<S extends Schema>(
       );
     }
   }
-  const continued = continueRun({ ...options, threadId, actor }, sink);
+  const continued = continueRun(continueOptions, sink);
   return requestId === undefined ? continued : finishRequest(saver, requestId, continued);
+}
+
+/** The root run of a thread, as a target: the run of the root stream's head checkpoint. */
+async function rootRunScope(saver: Checkpointer, threadId: ThreadId): Promise<ResumeTarget | null> {
+  const head = await saver.getCheckpoint(threadId, "");
+  return head ? { runId: head.runId, namespace: [] } : null;
+}
+
+/** The root runs of `answered`, moved to `running`. */
+async function rootRunsResumedBy(
+  saver: Checkpointer,
+  answered: readonly StoredInterrupt[],
+): Promise<RunRecord[]> {
+  const rootIds = new Set(answered.map((i) => i.path[0]?.runId ?? i.runId));
+  const runs: RunRecord[] = [];
+  const now = new Date().toISOString();
+  for (const runId of rootIds) {
+    const run = await saver.getRun(runId);
+    if (run && run.status === "interrupted")
+      runs.push({ ...run, status: "running", updatedAt: now });
+  }
+  return runs;
 }
 
 /** Stores a request's outcome so that a duplicate of it returns the same result. */

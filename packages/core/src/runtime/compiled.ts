@@ -11,9 +11,11 @@ import {
   MissingCheckpointerError,
   MissingThreadIdError,
   NotFoundError,
+  ThreadBusyError,
 } from "../errors.ts";
-import { type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
+import { validateThreadId, type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
+import { assertStorable } from "../serde.ts";
 import type { GraphShape } from "../graph/state-graph.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
 import { currentTask } from "./context.ts";
@@ -25,7 +27,7 @@ import {
   type StreamMode,
 } from "./events.ts";
 import type { DeterminismMode } from "./execution.ts";
-import { defaultLease, withLease, type LeaseSettings } from "./lease.ts";
+import { defaultLease, withLease, type HeldLease, type LeaseSettings } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
 import { staleError, tasksToWake, type ResumeTarget } from "./resume.ts";
 import type { GraphRuntime } from "./run.ts";
@@ -39,6 +41,8 @@ import { getState, getStateHistory, updateState, type StateSnapshot } from "./st
 import { recordSteering, resumeWith } from "./answer-run.ts";
 import { runRoot } from "./root-run.ts";
 import { runChild } from "./child.ts";
+import { defaultGraphName } from "./graph-name.ts";
+import { staticPauseCommand } from "./static-continue.ts";
 
 /** Options of `StateGraph.compile`. */
 export interface CompileOptions {
@@ -48,7 +52,10 @@ export interface CompileOptions {
   interruptBefore?: string[];
   /** Pause after these nodes. */
   interruptAfter?: string[];
-  /** Graph name: the sub-agent id is this name plus the child run id. Default `"graph"`. */
+  /**
+   * Graph name: the sub-agent id is this name plus the child run id; interrupts, runs and deadline
+   * timers are scoped by it. Default: `graph-<hash of the definition>` (see docs/interrupts.md).
+   */
   name?: string;
   /** Determinism guard on re-run interrupt payloads. Default `"strict"`. */
   determinism?: DeterminismMode;
@@ -75,6 +82,14 @@ export interface RunOptions {
   tenant?: string | null;
   /** Metadata of a new thread. */
   metadata?: Record<string, unknown>;
+  /**
+   * Makes the call safe to retry (an HTTP `Idempotency-Key`): a call with a request id that was
+   * made before returns the first call's result, also while that call is still running (the
+   * retry waits for the thread's lease, then finds the stored result), and a retry after a crash
+   * continues the run the first attempt started — same task ids, same idempotency keys — instead
+   * of starting a second one. Request ids are global to the store: make them unique per call.
+   */
+  requestId?: string;
 }
 
 /** Options of `stream`. */
@@ -105,7 +120,7 @@ export class CompiledGraph<S extends Schema> {
 
   /** @internal Use `StateGraph.compile()`. */
   constructor(shape: GraphShape, options: CompileOptions) {
-    this.name = options.name ?? "graph";
+    this.name = options.name ?? defaultGraphName(shape);
     this.checkpointer = options.checkpointer;
     this.determinism = options.determinism ?? "strict";
     this.compileOptions = options;
@@ -132,7 +147,7 @@ export class CompiledGraph<S extends Schema> {
       // Invoked from node code: a child run of the calling task.
       return (await runChild(this, input ?? {}, task, this.name)) as RunResult<StateOf<S>>;
     }
-    return this.execute(input, options, silentSink);
+    return this.fromCaller(input, options, silentSink);
   }
 
   /**
@@ -146,7 +161,7 @@ export class CompiledGraph<S extends Schema> {
       Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"],
     );
     const queue = new EventQueue(modes);
-    this.execute(input, options, queue).then(
+    this.fromCaller(input, options, queue).then(
       (result) => {
         queue.push({ type: "end", namespace: [], result });
         queue.close();
@@ -176,9 +191,7 @@ export class CompiledGraph<S extends Schema> {
     const saver = this.requireSaver();
     const run = await saver.getRun(target.runId as RunId);
     if (!run) throw new NotFoundError("run", target.runId);
-    return resumeWith(
-      this,
-      (o, k) => this.execute(null, o, k),
+    return this.answerAndContinue(
       run.threadId,
       command,
       target,
@@ -277,30 +290,92 @@ export class CompiledGraph<S extends Schema> {
   async resolveExpiredInterrupts(now: Date = new Date()): Promise<number> {
     const saver = this.requireSaver();
     const expired = await saver.listExpiredInterrupts(now.toISOString(), 500);
-    const threads = new Set<ThreadId>();
-    let resolved = 0;
+    const byThread = new Map<ThreadId, typeof expired>();
     for (const record of expired) {
       // A store may hold threads of several graphs: continue only those this graph owns.
       if ((record.path[0]?.graph ?? record.graph) !== this.name) continue;
-      const onTimeout = record.onTimeout ?? { kind: "cancel" };
-      const wake = await tasksToWake(saver, [record]);
-      const outcome = await saver.answerInterrupts({
-        threadId: record.threadId,
-        answers:
-          onTimeout.kind === "value" ? [{ id: record.id, value: onTimeout.value ?? null }] : [],
-        cancel: onTimeout.kind === "cancel" ? [record.id] : [],
-        wake,
-        actor: "system:timer",
-        action: "timeout",
-      });
-      if (outcome.ok) {
-        resolved += 1;
-        threads.add(record.threadId);
-      }
+      byThread.set(record.threadId, [...(byThread.get(record.threadId) ?? []), record]);
     }
-    for (const threadId of threads)
-      await this.execute(null, { threadId, actor: "system:timer" }, silentSink);
+    let resolved = 0;
+    for (const [threadId, records] of byThread) {
+      // Answer and continue under the thread's lease, like a person's answer.
+      await withLease(saver, threadId, this.lease, async (lease) => {
+        let answered = 0;
+        for (const record of records) {
+          const onTimeout = record.onTimeout ?? { kind: "cancel" };
+          const outcome = await lease.store.answerInterrupts({
+            threadId,
+            answers:
+              onTimeout.kind === "value" ? [{ id: record.id, value: onTimeout.value ?? null }] : [],
+            cancel: onTimeout.kind === "cancel" ? [record.id] : [],
+            wake: await tasksToWake(lease.store, [record]),
+            actor: "system:timer",
+            action: "timeout",
+          });
+          if (outcome.ok) answered += 1;
+        }
+        resolved += answered;
+        if (answered > 0)
+          await this.continueUnderLease(lease, { threadId, actor: "system:timer" }, silentSink);
+      });
+    }
     return resolved;
+  }
+
+  /**
+   * Finds this graph's root runs that a crashed or cut-off process left `running` — a run that
+   * was executing, or an answer recorded but not yet continued — and continues each from its last
+   * checkpoint (`action: "continue"`, the default) or marks it failed (`"fail"`). A run whose
+   * lease is still held (its process is alive and renewing) is left alone. Nothing committed is
+   * lost and no finished task runs again; a task that was mid-flight runs again with the same
+   * task id and idempotency keys. Call it at start and periodically, as with deadlines.
+   *
+   * @returns the run ids continued (or failed) and those skipped because their thread was busy.
+   */
+  async recoverRuns(
+    options: { action?: "continue" | "fail"; limit?: number } = {},
+  ): Promise<{ recovered: RunId[]; busy: RunId[] }> {
+    const saver = this.requireSaver();
+    const recovered: RunId[] = [];
+    const busy: RunId[] = [];
+    let cursor: string | null = null;
+    let seen = 0;
+    do {
+      const page = await saver.listRunsByStatus({ status: "running", rootOnly: true, cursor });
+      cursor = page.nextCursor;
+      for (const run of page.items) {
+        if (run.graph !== this.name) continue;
+        if (++seen > (options.limit ?? 1000)) return { recovered, busy };
+        try {
+          // No waiting: a held lease means a live process is running it.
+          await withLease(saver, run.threadId, { ...this.lease, waitMs: 0 }, async (lease) => {
+            const current = await lease.store.getRun(run.runId);
+            if (current?.status !== "running") return;
+            if (options.action === "fail")
+              await lease.store.putRun({
+                ...current,
+                status: "error",
+                updatedAt: new Date().toISOString(),
+                error: {
+                  name: "RecoveredRunError",
+                  message: "The process running this run stopped; the recovery sweep failed it.",
+                },
+              });
+            else
+              await this.continueUnderLease(
+                lease,
+                { threadId: run.threadId, actor: "system:recovery" },
+                silentSink,
+              );
+            recovered.push(run.runId);
+          });
+        } catch (error) {
+          if (!(error instanceof ThreadBusyError)) throw error;
+          busy.push(run.runId);
+        }
+      }
+    } while (cursor);
+    return { recovered, busy };
   }
 
   /**
@@ -333,7 +408,7 @@ export class CompiledGraph<S extends Schema> {
 
   private requireThread(config: RunOptions): ThreadId {
     if (!config.threadId) throw new MissingThreadIdError();
-    return config.threadId as ThreadId;
+    return validateThreadId(config.threadId);
   }
 
   /** @internal Selectors for a run: compile-time ones plus the run's own. */
@@ -350,6 +425,57 @@ export class CompiledGraph<S extends Schema> {
     };
   }
 
+  /** A caller's call: `null` at a pause held only by static selectors continues it. */
+  private fromCaller(
+    input: UpdateOf<S> | ResumeCommand | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    if (input === null && this.checkpointer && options.threadId) {
+      const threadId = validateThreadId(options.threadId);
+      return staticPauseCommand(this.checkpointer, threadId, {
+        actor: options.actor,
+        requestId: options.requestId,
+      }).then((proceed) =>
+        proceed
+          ? this.answerAndContinue(threadId, proceed, null, options, sink)
+          : this.execute(null, options, sink),
+      );
+    }
+    return this.execute(input, options, sink);
+  }
+
+  /** Answers a resume command and continues the run, both under the thread's lease. */
+  private answerAndContinue(
+    threadId: ThreadId,
+    command: ResumeCommand,
+    target: ResumeTarget | null,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    return withLease(this.requireSaver(), threadId, this.lease, (lease) =>
+      resumeWith(
+        this,
+        lease.store,
+        (o, k) => this.continueUnderLease(lease, o, k),
+        threadId,
+        command,
+        target,
+        options,
+        sink,
+      ),
+    );
+  }
+
+  /** Continues the thread's run from its head, under a lease the caller holds. */
+  private continueUnderLease(
+    lease: HeldLease,
+    options: RunOptions,
+    sink: EventSink,
+  ): Promise<RunResult<StateOf<S>>> {
+    return runRoot(this, lease.store, true, lease.fence.threadId, null, options, sink, lease);
+  }
+
   private execute(
     input: UpdateOf<S> | ResumeCommand | null,
     options: RunOptions,
@@ -357,15 +483,7 @@ export class CompiledGraph<S extends Schema> {
   ): Promise<RunResult<StateOf<S>>> {
     if (isResumeCommand(input)) {
       this.requireSaver();
-      return resumeWith(
-        this,
-        (o, k) => this.execute(null, o, k),
-        this.requireThread(options),
-        input,
-        null,
-        options,
-        sink,
-      );
+      return this.answerAndContinue(this.requireThread(options), input, null, options, sink);
     }
     if (
       input !== null &&
@@ -378,9 +496,15 @@ export class CompiledGraph<S extends Schema> {
     const durable = this.checkpointer !== undefined;
     if (durable && !options.threadId) throw new MissingThreadIdError();
     const saver = this.checkpointer ?? new MemorySaver();
-    const threadId = (options.threadId ?? `ephemeral-${randomUUID()}`) as ThreadId;
-    const work = (): Promise<RunResult<StateOf<S>>> =>
-      runRoot(this, saver, durable, threadId, input, options, sink);
-    return durable ? withLease(saver, threadId, this.lease, work) : work();
+    // Refused before the run is recorded, so a bad input never leaves a run `running`.
+    if (input) assertStorable(saver.serializer, input, "input");
+    const threadId =
+      options.threadId === undefined
+        ? (`ephemeral-${randomUUID()}` as ThreadId)
+        : validateThreadId(options.threadId);
+    if (!this.checkpointer) return runRoot(this, saver, false, threadId, input, options, sink);
+    return withLease(this.checkpointer, threadId, this.lease, (lease) =>
+      runRoot(this, lease.store, true, threadId, input, options, sink, lease),
+    );
   }
 }

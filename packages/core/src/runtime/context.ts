@@ -3,18 +3,15 @@
  * steering, cancellation. One {@link TaskRun} backs the context of one execution of one task.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Schema } from "../channels.ts";
-import {
-  InvalidInputError,
-  MissingCheckpointerError,
-  NonSerializableError,
-  ReinError,
-} from "../errors.ts";
+import { InvalidInputError, MissingCheckpointerError, NonSerializableError } from "../errors.ts";
 import type { Serializer } from "../serde.ts";
 import { interruptIdFor, type RunId, type TaskId, type ThreadId } from "../ids.ts";
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import type { SteeringRecord } from "../types.ts";
+import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
 import type { Execution } from "./execution.ts";
 import { parseDuration } from "./duration.ts";
 
@@ -54,10 +51,22 @@ export interface NodeContext<_S extends Schema = Schema> {
    */
   interrupt<Answer = unknown>(payload: unknown, options?: InterruptOptions<Answer>): Answer;
   /**
-   * Runs `fn` at most once per (thread, task, key) and replays its stored result on every re-run.
-   * Guard side effects that happen before an `interrupt()` with it.
+   * Runs `fn` until it has once returned, per (thread, task, key), and replays its stored result
+   * on every re-run. Guard side effects that happen before an `interrupt()` with it.
+   *
+   * The guarantee is **at least once, with one stable key per attempt series; exactly once
+   * against an API that dedupes on the key**: a crash (or a thrown error) between the effect and
+   * storing its result runs `fn` again, with the same {@link NodeContext.idempotencyKey}. `fn`
+   * receives its attempt number (1 on the first run of the series, counted durably across
+   * processes), so a later attempt can look up what an earlier one did before acting again.
+   *
+   * @example
+   * const receipt = await ctx.once("charge", (attempt) =>
+   *   payments.charge({ amount, idempotencyKey: ctx.idempotencyKey("charge"), retry: attempt > 1 }),
+   * );
+   * @throws InvalidInputError for a key starting with U+0001 (reserved for attempt markers).
    */
-  once<T>(key: string, fn: () => Promise<T> | T): Promise<T>;
+  once<T>(key: string, fn: (attempt: number) => Promise<T> | T): Promise<T>;
   /** A stable key for (thread, task, key), to hand to an external API as its idempotency key. */
   idempotencyKey(key: string): string;
   /** Emits a `custom` stream event. */
@@ -83,6 +92,9 @@ export class TaskCancelled extends Error {
 }
 
 const storage = new AsyncLocalStorage<TaskRun>();
+
+/** Prefix of the once-keys that count attempts; user keys cannot start with it. */
+const ATTEMPT_MARK = "\u0001";
 
 /** Runs `fn` with `run` as the current task (for the free `interrupt()` function). */
 export function withTask<T>(run: TaskRun, fn: () => T): T {
@@ -192,9 +204,10 @@ export class TaskRun implements NodeContext {
         );
         return this.raise(payload, order, slot, latest.revision + 1, options);
       }
-      if (latest.status === "answered") return this.decodeAnswer(latest, options);
+      if (latest.status === "answered") return this.decodeAnswer(latest, payload, order, options);
       if (latest.status === "cancelled") throw new TaskCancelled();
       if (latest.status === "pending") {
+        if (options.answer) rememberAnswerSchema(latest.id, options.answer);
         this.pausedOn.push(latest.id);
         throw new GraphInterrupt(latest.id);
       }
@@ -212,11 +225,45 @@ export class TaskRun implements NodeContext {
     return latest;
   }
 
-  private decodeAnswer<Answer>(record: StoredInterrupt, options: InterruptOptions<Answer>): Answer {
+  private decodeAnswer<Answer>(
+    record: StoredInterrupt,
+    payload: unknown,
+    order: number,
+    options: InterruptOptions<Answer>,
+  ): Answer {
     if (!options.answer) return record.answer as Answer;
-    // The answer was validated against the stored JSON Schema; parsing with the live schema
-    // applies its transforms and defaults and gives the node a typed value.
-    return options.answer.parse(record.answer);
+    // Parsing with the live schema applies its transforms and defaults and gives the node a typed
+    // value. An answer checked only against the stored JSON Schema (by a process that did not
+    // know this schema) can fail here: the question is asked again instead of failing the run.
+    let parsed: ReturnType<typeof options.answer.safeParse>;
+    try {
+      parsed = options.answer.safeParse(record.answer);
+    } catch {
+      // An async refinement cannot run inside the synchronous interrupt(); it ran at answer time.
+      return record.answer as Answer;
+    }
+    if (parsed.success) return parsed.data;
+    const message = z.prettifyError(parsed.error);
+    this.superseded.push(record);
+    const exec = this.exec;
+    const id = interruptIdFor(
+      exec.threadId,
+      exec.namespace,
+      this.task.id,
+      record.slot,
+      record.revision + 1,
+    );
+    this.exec.rejectAnswer({
+      interruptId: record.id,
+      askedAgainAs: id,
+      message: `The answer to interrupt ${record.id} does not match its schema: ${message}`,
+      issues: parsed.error.issues,
+    });
+    this.exec.debug(
+      `interrupt ${record.id} superseded: its answer does not match the schema the node declares, so the question is asked again as ${id}`,
+      { interruptId: record.id, askedAgainAs: id, taskId: this.task.id, order },
+    );
+    return this.raise(payload, order, record.slot, record.revision + 1, options);
   }
 
   private raise<Answer>(
@@ -262,21 +309,41 @@ export class TaskRun implements NodeContext {
       tenant: exec.tenant,
       deadline,
       onTimeout,
-      answerSchema: options.answer ? toJsonSchema(options.answer) : null,
+      answerSchema: options.answer ? storedAnswerSchema(options.answer) : null,
     };
+    if (options.answer) rememberAnswerSchema(id, options.answer);
     this.created.push(record);
     this.pausedOn.push(id);
     throw new GraphInterrupt(id);
   }
 
-  async once<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+  async once<T>(key: string, fn: (attempt: number) => Promise<T> | T): Promise<T> {
+    if (key.startsWith(ATTEMPT_MARK))
+      throw new InvalidInputError("ctx.once keys must not start with U+0001 (reserved).", { key });
     const saver = this.exec.saver;
     const stored = await saver.getOnce(this.exec.threadId, this.task.id, key);
     if (stored) return stored.value as T;
-    const value = await fn();
+    const value = await fn(await this.claimAttempt(key));
     // First write wins: if a concurrent execution stored first, its result is the one replayed.
     const kept = await saver.putOnce(this.exec.threadId, this.task.id, key, value);
     return kept.value as T;
+  }
+
+  /**
+   * Records the start of the next attempt of `once(key)` before its body runs, so a crash mid-body
+   * is counted: attempt n is the first marker n this execution stores (first write wins).
+   */
+  private async claimAttempt(key: string): Promise<number> {
+    const saver = this.exec.saver;
+    const token = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      const marker = `${ATTEMPT_MARK}attempt:${attempt}:${key}`;
+      const kept = await saver.putOnce(this.exec.threadId, this.task.id, marker, {
+        token,
+        startedAt: new Date().toISOString(),
+      });
+      if ((kept.value as { token?: unknown } | null)?.token === token) return attempt;
+    }
   }
 
   idempotencyKey(key: string): string {
@@ -312,14 +379,5 @@ function serializePayload(serializer: Serializer, payload: unknown): string {
       );
     }
     throw error;
-  }
-}
-
-function toJsonSchema(schema: z.ZodType): unknown {
-  try {
-    return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
-  } catch (error) {
-    if (ReinError.is(error)) throw error;
-    return null;
   }
 }

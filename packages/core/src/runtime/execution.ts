@@ -6,8 +6,9 @@ import type { Schema } from "../channels.ts";
 import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
-import type { RunPathEntry, SteeringRecord } from "../types.ts";
+import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
+import type { HeldLease } from "./lease.ts";
 import type { RunSelectors } from "./loop.ts";
 
 /** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
@@ -37,6 +38,10 @@ export interface ExecutionInit {
   lineage: RunId[];
   /** The root run's own static interrupt selectors (relative to the root), inherited by children. */
   runSelectors: RunSelectors;
+  /** Answers the real schema rejected on re-run, shared by the whole run tree of one call. */
+  rejectedAnswers?: RejectedAnswer[];
+  /** The thread lease the call holds (absent without a checkpointer). */
+  lease?: HeldLease | undefined;
 }
 
 /** The environment of one run. */
@@ -57,9 +62,17 @@ export class Execution implements ExecutionInit {
   readonly steering!: SteeringRecord[];
   readonly lineage!: RunId[];
   readonly runSelectors!: RunSelectors;
+  readonly rejectedAnswers: RejectedAnswer[];
+  readonly lease?: HeldLease | undefined;
 
   constructor(init: ExecutionInit) {
     Object.assign(this, init);
+    this.rejectedAnswers = init.rejectedAnswers ?? [];
+  }
+
+  /** Records that an answer was rejected on re-run (reported in the call's result). */
+  rejectAnswer(rejected: RejectedAnswer): void {
+    this.rejectedAnswers.push(rejected);
   }
 
   get serializer(): Serializer {

@@ -13,7 +13,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "../checkpoint/types.ts";
-import { InvalidUpdateError, RecursionLimitError } from "../errors.ts";
+import { InvalidUpdateError, NonSerializableError, RecursionLimitError } from "../errors.ts";
 import { newCheckpointId } from "../ids.ts";
 import type { GraphShape } from "../graph/state-graph.ts";
 import type { RunResult } from "../types.ts";
@@ -134,7 +134,8 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     try {
       await commitBarrier(options, state, writes);
     } catch (error) {
-      if (error instanceof InvalidUpdateError) return { status: "error", error };
+      if (error instanceof InvalidUpdateError || error instanceof NonSerializableError)
+        return { status: "error", error };
       throw error;
     }
   }

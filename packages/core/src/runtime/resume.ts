@@ -2,18 +2,19 @@
  * Turning a resume command into an atomic batch of answers: which pending interrupts it targets,
  * that the answers fit their schemas, which tasks it wakes, and what a lost race looks like.
  */
-import { z } from "zod";
 import type { AnswerBatch, Checkpointer, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
 import {
   AmbiguousResumeError,
-  InvalidAnswerError,
   InvalidInputError,
   NoMatchingTargetError,
+  NotFoundError,
   StaleTargetError,
 } from "../errors.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
+import { checkAnswer } from "./answer-schemas.ts";
 import { toPublicInterrupt } from "./interrupt-records.ts";
+import { interruptsOfRun } from "./run.ts";
 
 /**
  * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
@@ -71,6 +72,44 @@ export async function staleError(
   );
 }
 
+/**
+ * The error for a target that selects no pending interrupt. Its class depends on the target only,
+ * never on what else is pending: a target naming an interrupt, a task or a scope whose questions
+ * were already answered (or cancelled, superseded) is stale; one naming nothing its run ever asked
+ * matches nothing. Both carry the latest metadata.
+ */
+async function unmatchedTarget(
+  saver: Checkpointer,
+  threadId: ThreadId,
+  target: ResumeTarget,
+  allPending: () => Promise<readonly StoredInterrupt[]>,
+): Promise<StaleTargetError | NoMatchingTargetError> {
+  const asked = selectTarget(await interruptsOfRun(saver, threadId, target.runId as RunId), target);
+  const statuses = [...new Set(asked.map((i) => i.status))].join("/");
+  if (asked.length > 0) {
+    const what =
+      target.interruptId !== undefined
+        ? `Interrupt ${target.interruptId} is ${statuses}, not pending.`
+        : target.taskId !== undefined
+          ? `Task ${target.taskId} has no pending interrupt (its interrupts are ${statuses}).`
+          : `Run ${target.runId} has no pending interrupt at [${target.namespace.join(", ")}] (they are ${statuses}).`;
+    return staleError(saver, threadId, target.runId, what);
+  }
+  const latest = await staleError(saver, threadId, target.runId, "");
+  const pending = await allPending();
+  return new NoMatchingTargetError(
+    "The target matches no interrupt its run asked; pick one of those pending.",
+    {
+      target,
+      pending: pending.map(toPublicInterrupt),
+      threadId,
+      runId: latest.details.runId,
+      runStatus: latest.details.runStatus,
+      headCheckpointId: latest.details.headCheckpointId,
+    },
+  );
+}
+
 /** Answers chosen by a command: interrupt → value. */
 export type ChosenAnswers = Map<StoredInterrupt, unknown>;
 
@@ -94,18 +133,9 @@ export async function chooseAnswers(
   const chosen: ChosenAnswers = new Map();
   if (command.kind === "resume") {
     if (inScope.length === 0) {
-      const pending = target ? await allPending() : [];
-      if (pending.length > 0)
-        throw new NoMatchingTargetError(
-          "The target matches no pending interrupt; pick one of those pending.",
-          { target, pending: pending.map(toPublicInterrupt) },
-        );
-      throw await staleError(
-        saver,
-        threadId,
-        target?.runId ?? null,
-        "No interrupt is pending in this scope.",
-      );
+      if (target) throw await unmatchedTarget(saver, threadId, target, allPending);
+      if (!(await saver.getThread(threadId))) throw new NotFoundError("thread", threadId);
+      throw await staleError(saver, threadId, null, "No interrupt is pending in this scope.");
     }
     if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
     chosen.set(inScope[0] as StoredInterrupt, command.value);
@@ -121,6 +151,8 @@ export async function chooseAnswers(
   if (missing.length > 0) {
     const record =
       missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
+    if (!record && !target && !(await saver.getThread(threadId)))
+      throw new NotFoundError("thread", threadId);
     const why = record
       ? `Interrupt ${record.id} is ${record.status}, not pending.`
       : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;
@@ -131,24 +163,13 @@ export async function chooseAnswers(
 }
 
 /**
- * Checks each answer against the JSON Schema its interrupt declared.
+ * Checks each answer with its interrupt's real schema where this process knows it, else with the
+ * stored JSON Schema (see `answer-schemas.ts`).
  *
  * @throws InvalidAnswerError listing the schema errors; nothing is stored.
  */
-export function validateAnswers(chosen: ChosenAnswers): void {
-  for (const [record, value] of chosen) {
-    if (record.answerSchema === null || record.answerSchema === undefined) continue;
-    const schema = z.fromJSONSchema(record.answerSchema as Parameters<typeof z.fromJSONSchema>[0]);
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-      throw new InvalidAnswerError(
-        `The answer to interrupt ${record.id} does not match its schema: ${z.prettifyError(parsed.error)}`,
-        {
-          interruptId: record.id,
-          issues: parsed.error.issues,
-        },
-      );
-  }
+export async function validateAnswers(chosen: ChosenAnswers): Promise<void> {
+  for (const [record, value] of chosen) await checkAnswer(record, value);
 }
 
 /**

@@ -85,6 +85,11 @@ export interface StreamRunInput {
   head?: CheckpointRecord | undefined;
   /** The run row to keep up to date. */
   run: RunRecord;
+  /**
+   * Whether the run row must still be written as `running`. When the call applies input, the
+   * row goes with the input checkpoint's commit instead of a write of its own.
+   */
+  writeRunRow?: boolean;
 }
 
 /** Result of a stream run: the loop outcome and where the stream stands. */
@@ -110,6 +115,8 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
       { checkpointId: input.fromCheckpointId },
     );
   let state: LoopState;
+  const runRow = input.writeRunRow ? input.run : undefined;
+  if (runRow && !(input.input !== undefined || !head)) await saver.putRun(runRow);
   if (input.input !== undefined || !head) {
     const currentHead = input.fromCheckpointId
       ? await saver.getCheckpoint(exec.threadId, exec.stream)
@@ -121,6 +128,7 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
       currentHead?.id ?? null,
       input.input ?? {},
       input.fromCheckpointId ? "fork" : "input",
+      runRow,
     );
     head = state.head;
   } else if (input.fromCheckpointId) {
@@ -154,6 +162,9 @@ export async function runStream(input: StreamRunInput): Promise<StreamRunOutcome
     },
     state,
   );
+  // A lost lease aborted the run: another process owns the thread now, so record nothing (the
+  // write would be refused, or would mark a healthy run cancelled after a store outage).
+  exec.lease?.assertHeld();
   if (!(outcome.status === "done" && doneCommitted)) {
     const error =
       outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
@@ -174,17 +185,13 @@ async function applyInput(
   expectedHeadId: CheckpointId | null,
   input: Record<string, unknown>,
   source: "input" | "fork",
+  runRow: RunRecord | undefined,
 ): Promise<LoopState> {
   const saver = exec.saver;
   const values = await loadValues(saver, graph.shape, base);
   const id = newCheckpointId(expectedHeadId);
   const writes = Object.entries(input).filter(([, v]) => v !== undefined);
-  for (const [channel] of writes)
-    if (!(channel in graph.shape.schema))
-      throw new InvalidInputError(
-        `Input names unknown channel "${channel}"; the state has ${Object.keys(graph.shape.schema).join(", ")}.`,
-        { channel },
-      );
+  checkInputChannels(graph.shape, input);
   const barrier = applyWrites(
     graph.shape,
     values,
@@ -207,7 +214,12 @@ async function applyInput(
     createdAt: new Date().toISOString(),
     metadata: { input: Object.keys(input) },
   };
-  await saver.commitStep({ checkpoint, expectedHeadId, blobs: barrier.blobs });
+  await saver.commitStep({
+    checkpoint,
+    expectedHeadId,
+    blobs: barrier.blobs,
+    ...(runRow ? { runs: [runRow] } : {}),
+  });
   emitCheckpoint(exec, checkpoint, barrier.values);
   return {
     head: checkpoint,
@@ -267,6 +279,20 @@ function emitCheckpoint(
     });
   if (exec.sink.wants("values"))
     exec.sink.push({ type: "values", namespace: [...exec.namespace], values: { ...values } });
+}
+
+/**
+ * Refuses input that names a channel the state does not have, before anything is stored.
+ *
+ * @throws InvalidInputError naming the channel and the state's channels.
+ */
+export function checkInputChannels(shape: GraphShape, input: Record<string, unknown>): void {
+  for (const [channel, value] of Object.entries(input))
+    if (value !== undefined && !(channel in shape.schema))
+      throw new InvalidInputError(
+        `Input names unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+        { channel },
+      );
 }
 
 /** The JSON shape of a failure recorded on a run. */

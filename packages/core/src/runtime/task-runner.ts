@@ -10,6 +10,7 @@ import type {
   TaskSpec,
 } from "../checkpoint/types.ts";
 import { InvalidUpdateError, ReinError } from "../errors.ts";
+import { assertStorable } from "../serde.ts";
 import { Command, Send } from "../graph/command.ts";
 import type { GraphShape, NodeSpec, RetryPolicy } from "../graph/state-graph.ts";
 import { GraphInterrupt, TaskCancelled, TaskRun, withTask } from "./context.ts";
@@ -101,7 +102,11 @@ export async function runTask(input: TaskInput): Promise<TaskOutcome> {
     let result: TaskResult;
     try {
       result = toWrites(input.shape, task, returned);
+      // A value that cannot be stored (a function, a class instance) fails this task with a
+      // typed error naming it, instead of failing the commit after the run was marked running.
+      checkStorable(exec, result);
     } catch (error) {
+      emitTask(exec, task, "end", "error");
       return { kind: "error", task, error };
     }
     return finish(input, result, "writes");
@@ -231,6 +236,15 @@ function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskRes
     result.writes.push([channel, value]);
   }
   return result;
+}
+
+function checkStorable(exec: Execution, result: TaskResult): void {
+  if (result.kind !== "writes") return;
+  for (const [channel, value] of result.writes)
+    assertStorable(exec.serializer, value, `update.${channel}`);
+  result.sends.forEach((send, i) =>
+    assertStorable(exec.serializer, send.arg, `Send(${JSON.stringify(send.node)})[${i}].arg`),
+  );
 }
 
 function retryable(policy: RetryPolicy | undefined, error: unknown): boolean {

@@ -24,6 +24,7 @@ import { answerSpecs } from "./specs/answers.ts";
 import { channelBlobSpecs } from "./specs/channel-blobs.ts";
 import { checkpointSpecs } from "./specs/checkpoints.ts";
 import { deleteSpecs } from "./specs/delete.ts";
+import { fencingSpecs } from "./specs/fencing.ts";
 import { interruptSpecs } from "./specs/interrupts.ts";
 import { leaseSpecs } from "./specs/leases.ts";
 import { onceSpecs } from "./specs/once.ts";
@@ -48,6 +49,7 @@ const SPECS = [
   steeringAuditSpecs,
   onceSpecs,
   leaseSpecs,
+  fencingSpecs,
   serializationSpecs,
   deleteSpecs,
 ] as const;

@@ -12,13 +12,17 @@
  */
 import { describe } from "vitest";
 import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
+import { idErrorContracts } from "./ids-errors.ts";
 import { interruptContracts } from "./interrupts.ts";
+import { steeringEdgeContracts } from "./steering-edges.ts";
+import { typedAnswerContracts } from "./typed-answers.ts";
 import {
   deadlineContracts,
   deadlineTimerContracts,
   runTreeContracts,
   wideFanOutContracts,
 } from "./run-trees.ts";
+import { writerContracts } from "./writers.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
@@ -32,6 +36,10 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
     describe("deadlines", () =>
       registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
+    describe("steering edge cases", () => registerContracts(init, steeringEdgeContracts));
+    describe("typed answers", () => registerContracts(init, typedAnswerContracts));
+    describe("ids, errors and side effects", () => registerContracts(init, idErrorContracts));
+    describe("one writer per thread", () => registerContracts(init, writerContracts, 20_000));
     describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
   });
 }

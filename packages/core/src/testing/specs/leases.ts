@@ -15,7 +15,7 @@ export const leaseSpecs: SpecModule = {
     spec("acquireLease takes a free lease and getLease reports owner and expiry", async (saver) => {
       expect(await saver.getLease(T)).toBeUndefined();
       const before = Date.now();
-      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBeTypeOf("number");
       const lease = await saver.getLease(T);
       expect(lease?.owner).toBe("worker-a");
       const expires = Date.parse(lease?.expiresAt ?? "");
@@ -24,66 +24,81 @@ export const leaseSpecs: SpecModule = {
     });
 
     spec("another owner is refused while the lease is unexpired", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
-      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(false);
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBeTypeOf("number");
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeNull();
       expect((await saver.getLease(T))?.owner).toBe("worker-a");
     });
 
     spec("the holder may acquire again, which extends its lease", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", 10_000)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", 10_000)).toBeTypeOf("number");
       const first = Date.parse((await saver.getLease(T))?.expiresAt ?? "");
-      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBeTypeOf("number");
       const second = Date.parse((await saver.getLease(T))?.expiresAt ?? "");
       expect(second).toBeGreaterThan(first);
     });
 
     spec("an expired lease can be taken by another owner", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
       await sleep(SHORT_TTL + 150);
       expect(await saver.getLease(T)).toBeUndefined();
-      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeTypeOf("number");
       expect((await saver.getLease(T))?.owner).toBe("worker-b");
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
     });
 
     spec("renewLease extends the holder's lease and refuses anyone else", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
       expect(await saver.renewLease(T, "worker-b", LONG_TTL)).toBe(false);
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(true);
       await sleep(SHORT_TTL + 150);
       // Still held: the renewal moved the expiry.
       expect((await saver.getLease(T))?.owner).toBe("worker-a");
-      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(false);
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeNull();
     });
 
     spec("renewLease of an expired lease is refused", async (saver) => {
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
-      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
       await sleep(SHORT_TTL + 150);
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
       expect(await saver.getLease(T)).toBeUndefined();
     });
 
     spec("releaseLease frees the holder's lease and ignores other owners", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBeTypeOf("number");
       await saver.releaseLease(T, "worker-b");
       expect((await saver.getLease(T))?.owner).toBe("worker-a");
       await saver.releaseLease(T, "worker-a");
       expect(await saver.getLease(T)).toBeUndefined();
-      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeTypeOf("number");
     });
 
     spec("leases are per thread", async (saver) => {
-      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBe(true);
-      expect(await saver.acquireLease(threadId("t2"), "worker-b", LONG_TTL)).toBe(true);
+      expect(await saver.acquireLease(T, "worker-a", LONG_TTL)).toBeTypeOf("number");
+      expect(await saver.acquireLease(threadId("t2"), "worker-b", LONG_TTL)).toBeTypeOf("number");
       expect((await saver.getLease(threadId("t2")))?.owner).toBe("worker-b");
     });
 
     spec("concurrent acquisitions of a free lease: exactly one owner wins", async (saver) => {
       const owners = ["w1", "w2", "w3", "w4"];
       const results = await Promise.all(owners.map((o) => saver.acquireLease(T, o, LONG_TTL)));
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect((await saver.getLease(T))?.owner).toBe(owners[results.indexOf(true)]);
+      const winners = results.filter((token) => token !== null);
+      expect(winners).toHaveLength(1);
+      const lease = await saver.getLease(T);
+      expect(lease?.owner).toBe(owners[results.findIndex((token) => token !== null)]);
+      expect(lease?.token).toBe(winners[0]);
+    });
+
+    spec("every new holder gets a larger fencing token, also after a release", async (saver) => {
+      const first = await saver.acquireLease(T, "worker-a", LONG_TTL);
+      await saver.releaseLease(T, "worker-a");
+      const second = await saver.acquireLease(T, "worker-b", SHORT_TTL);
+      await sleep(SHORT_TTL + 150);
+      const third = await saver.acquireLease(T, "worker-c", LONG_TTL);
+      expect(first).toBeTypeOf("number");
+      expect(second).toBeGreaterThan(first ?? Infinity);
+      expect(third).toBeGreaterThan(second ?? Infinity);
+      expect((await saver.getLease(T))?.token).toBe(third);
     });
   },
 };

@@ -1,6 +1,9 @@
 /** Tagged types (Date, Map, Set, BigInt, Uint8Array) survive every place values are stored. */
+import fc from "fast-check";
 import { expect } from "vitest";
-import { NonSerializableError } from "../../errors.ts";
+import { NonSerializableError, SerializationDepthError } from "../../errors.ts";
+import { MAX_DEPTH } from "../../serde.ts";
+import { nested, storedValue } from "../arbitraries.ts";
 import {
   checkpointId,
   deltaBlob,
@@ -143,6 +146,69 @@ export const serializationSpecs: SpecModule = {
         const steering = makeSteering("t1", "s1");
         await saver.appendSteering(steering);
         expect(await saver.listSteering(T)).toEqual([steering]);
+      },
+    );
+
+    spec(
+      "arbitrary values (tag-shaped objects, holes, undefined, -0, deep nesting, large strings) come back exactly",
+      async (saver) => {
+        let n = 0;
+        await fc.assert(
+          fc.asyncProperty(storedValue, async (value) => {
+            n += 1;
+            const task = taskId(`task-${n}`);
+            expect((await saver.putOnce(T, task, "k", value)).value).toStrictEqual(value);
+            expect((await saver.getOnce(T, task, "k"))?.value).toStrictEqual(value);
+            const row = makeInterrupt("t1", `i${n}`, { payload: value });
+            await saver.putTaskOutcome(
+              makeOutcome("t1", C1, pausedResult(`task-${n}`), { interrupts: [row] }),
+            );
+            await saver.answerInterrupts({
+              threadId: T,
+              answers: [{ id: row.id, value }],
+              wake: [],
+              actor: "alice",
+              action: "answer",
+            });
+            const stored = await saver.getInterrupt(row.id);
+            expect(stored?.payload).toStrictEqual(value);
+            expect(stored?.answer).toStrictEqual(value);
+          }),
+          { numRuns: 60 },
+        );
+        const deep = nested(MAX_DEPTH - 10);
+        const untrusted = { __rein: "bigint", v: "42" };
+        // eslint-disable-next-line no-sparse-arrays
+        const state = { deep, untrusted, holes: [1, , 3], undef: [undefined], zero: -0 };
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", C1, { versions: { s: "v1", l: "v1" } }), null, {
+            blobs: [fullBlob("s", "v1", state), fullBlob("l", "v1", [untrusted])],
+          }),
+        );
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(2), { versions: { l: "v2" } }), C1, {
+            blobs: [deltaBlob("l", "v2", "v1", [untrusted, -0, undefined])],
+          }),
+        );
+        expect(await saver.getChannelValues(T, "", { s: "v1", l: "v2" })).toStrictEqual({
+          s: state,
+          l: [untrusted, untrusted, -0, undefined],
+        });
+      },
+    );
+
+    spec(
+      "a value nested past the depth limit is a typed error and writes nothing",
+      async (saver) => {
+        const commit = makeCommit(makeCheckpoint("t1", C1, { versions: { a: "v1" } }), null, {
+          blobs: [fullBlob("a", "v1", nested(100_000))],
+        });
+        await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(SerializationDepthError);
+        await expect(
+          saver.putOnce(T, taskId("task-1"), "k", { when: new Date(Number.NaN) }),
+        ).rejects.toBeInstanceOf(NonSerializableError);
+        expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+        expect(await saver.getOnce(T, taskId("task-1"), "k")).toBeUndefined();
       },
     );
 

@@ -1,7 +1,8 @@
 /** Threads: create, update, read, list newest first with tenant filter and cursor. */
 import { expect } from "vitest";
 import type { Checkpointer, ThreadRecord } from "../../checkpoint/types.ts";
-import { at, makeThread, threadId } from "../fixtures.ts";
+import { InvalidIdError } from "../../errors.ts";
+import { at, checkpointId, makeCheckpoint, makeCommit, makeThread, threadId } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 
 async function listAll(
@@ -27,6 +28,28 @@ async function listAll(
 export const threadSpecs: SpecModule = {
   concern: "threads",
   register({ spec }) {
+    spec(
+      "malformed thread ids are refused with InvalidIdError by putThread, commitStep and acquireLease",
+      async (saver) => {
+        const bad = ["a\uD800", "\uDC00b", "a\u0000b", "x".repeat(257), ""];
+        for (const id of bad) {
+          await expect(saver.putThread(makeThread(id)), JSON.stringify(id)).rejects.toBeInstanceOf(
+            InvalidIdError,
+          );
+          await expect(
+            saver.commitStep(makeCommit(makeCheckpoint(id, checkpointId(1)), null)),
+          ).rejects.toBeInstanceOf(InvalidIdError);
+          await expect(saver.acquireLease(threadId(id), "me", 1000)).rejects.toBeInstanceOf(
+            InvalidIdError,
+          );
+        }
+        expect((await saver.listThreads({})).items).toEqual([]);
+        // Surrogate pairs (emoji), 256 code units and other control characters are fine.
+        const good = `\uD83D\uDE00\u0001${"y".repeat(253)}`;
+        await saver.putThread(makeThread(good));
+        expect((await saver.getThread(threadId(good)))?.threadId).toBe(good);
+      },
+    );
     spec("putThread then getThread returns the record", async (saver) => {
       const thread = makeThread("t1", {
         tenant: "acme",

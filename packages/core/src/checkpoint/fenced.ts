@@ -1,0 +1,57 @@
+/**
+ * A view of a store that stamps every write with the writer's lease proof, so runtime code writes
+ * through it as through any store and cannot forget the fence on one write.
+ */
+import type {
+  AnswerBatch,
+  Checkpointer,
+  Fence,
+  RunRecord,
+  StepCommit,
+  TaskOutcome,
+  ThreadRecord,
+} from "./types.ts";
+import type { AuditRecord, SteeringRecord } from "../types.ts";
+import type { InterruptId, TaskId, ThreadId } from "../ids.ts";
+
+/**
+ * Returns `store` with `fence` attached to every write; reads go straight through.
+ *
+ * Writes for another thread than the fence's are passed unfenced: a fence proves the lease of one
+ * thread only.
+ */
+export function fencedStore(store: Checkpointer, fence: Fence): Checkpointer {
+  const own = (threadId: ThreadId): Fence | undefined =>
+    threadId === fence.threadId ? fence : undefined;
+  const writes = {
+    putThread: (thread: ThreadRecord) => store.putThread(thread, own(thread.threadId)),
+    commitStep: (commit: StepCommit) =>
+      store.commitStep({ ...commit, fence: own(commit.checkpoint.threadId) }),
+    putTaskOutcome: (outcome: TaskOutcome) =>
+      store.putTaskOutcome({ ...outcome, fence: own(outcome.threadId) }),
+    answerInterrupts: (batch: AnswerBatch) =>
+      store.answerInterrupts({ ...batch, fence: own(batch.threadId) }),
+    setInterruptStatus: (ids: InterruptId[], status: "cancelled" | "superseded") =>
+      store.setInterruptStatus(ids, status, fence),
+    putRequestResult: (requestId: string, result: unknown) =>
+      store.putRequestResult(requestId, result, fence),
+    putOnce: (threadId: ThreadId, taskId: TaskId, key: string, value: unknown) =>
+      store.putOnce(threadId, taskId, key, value, own(threadId)),
+    putRun: (run: RunRecord) => store.putRun(run, own(run.threadId)),
+    appendSteering: (record: SteeringRecord) => store.appendSteering(record, own(record.threadId)),
+    appendAudit: (record: AuditRecord) => store.appendAudit(record, own(record.threadId)),
+  } satisfies Partial<Checkpointer>;
+  // Reads are the store's own methods, bound to it (stores keep private fields, so a prototype
+  // view would not do). Every write of the interface is listed above.
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, property): unknown {
+      if (Object.hasOwn(writes, property)) return writes[property as keyof typeof writes];
+      if (bound.has(property)) return bound.get(property);
+      let value: unknown = Reflect.get(target, property, target);
+      if (typeof value === "function") value = (value as () => unknown).bind(target);
+      bound.set(property, value);
+      return value;
+    },
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * Contracts of typed answers: an answer is checked with the interrupt's real zod schema
+ * (refinements, dates) before anything is stored wherever the process knows that schema, and an
+ * answer that passed only the stored JSON Schema never fails the run: the question is asked again.
+ */
+import { expect } from "vitest";
+import { z } from "zod";
+import { lastValue } from "../../channels.ts";
+import type { Checkpointer } from "../../checkpoint/types.ts";
+import { InvalidAnswerError } from "../../errors.ts";
+import { Command } from "../../graph/command.ts";
+import { START, StateGraph } from "../../graph/state-graph.ts";
+import { defineInterrupt, forgetRememberedAnswerSchemas } from "../../runtime/answer-schemas.ts";
+import type { StreamEvent } from "../../runtime/events.ts";
+import type { InterruptId, ThreadId } from "../../ids.ts";
+import { threadName, type Contract } from "./harness.ts";
+
+/** A refund amount in whole fives: a refinement JSON Schema cannot say. */
+const inFives = z.object({
+  amount: z.number().refine((n) => n % 5 === 0, "amount must be a multiple of 5"),
+});
+
+/** Declared once, beside the graph's code: every process that loads it checks answers with it. */
+const shipDate = defineInterrupt<{ order: string }, { at: Date }>("contracts.ship-date", {
+  answer: z.object({ at: z.date() }),
+});
+
+function refundGraph(saver: Checkpointer) {
+  return new StateGraph({ amount: lastValue<number>(() => 0) })
+    .addNode("ask", (_s, ctx) => ({
+      amount: ctx.interrupt({ question: "how much?" }, { answer: inFives }).amount,
+    }))
+    .addEdge(START, "ask")
+    .compile({ checkpointer: saver, name: "typed-refund" });
+}
+
+function shipGraph(saver: Checkpointer) {
+  return new StateGraph({ at: lastValue<string>(() => "") })
+    .addNode("ask", () => ({ at: shipDate.ask({ order: "o-1" }).at.toISOString() }))
+    .addEdge(START, "ask")
+    .compile({ checkpointer: saver, name: "typed-ship" });
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => new Error("expected a rejection"),
+    (error: unknown) => error,
+  );
+}
+
+async function answersIn(saver: Checkpointer, threadId: string): Promise<number> {
+  const audit = await saver.listAudit({ threadId: threadId as ThreadId });
+  return audit.items.filter((a) => a.action === "answer").length;
+}
+
+/** Contracts of typed answers. */
+export const typedAnswerContracts: readonly Contract[] = [
+  [
+    "an answer that fails a refinement is an InvalidAnswerError before anything is stored, in the process that asked",
+    async (saver) => {
+      const graph = refundGraph(saver);
+      const threadId = threadName("refine");
+      const r1 = await graph.invoke({}, { threadId });
+      const bad = await failure(graph.resume({ threadId }, Command.resume({ amount: 7 })));
+      expect(bad).toBeInstanceOf(InvalidAnswerError);
+      expect((bad as InvalidAnswerError).message).toContain("multiple of 5");
+      expect((bad as InvalidAnswerError).details).toMatchObject({
+        interruptId: r1.interrupts[0]?.id,
+        checkedWith: "schema",
+      });
+      expect((await saver.getInterrupt(r1.interrupts[0]?.id as InterruptId))?.status).toBe(
+        "pending",
+      );
+      expect(await answersIn(saver, threadId)).toBe(0);
+      const done = await graph.resume({ threadId }, Command.resume({ amount: 10 }));
+      expect(done.status).toBe("done");
+      expect(done.values.amount).toBe(10);
+    },
+  ],
+  [
+    "a defineInterrupt declaration checks answers (z.date()) in a process that never ran the node",
+    async (saver) => {
+      const threadId = threadName("declared");
+      const r1 = await shipGraph(saver).invoke({}, { threadId });
+      expect(r1.status).toBe("interrupted");
+      // Another process: it loaded the graph's code (and so the declaration), nothing else.
+      forgetRememberedAnswerSchemas();
+      const other = shipGraph(saver);
+      const bad = await failure(other.resume({ threadId }, Command.resume({ at: "tomorrow" })));
+      expect(bad).toBeInstanceOf(InvalidAnswerError);
+      expect((await saver.getInterrupt(r1.interrupts[0]?.id as InterruptId))?.status).toBe(
+        "pending",
+      );
+      expect(await answersIn(saver, threadId)).toBe(0);
+      const at = new Date("2030-01-02T03:04:05.000Z");
+      const done = await other.resume({ threadId }, Command.resume({ at }));
+      expect(done.status).toBe("done");
+      expect(done.values.at).toBe(at.toISOString());
+      // The queue shows which declaration an interrupt expects.
+      const listed = await other.listInterrupts({ status: "answered", threadId });
+      expect(listed.items[0]?.answerSchema).toMatchObject({
+        "x-rein-interrupt": "contracts.ship-date",
+      });
+    },
+  ],
+  [
+    "an answer the real schema rejects on the re-run never fails the run: the question is asked again",
+    async (saver) => {
+      const threadId = threadName("asked-again");
+      const r1 = await refundGraph(saver).invoke({}, { threadId });
+      const first = r1.interrupts[0]?.id as InterruptId;
+      // A process that never ran the node knows only the stored JSON Schema, which cannot say
+      // "multiple of 5": it accepts 7.
+      forgetRememberedAnswerSchemas();
+      const events: StreamEvent[] = [];
+      for await (const event of refundGraph(saver).stream(Command.resume({ amount: 7 }), {
+        threadId,
+        streamMode: ["debug"],
+      }))
+        events.push(event);
+      const end = events.find((e) => e.type === "end");
+      const result = end?.type === "end" ? end.result : undefined;
+      expect(result?.status).toBe("interrupted");
+      const again = result?.interrupts[0];
+      expect(again?.id).not.toBe(first);
+      expect(again?.payload).toEqual({ question: "how much?" });
+      expect(again?.status).toBe("pending");
+      expect(result?.rejectedAnswers).toEqual([
+        expect.objectContaining({ interruptId: first, askedAgainAs: again?.id }),
+      ]);
+      expect(result?.rejectedAnswers?.[0]?.message).toContain("multiple of 5");
+      expect((await saver.getInterrupt(first))?.status).toBe("superseded");
+      expect(events.some((e) => e.type === "debug" && /asked again/.test(e.message))).toBe(true);
+      expect((await saver.getRun(result?.runId as never))?.status).toBe("interrupted");
+      // The new question is answerable, and now this process knows the real schema.
+      const stillBad = await failure(
+        refundGraph(saver).resume({ threadId }, Command.resume({ amount: 8 })),
+      );
+      expect(stillBad).toBeInstanceOf(InvalidAnswerError);
+      const done = await refundGraph(saver).resume({ threadId }, Command.resume({ amount: 15 }));
+      expect(done.status).toBe("done");
+      expect(done.values.amount).toBe(15);
+    },
+  ],
+];
