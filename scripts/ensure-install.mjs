@@ -1,15 +1,16 @@
 // Runs before `npm start` and `npm test`: on a fresh clone (no node_modules yet, or a lockfile
 // newer than the installed tree) it installs from the lockfile first, so the README's two
-// commands are all a newcomer types.
+// commands are all a newcomer types. The bench's peer runtimes are not part of this install
+// (scripts/ensure-bench.mjs installs them when the bench runs).
 import { execSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { ci, needsInstall } from "./lib/install.mjs";
 
-const installed = "node_modules/.package-lock.json";
-const stale =
-  !existsSync(installed) || statSync("package-lock.json").mtimeMs > statSync(installed).mtimeMs;
-if (stale) {
-  console.log("Installing dependencies from package-lock.json (npm ci)...");
-  execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
+if (needsInstall(".")) {
+  console.log(
+    "Installing dependencies from package-lock.json. The long step is better-sqlite3: where no\n" +
+      "prebuilt binary downloads it compiles SQLite from source (about 1-3 minutes).",
+  );
+  await ci(".");
 }
 
 // The server serves the approval console's build at `/`; build it when missing or out of date.

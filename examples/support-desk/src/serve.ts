@@ -37,7 +37,15 @@ const server = spawn(
     "--log-level",
     "warn",
   ],
-  { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+  {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    // The repository's sources, not a build (see docs/packaging.md).
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --conditions=@rein/source`,
+    },
+  },
 );
 const stop = (): void => {
   server.kill("SIGTERM");

@@ -8,18 +8,37 @@ const packages = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
   .filter((dir) => existsSync(join(dir, "package.json")));
 
+/** One entry of an export map: the conditions docs/packaging.md prescribes, in that order. */
+type Conditions = Record<string, string>;
+
 describe("package export maps", () => {
   for (const dir of packages) {
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
       name: string;
-      exports?: Record<string, string>;
+      private?: boolean;
+      exports?: Record<string, string | Conditions>;
     };
+    // A private package (the console's web app) is never installed from a registry.
+    if (manifest.private) continue;
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
-      it(`${manifest.name} "${subpath}" points at a module that loads`, async () => {
-        expect(existsSync(join(dir, target))).toBe(true);
+      if (subpath === "./package.json") continue;
+      it(`${manifest.name} "${subpath}" maps the source and its build, and the source loads`, async () => {
+        expect(typeof target).toBe("object");
+        const conditions = target as Conditions;
+        // "@rein/source" must come first: resolvers take the first condition they know.
+        expect(Object.keys(conditions)).toEqual(["@rein/source", "types", "import", "default"]);
+        const source = conditions["@rein/source"] ?? "";
+        expect(source).toMatch(/^\.\/src\/.+\.ts$/);
+        const built = source.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, "");
+        expect(conditions).toMatchObject({
+          types: `${built}.d.ts`,
+          import: `${built}.js`,
+          default: `${built}.js`,
+        });
+        expect(existsSync(join(dir, source))).toBe(true);
         // Runtime-only entry points; the testing entries register vitest suites, so load only the rest.
         if (subpath.startsWith("./testing")) return;
-        const loaded = (await import(join(dir, target))) as Record<string, unknown>;
+        const loaded = (await import(join(dir, source))) as Record<string, unknown>;
         expect(Object.keys(loaded).length).toBeGreaterThan(0);
       });
     }

@@ -1,13 +1,36 @@
 #!/usr/bin/env node
-// The `rein` command. Packages ship TypeScript sources for now, so the CLI runs through tsx's
-// loader; a graph module given to `--graphs` may be TypeScript too.
-import { register } from "tsx/esm/api";
+// The `rein` command. An installed package runs its build (`dist/`). Inside the repository the
+// sources run through tsx with the `@rein/source` export condition (so `@rein/*` imports resolve
+// to sources too); without that condition on the command line, the bin starts itself again with
+// it.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { URL, fileURLToPath } from "node:url";
+
+const SOURCE = "--conditions=@rein/source";
+const built = new URL("../dist/cli/main.js", import.meta.url);
+const conditioned = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some(
+  (arg) => arg === SOURCE || arg === "@rein/source",
+);
+// Sources when the condition is on; else the build; else (a repository without a build) start
+// again with the condition.
+const sources = conditioned;
+if (!conditioned && !existsSync(built)) {
+  const again = spawnSync(
+    process.execPath,
+    [SOURCE, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: "inherit" },
+  );
+  process.exit(again.status ?? 1);
+}
 
 // `rein interrupts | head` closes stdout early: that is the reader's choice, not a failure.
 process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") process.exit(0);
   throw error;
 });
-register();
-const { main } = await import("../src/cli/main.ts");
+// tsx is the repository's own tool: an installed package runs JavaScript (a TypeScript
+// `--graphs` module then needs `node --import tsx`).
+if (sources) (await import("tsx/esm/api")).register();
+const { main } = await import(sources ? "../src/cli/main.ts" : built.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -44,6 +44,9 @@ export async function bundleWorker(entry: string): Promise<ProcessCommand> {
     format: "esm",
     target: "node20",
     external: EXTERNAL,
+    // Workspace packages resolve to their TypeScript sources, as in the tests themselves
+    // (docs/packaging.md); elsewhere the condition is unknown and the built files are used.
+    conditions: ["@rein/source"],
     logLevel: "error",
     // Bundled CommonJS dependencies may call `require`; give them one.
     banner: {

@@ -1,0 +1,64 @@
+// `npm run release`: the whole release in one command. Applies the pending changesets (versions
+// and CHANGELOG.md of every @rein package, released together at one version), syncs the
+// lockfile, builds from clean, runs the full test suite (consumer test included), commits and
+// tags, then publishes to npm. `npm run release -- --dry-run` stops before the commit and shows
+// what each tarball would hold instead of publishing.
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+
+const dryRun = process.argv.includes("--dry-run");
+const changeset = "tools/node_modules/.bin/changeset";
+const run = (command, args) => execFileSync(command, args, { stdio: "inherit" });
+const output = (command, args) => execFileSync(command, args, { encoding: "utf8" }).trim();
+const step = (text) => console.log(`\n[release] ${text}`);
+
+if (!dryRun && output("git", ["status", "--porcelain"]) !== "") {
+  console.error("[release] the work tree has uncommitted changes: commit or stash them first.");
+  process.exit(1);
+}
+step("installing the release tools");
+run("node", ["scripts/ensure-tools.mjs"]);
+
+step("applying changesets (versions, changelogs)");
+const before = output("git", ["status", "--porcelain"]);
+run(changeset, ["version"]);
+if (output("git", ["status", "--porcelain"]) === before) {
+  console.log(
+    "[release] no pending changesets: nothing to release (add one with `npm run changeset`).",
+  );
+  process.exit(0);
+}
+run("npm", ["install", "--package-lock-only", "--no-audit", "--no-fund"]);
+
+step("building from clean");
+for (const name of ["core", "sqlite", "postgres"])
+  rmSync(`packages/${name}/dist`, { recursive: true, force: true });
+run("npx", ["tsc", "-b"]);
+
+step("testing (lint, typecheck, unit, integration, consumer)");
+run("npm", ["test"]);
+
+const version = JSON.parse(output("npm", ["pkg", "get", "version", "-w", "@rein/core"]))[
+  "@rein/core"
+];
+if (dryRun) {
+  step(`dry run: would commit, tag v${version} and publish; the tarballs would hold:`);
+  run("npm", [
+    "pack",
+    "--dry-run",
+    "-w",
+    "@rein/core",
+    "-w",
+    "@rein/sqlite",
+    "-w",
+    "@rein/postgres",
+  ]);
+  console.log("[release] dry run: the version changes are left in the work tree to inspect.");
+} else {
+  step(`committing and tagging v${version}`);
+  run("git", ["commit", "-am", `Release ${version}`]);
+  run("git", ["tag", `v${version}`]);
+  step("publishing to npm");
+  run(changeset, ["publish"]);
+  console.log(`[release] v${version} published; push the commit and tags: git push --follow-tags`);
+}

@@ -1,0 +1,182 @@
+/**
+ * The packages as a user installs them: packed tarballs, installed into a fresh project outside
+ * the workspace with only their declared dependencies, then used from plain `node` (ESM and
+ * CommonJS) and type-checked under both module resolutions users pick. A dependency missing from
+ * `dependencies`, an entry missing from `exports` or a file missing from `files` fails here.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/** Every published package; a new package is added here (docs/packaging.md). */
+const PACKAGES = [
+  "@rein/core",
+  "@rein/sqlite",
+  "@rein/postgres",
+  "@rein/client",
+  "@rein/server",
+  "@rein/ai-sdk",
+  "@rein/langchain",
+  "@rein/openai",
+];
+
+/** The model SDKs the adapters take as peers: the consumer installs its own copy. */
+const PEERS = ["ai", "openai", "@langchain/core"];
+
+const exec = promisify(execFile);
+const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const fixture = fileURLToPath(new URL("./fixture", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "rein-consumer-"));
+const tarballs = join(work, "tarballs");
+const app = join(work, "app");
+
+// Processes here run the built packages: the "@rein/source" condition the test runner passes on
+// (vitest.config.ts) would point them at TypeScript sources, so it is dropped.
+const env = { ...process.env, NODE_OPTIONS: "" };
+
+function versionIn(dir: string, name: string): string {
+  const manifest = join(dir, "node_modules", name, "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+async function run(command: string, args: string[], cwd: string): Promise<string> {
+  try {
+    const { stdout } = await exec(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    // Show what the command printed (tsc reports its errors on stdout).
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}${stderr}`);
+  }
+}
+
+async function node(script: string, ...args: string[]): Promise<string> {
+  const out = await run(process.execPath, [script, ...args], app);
+  console.log(`$ node ${script} ${args.join(" ")}\n${out}`);
+  return out;
+}
+
+async function install(): Promise<void> {
+  mkdirSync(tarballs);
+  mkdirSync(app);
+  // `npm pack` runs each package's `prepack` (tsc -b), so the tarballs hold a current build.
+  await run(
+    "npm",
+    ["pack", ...PACKAGES.flatMap((p) => ["-w", p]), "--pack-destination", tarballs],
+    root,
+  );
+  const packed = PACKAGES.map((name) => {
+    const { version } = JSON.parse(
+      readFileSync(join(root, "packages", name.split("/")[1] ?? "", "package.json"), "utf8"),
+    ) as { version: string };
+    return join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`);
+  });
+  for (const file of packed) expect(existsSync(file), file).toBe(true);
+
+  // better-sqlite3 is pinned to the workspace's version so its compiled addon can be reused: it
+  // builds from source where no prebuilt binary downloads, which takes minutes. An override
+  // only pins a package something depends on, so a better-sqlite3 missing from @rein/sqlite's
+  // dependencies still fails here. typescript and @types/node are the consumer's own tools,
+  // matching the workspace's (npm cache hits).
+  const sqliteVersion = versionIn(root, "better-sqlite3");
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({
+      name: "rein-consumer",
+      private: true,
+      type: "module",
+      overrides: { "better-sqlite3": sqliteVersion },
+    }),
+  );
+  await run(
+    "npm",
+    [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      ...packed,
+      ...PEERS.map((name) => `${name}@${versionIn(root, name)}`),
+      `typescript@${versionIn(root, "typescript")}`,
+      `@types/node@${versionIn(root, "@types/node")}`,
+    ],
+    app,
+  );
+  const addon = join("node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
+  if (versionIn(app, "better-sqlite3") === sqliteVersion && existsSync(join(root, addon)))
+    cpSync(join(root, addon), join(app, addon));
+  else await run("npm", ["rebuild", "better-sqlite3"], app);
+
+  cpSync(fixture, app, { recursive: true });
+}
+
+beforeAll(install, 600_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the packed packages, installed outside the workspace", () => {
+  it("installs only the declared dependencies, not the workspace's", () => {
+    for (const name of PACKAGES) {
+      const manifest = join(app, "node_modules", name, "package.json");
+      expect(existsSync(manifest), name).toBe(true);
+      expect(existsSync(join(app, "node_modules", name, "dist", "index.js")), name).toBe(true);
+    }
+    // Nothing a workspace-only tool would bring along.
+    for (const name of ["vitest", "tsx", "@langchain/langgraph"])
+      expect(existsSync(join(app, "node_modules", name)), name).toBe(false);
+  });
+
+  it("pauses a run on SQLite in one node process and resumes it in another", async () => {
+    const db = join(app, "refunds.db");
+    const paused = await node("pause.mjs", db, "thread-1");
+    expect(paused).toBe(
+      'status: interrupted\nwaiting on node "refund": {"action":"refund","amount":50}\n',
+    );
+    const done = await node("resume.mjs", db, "thread-1");
+    const lines = done.trim().split("\n");
+    expect(lines[0]).toBe("status: done");
+    const planned = /^log: plan in process (\d+) \| refund approved by alice$/.exec(lines[1] ?? "");
+    const resumed = /^resumed in process (\d+)$/.exec(lines[2] ?? "");
+    expect(planned, lines[1]).not.toBeNull();
+    expect(resumed, lines[2]).not.toBeNull();
+    // The plan step ran in the first process; the second only answered and finished the run.
+    expect(planned?.[1]).not.toBe(resumed?.[1]);
+  }, 60_000);
+
+  it("loads with require() from CommonJS (require(esm))", async () => {
+    const out = await node("require.cjs");
+    expect(JSON.parse(out)).toEqual({
+      StateGraph: "function",
+      store: true,
+      SqliteSaver: "function",
+      PostgresSaver: "function",
+      ReinClient: "function",
+      createServer: "function",
+      fromAiSdk: "function",
+      fromLangChain: "function",
+      fromOpenAI: "function",
+    });
+  }, 60_000);
+
+  it("runs the installed rein CLI with plain node", async () => {
+    const out = await run(
+      process.execPath,
+      [join(app, "node_modules", "@rein", "server", "bin", "rein.mjs"), "--help"],
+      app,
+    );
+    expect(out).toContain("rein serve");
+  }, 60_000);
+
+  for (const resolution of ["nodenext", "bundler"]) {
+    it(`type-checks a TypeScript consumer under "moduleResolution": "${resolution}"`, async () => {
+      const tsc = join(app, "node_modules", "typescript", "bin", "tsc");
+      const out = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], app);
+      expect(out).toBe("");
+    }, 120_000);
+  }
+});
