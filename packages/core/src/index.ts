@@ -36,7 +36,7 @@ export type { MemorySaverOptions } from "./checkpoint/memory.ts";
 export type * from "./checkpoint/types.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
-export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";
+export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.ts";
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";

@@ -322,6 +322,26 @@ function suite(backend: Backend): void {
       expect(other.status).toBe(409);
     });
 
+    it("starts one run per Idempotency-Key: a repeat of the input returns the first run's outcome", async () => {
+      expect((await alice("POST", "/threads", { graph: "desk", threadId: "t-key" })).status).toBe(
+        201,
+      );
+      const body = { input: {}, wait: true };
+      const headers = { "idempotency-key": "start-ticket-1" };
+      const first = await alice<Result>("POST", "/threads/t-key/runs", body, headers);
+      const second = await alice<Result>("POST", "/threads/t-key/runs", body, headers);
+      expect(first.status).toBe(200);
+      expect(first.body.status).toBe("interrupted");
+      expect(second.status).toBe(200);
+      expect(second.body).toEqual(first.body);
+      const runs = await alice<{ items: Json[] }>("GET", "/threads/t-key/runs");
+      const roots = runs.body.items.filter((r) => r["parentRunId"] === null);
+      expect(roots.map((r) => r["runId"])).toEqual([first.body.runId]);
+      // Without the key, the same input is what it always was: refused beside a paused run.
+      const plain = await alice("POST", "/threads/t-key/runs", body);
+      expect(plain.status).toBe(409);
+    });
+
     it("steers without resuming; the next execution in scope reads it", async () => {
       const paused = await pausedDesk();
       const email = paused.interrupts.find((i) => i.namespace[0] === "email_agent")!;

@@ -9,6 +9,7 @@ import {
   ThreadInterruptedError,
   type ResumeTarget,
   type ThreadRecord,
+  requestRunIdFor,
 } from "@rein/core";
 import type { z } from "zod";
 import type { Principal } from "./auth.ts";
@@ -123,7 +124,8 @@ export async function launch(
     assertChannels(graph, work.input);
     // New input never waits behind a running run: it is refused at once, with the latest metadata.
     if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
-    runId = randomUUID();
+    // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.
+    runId = work.requestId === undefined ? randomUUID() : requestRunIdFor(threadId, work.requestId);
   } else {
     const head = await ctx.store.getCheckpoint(threadId, "");
     runId = head?.runId ?? randomUUID();
@@ -137,6 +139,7 @@ export async function launch(
     ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
     ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
     ...(options.onPending ? { onPending: options.onPending } : {}),
+    ...(work.kind === "input" && work.requestId !== undefined ? { requestId: work.requestId } : {}),
   });
   if (ctx.scale) {
     // A watch job: if this process dies mid-run, a live one takes the run over once its lease

@@ -28,7 +28,12 @@ export const ALL_MODES: StreamMode[] = [
 
 /** What a run does: new input (or `null` to continue), or an answer. */
 export type RunWork =
-  | { kind: "input"; input: Record<string, unknown> | null }
+  | {
+      kind: "input";
+      input: Record<string, unknown> | null;
+      /** From `Idempotency-Key`: a repeat returns the first run's outcome instead of a new run. */
+      requestId?: string | undefined;
+    }
   | { kind: "resume"; command: ResumeCommand; target: ResumeTarget | null };
 
 /** A run this process started. */

@@ -57,7 +57,12 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       throw new InvalidInputError(
         "Send exactly one of `input` (state update, or null to continue) and `command` (an answer).",
       );
-    if (body.command === undefined) return { kind: "input", input: body.input ?? null };
+    if (body.command === undefined)
+      return {
+        kind: "input",
+        input: body.input ?? null,
+        requestId: requestIdOf(idempotencyKey, principal, params.id),
+      };
     requireScope(principal, "resume");
     const rawCommand = (raw as { command?: unknown }).command;
     return resumeWork(
@@ -82,7 +87,10 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       scope: "run",
       params: ThreadParams,
       body: StartRunBody,
-      headers: { "Idempotency-Key": "With `command`: a repeat returns the first outcome." },
+      headers: {
+        "Idempotency-Key":
+          "A repeat returns the first outcome: of the answer (with `command`), or of the run the input started (with `input`).",
+      },
       responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
     },
     async ({ params, body, principal, request }) => {
@@ -131,7 +139,10 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       scope: "run",
       params: ThreadParams,
       body: StartRunBody,
-      headers: { "Idempotency-Key": "With `command`: a repeat returns the first outcome." },
+      headers: {
+        "Idempotency-Key":
+          "A repeat returns the first outcome: of the answer (with `command`), or of the run the input started (with `input`).",
+      },
       responses: { 200: null },
       sse: true,
     },
