@@ -2,7 +2,15 @@
  * One declaration per route: method, path, scope and zod schemas. The same declaration registers
  * the Fastify handler (which validates with the schemas) and feeds the OpenAPI document.
  */
-import { InvalidInputError } from "@rein/core";
+import { InvalidInputError, ReinError } from "@rein/core";
+import {
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+  type Span,
+} from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { authenticate, requireScope, type Principal, type Scope } from "./auth.ts";
@@ -62,6 +70,47 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
   return result.data;
 }
 
+/**
+ * Runs a request's handler inside an OpenTelemetry server span (`HTTP <method> <route>`), so the
+ * spans of the runs it starts are its children; a `traceparent` header from the caller is
+ * honoured. Without a registered SDK the API hands out no-op spans and this costs next to nothing.
+ */
+function inRequestSpan<T>(
+  spec: RouteSpec<unknown, unknown, unknown>,
+  request: FastifyRequest,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = propagation.extract(context.active(), request.headers);
+  return trace.getTracer("@rein/server").startActiveSpan(
+    `HTTP ${spec.method} ${spec.url}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        "http.request.method": spec.method,
+        "http.route": spec.url,
+        "rein.operation": spec.operationId,
+        "rein.request_id": request.id,
+      },
+    },
+    parent,
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        // Refusals are answers (4xx), not failures of the server: only record their code.
+        if (ReinError.is(error)) span.setAttribute("rein.error", error.code);
+        else {
+          span.recordException(error instanceof Error ? error : String(error));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
 /** Registers a route on the app and records it for the OpenAPI document. */
 export function defineRoute<P, Q, B>(
   app: FastifyInstance,
@@ -73,19 +122,23 @@ export function defineRoute<P, Q, B>(
   app.route({
     method: spec.method,
     url: spec.url,
-    handler: async (request, reply) => {
-      const principal = spec.scope
-        ? authenticate(ctx.auth, request.headers.authorization)
-        : ANONYMOUS;
-      if (spec.scope) requireScope(principal, spec.scope);
-      const params = parse(spec.params, request.params, "path");
-      const query = parse(spec.query, request.query, "query");
-      if (spec.body) assertSaneJson(request.body);
-      const body = parse(spec.body, request.body, "body");
-      const out = await handler({ params, query, body, principal, request, reply });
-      if (out === undefined) return reply;
-      reply.code(out.status);
-      return out.body === undefined ? reply.send() : reply.send(out.body);
-    },
+    handler: (request, reply) =>
+      inRequestSpan(spec, request, async (span) => {
+        const principal = spec.scope
+          ? authenticate(ctx.auth, request.headers.authorization)
+          : ANONYMOUS;
+        if (spec.scope) requireScope(principal, spec.scope);
+        const params = parse(spec.params, request.params, "path");
+        const query = parse(spec.query, request.query, "query");
+        if (spec.body) assertSaneJson(request.body);
+        const body = parse(spec.body, request.body, "body");
+        const id = (params as { id?: unknown } | undefined)?.id;
+        if (typeof id === "string") span.setAttribute("rein.thread_id", id);
+        const out = await handler({ params, query, body, principal, request, reply });
+        if (out === undefined) return reply;
+        span.setAttribute("http.response.status_code", out.status);
+        reply.code(out.status);
+        return out.body === undefined ? reply.send() : reply.send(out.body);
+      }),
   });
 }
