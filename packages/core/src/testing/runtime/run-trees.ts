@@ -290,7 +290,11 @@ export const runTreeContracts: readonly Contract[] = [
       const graph = orchestrator(saver, counter);
       const threadId = threadName("stale-targets");
       const r1 = await graph.invoke({ tasks: ["a", "b"] }, { threadId });
-      const [first, second] = r1.interrupts as [Interrupt, Interrupt];
+      // The two children pause concurrently, so the pending list's order between them is not
+      // fixed: pick each by its task.
+      const byTask = (task: string): Interrupt =>
+        r1.interrupts.find((i) => (i.payload as { task?: string }).task === task) as Interrupt;
+      const [first, second] = [byTask("a"), byTask("b")];
       const movedHead = await graph
         .resumeTargeted(
           {
