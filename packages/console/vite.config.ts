@@ -1,11 +1,14 @@
 // Builds the console into dist/, which the server serves at `/`. JSX goes through esbuild's
 // automatic runtime (no React plugin: fast refresh is not needed for a built, served console).
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 export default defineConfig({
   root: import.meta.dirname,
   base: "./",
   esbuild: { jsx: "automatic" },
+  // Inside the repository the workspace packages resolve to their sources (docs/packaging.md),
+  // so the console builds without building @rein/client first.
+  resolve: { conditions: ["@rein/source", ...defaultClientConditions] },
   build: { outDir: "dist", emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 800 },
   logLevel: "warn",
 });
