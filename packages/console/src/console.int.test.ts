@@ -225,6 +225,10 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
       await page.getByRole("list", { name: "Checkpoints, newest first" }).locator("li").count(),
     ).toBe(history.items.length);
     expect(await page.getByLabel("State values").textContent()).toContain("T-1042");
+    // The demo's long state lines scroll inside their block; the page itself does not widen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      1280,
+    );
     await expectAccessible(page);
   });
 
