@@ -1,15 +1,31 @@
 /**
- * A real server for the browser: the demo graph on a SQLite file, two tenants' tokens, the built
- * console at `/`, on a free loopback port.
+ * A real server for the browser: the support-desk demo (SPEC §9) on a SQLite file, two tenants'
+ * tokens, the built console at `/`, on a free loopback port.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReinClient } from "@rein/client";
+import type { Checkpointer } from "@rein/core";
+import { DeskFiles, createSupportDesk, type LedgerEntry } from "@rein/example-support-desk";
 import { createServer, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { consoleDir, ensureConsoleBuilt } from "../build.ts";
-import { DEMO, question } from "./demo.ts";
+import { question } from "./question.ts";
+
+/** The demo as the tests see it: graph name, sub-agent namespaces and graphs, the paused node. */
+export const DEMO = {
+  /** The orchestrator's graph name. */
+  name: "support-desk",
+  /** Namespaces of the two sub-agents that pause side by side. */
+  refund: "refund",
+  email: "email",
+  /** Their graph names. */
+  refundGraph: "refund_agent",
+  emailGraph: "email_agent",
+  /** The node of a sub-agent that asks for approval before running a tool. */
+  node: "tools",
+} as const;
 
 /** A reviewer of tenant `acme` and an admin of tenant `globex`. */
 export const TOKENS = {
@@ -33,8 +49,13 @@ export interface ConsoleFixture {
   server: ReinServer;
   /** A client acting as alice. */
   alice: ReinClient;
-  /** Creates a demo thread and runs it until its sub-agents pause. */
+  /**
+   * Creates a demo thread, runs it to the supervisor's dispatch question and accepts it, so the
+   * refund and email sub-agents both wait for approval.
+   */
   pausedThread(threadId: string): Promise<void>;
+  /** The refunds the demo's payment API executed for one thread. */
+  ledger(threadId: string): LedgerEntry[];
   /** Creates a thread of the plain-question graph, paused on its question. */
   questionThread(threadId: string): Promise<void>;
   close(): Promise<void>;
@@ -45,10 +66,15 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
   await ensureConsoleBuilt();
   const dir = mkdtempSync(join(tmpdir(), "rein-console-e2e-"));
   const store = SqliteSaver.open(join(dir, "rein.db"));
+  const dataDir = join(dir, "desk");
+  const files = new DeskFiles(dataDir);
   const server = await createServer({
     store,
     storeKind: "sqlite",
-    graphs: { ...DEMO.graphs, question },
+    graphs: {
+      [DEMO.name]: (s: Checkpointer) => createSupportDesk({ store: s, dataDir }),
+      question,
+    },
     auth: tokenAuth(Object.values(TOKENS)),
     consoleDir,
     pingMs: 1000,
@@ -63,10 +89,15 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
     alice,
     async pausedThread(threadId) {
       await alice.createThread({ graph: DEMO.name, threadId });
-      const result = await alice.startRun(threadId, { input: DEMO.input, wait: true });
-      if (result.status !== "interrupted")
-        throw new Error(`demo thread ${threadId} did not pause: ${result.status}`);
+      const asked = await alice.startRun(threadId, { input: {}, wait: true });
+      if (asked.status !== "interrupted")
+        throw new Error(`demo thread ${threadId} did not ask to dispatch: ${asked.status}`);
+      await alice.resume(threadId, { resume: { type: "accept" } });
+      const pending = await alice.listInterrupts({ threadId });
+      if (pending.items.length !== 2)
+        throw new Error(`demo thread ${threadId} has ${pending.items.length} pending, not 2`);
     },
+    ledger: (threadId) => files.ledger(threadId),
     async questionThread(threadId) {
       await alice.createThread({ graph: "question", threadId });
       await alice.startRun(threadId, { input: {}, wait: true });

@@ -7,8 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { browserUnavailable, launchChromium } from "./browser.ts";
-import { DEMO } from "./demo.ts";
-import { TOKENS, startConsoleFixture } from "./fixture.ts";
+import { DEMO, TOKENS, startConsoleFixture } from "./fixture.ts";
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), "../../../../docs");
 
@@ -38,11 +37,14 @@ async function main(): Promise<void> {
     await fixture.pausedThread("ticket-1043");
     // One thread further along, so the thread screen shows a done sub-agent and steering.
     const first = await fixture.alice.listInterrupts({ threadId: "ticket-1042" });
-    const refund = first.items.find((i) => i.namespace[0] === DEMO.refundAgent)!;
+    const refund = first.items.find((i) => i.namespace[0] === DEMO.refund)!;
     await fixture.alice.resume("ticket-1042", {
       target: { runId: refund.runId, namespace: refund.namespace, interruptId: refund.id },
-      resume: { type: "edit", args: { ticket: "T-1042", amount: 40, currency: "EUR" } },
-      steering: "Refund only the damaged item",
+      resume: {
+        type: "edit",
+        args: { orderId: "1042", amount: 60, reason: "one of two mugs broke" },
+      },
+      steering: "Pro rata: only one of the two mugs broke.",
       expectedCheckpointId: refund.checkpointId,
     });
 
@@ -51,11 +53,11 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(docs, "console-queue.png") });
 
     const pending = await fixture.alice.listInterrupts({ threadId: "ticket-1043" });
-    const open = pending.items.find((i) => i.namespace[0] === DEMO.refundAgent)!;
+    const open = pending.items.find((i) => i.namespace[0] === DEMO.refund)!;
     await page.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
     await page.getByRole("button", { name: "Edit arguments" }).click();
     await page.getByLabel("amount", { exact: true }).fill("60");
-    await page.getByLabel("Steering note").fill("Offer store credit if the customer prefers");
+    await page.getByLabel("Steering note").fill("Pro rata: only one of the two mugs broke.");
     await page.screenshot({ path: join(docs, "console-decision.png"), fullPage: true });
 
     await page.goto(`${fixture.url}/#/threads/ticket-1042`);

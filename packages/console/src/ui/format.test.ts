@@ -4,11 +4,11 @@ import { deadlineText, duration, kindOf, payloadSummary, shortId, treePath } fro
 describe("format", () => {
   it("draws the run-tree path as orchestrator › sub-agent › node", () => {
     const path = [
-      { runId: "r1", graph: "support_desk", node: "refund_agent", taskId: "t1" },
-      { runId: "r2", graph: "refund_agent", node: "approve", taskId: "t2" },
+      { runId: "r1", graph: "support-desk", node: "refund", taskId: "t1" },
+      { runId: "r2", graph: "refund_agent", node: "tools", taskId: "t2" },
     ];
-    expect(treePath({ path, graph: "refund_agent", node: "approve" })).toBe(
-      "support_desk › refund_agent › approve",
+    expect(treePath({ path, graph: "refund_agent", node: "tools" })).toBe(
+      "support-desk › refund › tools",
     );
     expect(treePath({ path: [], graph: "ask", node: "ask" })).toBe("ask › ask");
   });

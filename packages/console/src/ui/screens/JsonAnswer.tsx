@@ -50,7 +50,7 @@ export function JsonAnswer(props: {
   return (
     <article className="card" aria-labelledby="question-title">
       <h2 id="question-title">Question</h2>
-      <pre className="payload" aria-label="Payload">
+      <pre className="payload" aria-label="Payload" tabIndex={0}>
         {JSON.stringify(props.payload, null, 2)}
       </pre>
       <form onSubmit={submit} noValidate aria-label="Answer">
@@ -66,7 +66,7 @@ export function JsonAnswer(props: {
         {props.schema !== null && props.schema !== undefined && (
           <details>
             <summary>Expected shape (JSON Schema)</summary>
-            <pre>{JSON.stringify(props.schema, null, 2)}</pre>
+            <pre tabIndex={0}>{JSON.stringify(props.schema, null, 2)}</pre>
           </details>
         )}
         <button type="submit" className="primary" disabled={props.busy}>

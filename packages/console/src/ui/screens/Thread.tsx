@@ -80,7 +80,8 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
         </section>
         <section aria-labelledby="state-title">
           <h2 id="state-title">Current state</h2>
-          <pre className="state" aria-label="State values">
+          {/* Focusable so a keyboard can scroll a long state (axe: scrollable-region-focusable). */}
+          <pre className="state" aria-label="State values" tabIndex={0}>
             {JSON.stringify(state.values, null, 2)}
           </pre>
           {state.next.length > 0 && <p>Next: {state.next.join(", ")}</p>}
@@ -89,7 +90,7 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
               <summary>
                 {child.namespace.join(" › ")} <Status value={child.status} />
               </summary>
-              <pre aria-label={`State of ${child.namespace.join(" › ")}`}>
+              <pre aria-label={`State of ${child.namespace.join(" › ")}`} tabIndex={0}>
                 {JSON.stringify(child.values, null, 2)}
               </pre>
             </details>
