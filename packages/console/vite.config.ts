@@ -9,9 +9,6 @@ export default defineConfig({
   resolve: { conditions: ["@rein/source", ...defaultClientConditions] },
   base: "./",
   esbuild: { jsx: "automatic" },
-  // Inside the repository the workspace packages resolve to their sources (docs/packaging.md),
-  // so the console builds without building @rein/client first.
-  resolve: { conditions: ["@rein/source", ...defaultClientConditions] },
   build: { outDir: "dist", emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 800 },
   logLevel: "warn",
 });
