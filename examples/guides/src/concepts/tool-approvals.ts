@@ -2,14 +2,16 @@ import { Command, agent, textOf, tool, type Message } from "@rein/core";
 import { SqliteSaver } from "@rein/sqlite";
 import { z } from "zod";
 
-const paid: number[] = [];
+// Payments by idempotency key: a retried request with the same key pays nothing twice.
+const paid = new Map<string, number>();
 const pay = (amount: number, idempotencyKey: string) => {
-  paid.push(amount); // a real payment API takes the key to drop a duplicate request
+  paid.set(idempotencyKey, amount);
   return `paid $${amount}`;
 };
 
-// Stands in for your LLM: asks for a refund of 50, then repeats what the tool answered.
-async function callYourLlm(messages: readonly Message[]): Promise<Message> {
+// Stands in for your LLM (a real one returns a promise): asks for a refund of 50, then
+// repeats what the tool answered.
+function callYourLlm(messages: readonly Message[]): Message {
   const last = messages.at(-1);
   if (last?.role === "tool") return { role: "assistant", content: textOf(last) };
   return {
@@ -20,7 +22,7 @@ async function callYourLlm(messages: readonly Message[]): Promise<Message> {
 }
 
 const graph = agent({
-  model: async (messages) => callYourLlm(messages),
+  model: (messages) => callYourLlm(messages),
   tools: [
     tool({
       name: "refund",
@@ -39,4 +41,4 @@ const done = await graph.invoke(
   Command.resumeMap({ [paused.interrupts[0]!.id]: { type: "edit", args: { amount: 25 } } }),
   { threadId: "t1" },
 );
-console.log(done.values.messages.at(-1)?.content, "| payments:", paid);
+console.log(done.values.messages.at(-1)?.content, "| payments:", [...paid.values()]);
