@@ -1,7 +1,8 @@
 /**
- * The guides' code is real: every ```ts block in docs/guides is, word for word, a file of this
- * folder (named on the line above the block), `tsc -b` type-checks those files, and the tests
- * below run each one as a user would and check what it prints.
+ * The docs' code is real: every ```ts block in docs (the task guides and the concept pages) is,
+ * word for word, a file of this folder (named on the line above the block), `tsc -b`
+ * type-checks those files, and the tests below run each one as a user would and check what it
+ * prints.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -11,6 +12,9 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { PostgresSaver } from "@rein/postgres";
+import { createServer, openAuth } from "@rein/server";
+import { SqliteSaver } from "@rein/sqlite";
+import { graphs } from "./concepts/server-graphs.ts";
 import {
   destroyTestSaver,
   postgresRequired,
@@ -22,7 +26,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const guides = fileURLToPath(new URL("../../../docs/guides", import.meta.url));
+const docs = fileURLToPath(new URL("../../../docs", import.meta.url));
+const guides = join(docs, "guides");
 const cwd = mkdtempSync(join(tmpdir(), "rein-guides-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
@@ -50,13 +55,37 @@ describe("docs/guides", () => {
       "tool-approvals.md",
     ]);
   });
+});
+
+describe("docs", () => {
+  const pages = readdirSync(docs, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .sort();
+
+  it("shows TypeScript only in ```ts blocks (so the check below sees every snippet)", () => {
+    for (const page of pages) {
+      const markdown = readFileSync(join(docs, page), "utf8");
+      const fences = [...markdown.matchAll(/^[ \t]*```[ \t]*([\w-]*)/gm)].map((m) => m[1]);
+      const other = fences.filter((lang) =>
+        /^(typescript|tsx?|mts|cts|js|jsx|javascript)$/.test(lang!),
+      );
+      expect(
+        other.filter((lang) => lang !== "ts"),
+        page,
+      ).toEqual([]);
+      const indented = [...markdown.matchAll(/^[ \t]+```ts/gm)];
+      expect(indented, `${page}: an indented \`\`\`ts block escapes the file check`).toEqual([]);
+    }
+  });
 
   for (const page of pages) {
     it(`${page}: every TypeScript block is an example file, word for word`, () => {
-      const markdown = readFileSync(join(guides, page), "utf8");
+      const markdown = readFileSync(join(docs, page), "utf8");
       const blocks = [...markdown.matchAll(/(?:<!-- file: (\S+) -->\n\n)?```ts\n([\s\S]*?)```/g)];
       for (const [, file, code] of blocks) {
         expect(file, `a \`\`\`ts block in ${page} names no file`).toBeDefined();
+        // Only this folder's files are type-checked (tsc -b) and run (below).
+        expect(file, page).toMatch(/^examples\/guides\/src\/[\w/-]+\.ts$/);
         const path = fileURLToPath(new URL(`../../../${file}`, import.meta.url));
         expect(code, `${page} ↔ ${file}`).toBe(readFileSync(path, "utf8"));
       }
@@ -122,6 +151,53 @@ describe("the guides' examples", () => {
     } finally {
       const saver = new PostgresSaver({ connectionString: postgresTestUrl(), schema });
       await destroyTestSaver(saver);
+    }
+  });
+});
+
+describe("the concept pages' examples", () => {
+  it("agents.md: a tool is handed to the model as its JSON Schema and runs with a key", async () => {
+    expect(await run("concepts/agents-tool")).toBe(
+      "issue_refund takes [ 'orderId', 'amount', 'reason' ]\n" +
+        "refunded $12 on order 1042, key sent\n",
+    );
+  });
+
+  it("agents.md: steering reaches the model as a marked user message after the tool result", async () => {
+    expect(await run("concepts/agents-steering")).toBe(
+      "[Steering from alice@example.com] Pro rata: only one mug broke. alice@example.com\n" +
+        "noted: [Steering from alice@example.com] Pro rata: only one mug broke.\n",
+    );
+  });
+
+  it("agents.md: a sub-agent's parent receives only the declared output", async () => {
+    expect(await run("concepts/agents-sub-agent")).toBe(
+      "[ 'ticket', 'refundReport' ] → Refund agent read 1 message(s): refunding the broken mug.\n",
+    );
+  });
+
+  it("tool-approvals.md: the edited call runs once, with the edited arguments", async () => {
+    expect(await run("concepts/tool-approvals")).toBe("paid $25 | payments: [ 25 ]\n");
+  });
+
+  it("targeted-resume.md: resuming one child leaves its paused siblings as they were", async () => {
+    expect(await run("concepts/targeted-resume")).toBe(
+      "pending: [ 'research', 'research', 'research' ]\n" +
+        "still pending: [ 'pricing', 'shipping' ]\n",
+    );
+  });
+
+  it("server.md: the graphs module serves, and the client runs, answers and watches the queue", async () => {
+    const store = SqliteSaver.open(join(cwd, "server.db"));
+    const server = await createServer({ store, graphs, auth: openAuth() });
+    try {
+      const url = await server.listen({ port: 0, host: "127.0.0.1" });
+      expect(await run("concepts/server-client", { REIN_URL: url })).toBe(
+        "resumed: done { status: 'closed (accept)' }\npending now: 0\n",
+      );
+    } finally {
+      await server.close();
+      await store.close();
     }
   });
 });
