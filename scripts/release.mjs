@@ -4,13 +4,22 @@
 // tags, then publishes to npm. `npm run release -- --dry-run` stops before the commit and shows
 // what each tarball would hold instead of publishing.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync } from "node:fs";
 
 const dryRun = process.argv.includes("--dry-run");
 const changeset = "tools/node_modules/.bin/changeset";
 const run = (command, args) => execFileSync(command, args, { stdio: "inherit" });
 const output = (command, args) => execFileSync(command, args, { encoding: "utf8" }).trim();
 const step = (text) => console.log(`\n[release] ${text}`);
+
+/** Every publishable package (not `private`): its folder and its name. */
+const published = readdirSync("packages")
+  .map((dir) => ({
+    dir,
+    manifest: JSON.parse(readFileSync(`packages/${dir}/package.json`, "utf8")),
+  }))
+  .filter(({ manifest }) => !manifest.private)
+  .map(({ dir, manifest }) => ({ dir, name: manifest.name }));
 
 if (!dryRun && output("git", ["status", "--porcelain"]) !== "") {
   console.error("[release] the work tree has uncommitted changes: commit or stash them first.");
@@ -31,8 +40,7 @@ if (output("git", ["status", "--porcelain"]) === before) {
 run("npm", ["install", "--package-lock-only", "--no-audit", "--no-fund"]);
 
 step("building from clean");
-for (const name of ["core", "sqlite", "postgres"])
-  rmSync(`packages/${name}/dist`, { recursive: true, force: true });
+for (const { dir } of published) rmSync(`packages/${dir}/dist`, { recursive: true, force: true });
 run("npx", ["tsc", "-b"]);
 
 step("testing (lint, typecheck, unit, integration, consumer)");
@@ -43,16 +51,7 @@ const version = JSON.parse(output("npm", ["pkg", "get", "version", "-w", "@rein/
 ];
 if (dryRun) {
   step(`dry run: would commit, tag v${version} and publish; the tarballs would hold:`);
-  run("npm", [
-    "pack",
-    "--dry-run",
-    "-w",
-    "@rein/core",
-    "-w",
-    "@rein/sqlite",
-    "-w",
-    "@rein/postgres",
-  ]);
+  run("npm", ["pack", "--dry-run", ...published.flatMap(({ name }) => ["-w", name])]);
   console.log("[release] dry run: the version changes are left in the work tree to inspect.");
 } else {
   step(`committing and tagging v${version}`);
