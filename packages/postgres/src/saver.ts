@@ -145,12 +145,8 @@ export class PostgresSaver implements Checkpointer {
     return guarded(async () => (await via.query<Row>({ ...statement, values })).rows);
   }
 
-  async #run(
-    statement: Named,
-    values: unknown[],
-    via: pg.Pool | pg.PoolClient = this.pool,
-  ): Promise<number> {
-    return guarded(async () => (await via.query({ ...statement, values })).rowCount ?? 0);
+  async #run(statement: Named, values: unknown[]): Promise<number> {
+    return guarded(async () => (await this.pool.query({ ...statement, values })).rowCount ?? 0);
   }
 
   /**
