@@ -11,11 +11,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
-import { append, lastValue } from "../../channels.ts";
-import type { Checkpointer } from "../../checkpoint/types.ts";
-import { ReinError } from "../../errors.ts";
-import { Command } from "../../graph/command.ts";
-import { START, StateGraph } from "../../graph/state-graph.ts";
+import {
+  append,
+  Command,
+  lastValue,
+  ReinError,
+  START,
+  StateGraph,
+  type Checkpointer,
+} from "../../index.ts";
 
 /** Lease short enough that a fresh process takes over a killed one's thread quickly. */
 const LEASE = { ttlMs: 800, waitMs: 20_000 };

@@ -1,9 +1,9 @@
 /**
- * Harness of the runtime contract suite: each contract runs against a fresh store of the backend
- * under test, so the same behaviour is proven on memory, SQLite and Postgres.
+ * Harness of the runtime contract suite: each contract is an ordinary vitest `it` whose body gets
+ * a fresh store of the backend under test, so the same behaviour is proven on memory, SQLite and
+ * Postgres, and `it.only` or an editor's test runner works on any one of them.
  */
-import { it } from "vitest";
-import type { Checkpointer } from "../../checkpoint/types.ts";
+import type { Checkpointer, StreamEvent } from "../../index.ts";
 
 /** How the runtime contract suite gets stores of one backend. */
 export interface RuntimeTestInitializer {
@@ -15,29 +15,30 @@ export interface RuntimeTestInitializer {
   destroy(saver: Checkpointer): Promise<void>;
 }
 
-/** A contract: a title and a body that gets a fresh store. */
-export type Contract = readonly [title: string, body: (saver: Checkpointer) => Promise<void>];
+/** What a contract file gets from the backend under test. */
+export interface RuntimeEnv {
+  /** Backend name, as shown in test titles. */
+  readonly name: string;
+  /**
+   * A test body that runs `body` against a fresh store and destroys the store afterwards, pass or
+   * fail: `it("title", env.withStore(async (saver) => { ... }))`.
+   */
+  withStore(body: (saver: Checkpointer) => Promise<void>): () => Promise<void>;
+}
 
-/** Registers contracts as vitest tests, each with a fresh store. */
-export function registerContracts(
-  init: RuntimeTestInitializer,
-  contracts: readonly Contract[],
-  timeout?: number,
-): void {
-  for (const [title, body] of contracts) {
-    it(
-      title,
-      async () => {
-        const saver = await init.create();
-        try {
-          await body(saver);
-        } finally {
-          await init.destroy(saver);
-        }
-      },
-      timeout,
-    );
-  }
+/** The {@link RuntimeEnv} of one backend. */
+export function runtimeEnv(init: RuntimeTestInitializer): RuntimeEnv {
+  return {
+    name: init.name,
+    withStore: (body) => async () => {
+      const saver = await init.create();
+      try {
+        await body(saver);
+      } finally {
+        await init.destroy(saver);
+      }
+    },
+  };
 }
 
 /** A counter of node executions by key. */
@@ -62,4 +63,25 @@ export class Counter {
 /** A unique thread id for a test. */
 export function threadName(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * The error a call fails with, whether it throws or rejects. A call that succeeds yields an
+ * `Error("expected a rejection")`, which no `toBeInstanceOf` of a specific error class accepts.
+ */
+export async function rejection(
+  call: Promise<unknown> | (() => Promise<unknown>),
+): Promise<unknown> {
+  const running = typeof call === "function" ? Promise.resolve().then(call) : call;
+  return running.then(
+    () => new Error("expected a rejection"),
+    (error: unknown) => error,
+  );
+}
+
+/** Every event of a stream, in order. */
+export async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const out: StreamEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
 }

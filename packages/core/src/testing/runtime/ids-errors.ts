@@ -3,29 +3,27 @@
  * a node that returns something unstorable fails its run with a typed error (never leaving it
  * `running`), and addressing a thread that does not exist says so.
  */
-import { expect } from "vitest";
-import { lastValue } from "../../channels.ts";
-import type { Checkpointer } from "../../checkpoint/types.ts";
-import { InvalidIdError, NonSerializableError, NotFoundError } from "../../errors.ts";
-import { Command, Send } from "../../graph/command.ts";
-import { START, StateGraph } from "../../graph/state-graph.ts";
-import { MAX_THREAD_ID_LENGTH, type ThreadId } from "../../ids.ts";
-import { threadName, type Contract } from "./harness.ts";
+import { it, expect } from "vitest";
+import {
+  Command,
+  InvalidIdError,
+  lastValue,
+  MAX_THREAD_ID_LENGTH,
+  NonSerializableError,
+  NotFoundError,
+  Send,
+  START,
+  StateGraph,
+  type Checkpointer,
+  type ThreadId,
+} from "../../index.ts";
+import { threadName, rejection, type RuntimeEnv } from "./harness.ts";
 
 function simple(saver: Checkpointer) {
   return new StateGraph({ n: lastValue<number>(() => 0) })
     .addNode("inc", (s) => ({ n: s.n + 1 }))
     .addEdge(START, "inc")
     .compile({ checkpointer: saver, name: "ids" });
-}
-
-/** The error a call fails with, whether it throws or rejects. */
-async function rejection(promise: Promise<unknown> | (() => Promise<unknown>)): Promise<unknown> {
-  const running = typeof promise === "function" ? Promise.resolve().then(promise) : promise;
-  return running.then(
-    () => new Error("expected a rejection"),
-    (error: unknown) => error,
-  );
 }
 
 const BAD_IDS: readonly [string, string][] = [
@@ -37,10 +35,10 @@ const BAD_IDS: readonly [string, string][] = [
 ];
 
 /** Contracts of ids and errors. */
-export const idErrorContracts: readonly Contract[] = [
-  [
+export function idErrorContracts(env: RuntimeEnv): void {
+  it(
     "ctx.once gives its body the attempt number: an effect that did not store its result runs again with the same key",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const effects: [key: string, attempt: number][] = [];
       let failNext = true;
       const graph = new StateGraph({ receipt: lastValue<string>(() => "") })
@@ -78,11 +76,12 @@ export const idErrorContracts: readonly Contract[] = [
       // Counted durably: a new series on another thread starts at 1 again.
       await graph.invoke({}, { threadId: threadName("once-attempt-2") });
       expect(effects.at(-1)?.[1]).toBe(1);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "malformed thread ids (unpaired surrogates, NUL, 10 KB, empty) are an InvalidIdError and store nothing",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const graph = simple(saver);
       for (const [why, threadId] of BAD_IDS) {
         const error = await rejection(() => graph.invoke({}, { threadId }));
@@ -114,11 +113,12 @@ export const idErrorContracts: readonly Contract[] = [
       expect(ok.length).toBe(MAX_THREAD_ID_LENGTH);
       expect((await graph.invoke({}, { threadId: ok })).values.n).toBe(1);
       expect((await saver.getThread(ok as ThreadId))?.threadId).toBe(ok);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "a node that returns a function fails its run with a typed error recorded, and the run is not left running",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const graph = new StateGraph({ cb: lastValue<unknown>(() => null), n: lastValue<number>() })
         .addNode("a", () => ({ n: 1 }))
         .addNode("bad", () => ({ cb: () => "callback" }))
@@ -153,11 +153,12 @@ export const idErrorContracts: readonly Contract[] = [
       expect(error).toBeInstanceOf(NonSerializableError);
       expect((error as NonSerializableError).details.path).toBe("input.cb");
       expect(await saver.listRuns(badInput as ThreadId)).toEqual([]);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "a 100,000-deep update or an invalid Date fails with a typed error, never an untyped RangeError",
-    async (saver) => {
+    env.withStore(async (saver) => {
       let deep: Record<string, unknown> = { leaf: true };
       for (let i = 0; i < 100_000; i++) deep = { n: deep };
       const graph = new StateGraph({ v: lastValue<unknown>(() => null) })
@@ -182,11 +183,12 @@ export const idErrorContracts: readonly Contract[] = [
         what: "an invalid Date",
       });
       expect(await saver.listRuns(badDate as ThreadId)).toEqual([]);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "resume on a thread that does not exist is a NotFoundError, not a stale target",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const graph = simple(saver);
       const missing = threadName("never-created");
       const plain = await rejection(graph.resume({ threadId: missing }, Command.resume(true)));
@@ -198,6 +200,6 @@ export const idErrorContracts: readonly Contract[] = [
       );
       expect(byMap).toBeInstanceOf(NotFoundError);
       expect(await saver.getThread(missing as ThreadId)).toBeUndefined();
-    },
-  ],
-];
+    }),
+  );
+}

@@ -2,6 +2,9 @@
  * `@rein/core/testing/runtime`: the runtime contract suite. Each store runs it to prove that the
  * contracts of interrupts, targeted resume and steering hold on that store.
  *
+ * Each concern is one file whose function registers its contracts with vitest's `it`, so a
+ * single contract can be focused with `it.only` or run from an editor.
+ *
  * @example
  * ```ts
  * import { runRuntimeContracts } from "@rein/core/testing/runtime";
@@ -11,35 +14,46 @@
  * @module
  */
 import { describe } from "vitest";
-import { registerContracts, type RuntimeTestInitializer } from "./harness.ts";
+import { childRunContracts } from "./child-runs.ts";
+import { deadlineContracts } from "./deadlines.ts";
+import { determinismContracts } from "./determinism.ts";
+import { runtimeEnv, type RuntimeTestInitializer } from "./harness.ts";
 import { idErrorContracts } from "./ids-errors.ts";
-import { interruptContracts } from "./interrupts.ts";
+import { parallelInterruptContracts } from "./parallel-interrupts.ts";
+import { pausingContracts } from "./pausing.ts";
+import { queueContracts } from "./queue.ts";
+import { refusedInputContracts } from "./refused-inputs.ts";
+import { staticInterruptContracts } from "./static-interrupts.ts";
 import { steeringEdgeContracts } from "./steering-edges.ts";
+import { steeringContracts } from "./steering.ts";
+import { targetedResumeContracts } from "./targeted-resume.ts";
 import { typedAnswerContracts } from "./typed-answers.ts";
-import {
-  deadlineContracts,
-  deadlineTimerContracts,
-  runTreeContracts,
-  wideFanOutContracts,
-} from "./run-trees.ts";
+import { wideFanOutContracts } from "./wide-fan-out.ts";
 import { writerContracts } from "./writers.ts";
 
-export type { RuntimeTestInitializer } from "./harness.ts";
+export type { RuntimeEnv, RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
 export { crashGraph, crashWorkerMain, runAnswerRace, runCrashScenario } from "./crash.ts";
 export type { WorkerCommand } from "./crash.ts";
 
 /** Registers every runtime contract (vitest tests) against fresh stores of one backend. */
 export function runRuntimeContracts(init: RuntimeTestInitializer): void {
+  const env = runtimeEnv(init);
   describe(`runtime contracts on ${init.name}`, () => {
-    describe("interrupts", () => registerContracts(init, interruptContracts));
-    describe("run trees and targeted steering", () => registerContracts(init, runTreeContracts));
-    describe("deadlines", () =>
-      registerContracts(init, [...deadlineContracts, ...deadlineTimerContracts]));
-    describe("steering edge cases", () => registerContracts(init, steeringEdgeContracts));
-    describe("typed answers", () => registerContracts(init, typedAnswerContracts));
-    describe("ids, errors and side effects", () => registerContracts(init, idErrorContracts));
-    describe("one writer per thread", () => registerContracts(init, writerContracts, 20_000));
-    describe("wide fan-out", () => registerContracts(init, wideFanOutContracts, 180_000));
+    describe("interrupts: pausing and answering", () => pausingContracts(env));
+    describe("interrupts: parallel questions", () => parallelInterruptContracts(env));
+    describe("interrupts: refused inputs", () => refusedInputContracts(env));
+    describe("interrupts: determinism guard", () => determinismContracts(env));
+    describe("interrupts: before and after nodes", () => staticInterruptContracts(env));
+    describe("run trees: child runs", () => childRunContracts(env));
+    describe("run trees: targeted resume", () => targetedResumeContracts(env));
+    describe("run trees: steering", () => steeringContracts(env));
+    describe("interrupt queue", () => queueContracts(env));
+    describe("deadlines", () => deadlineContracts(env));
+    describe("steering edge cases", () => steeringEdgeContracts(env));
+    describe("typed answers", () => typedAnswerContracts(env));
+    describe("ids, errors and side effects", () => idErrorContracts(env));
+    describe("one writer per thread", () => writerContracts(env));
+    describe("wide fan-out", () => wideFanOutContracts(env));
   });
 }

@@ -3,22 +3,22 @@
  * pendingChildren policy on untargeted resumes, graphs without a name, and `invoke(null)` at a
  * static pause.
  */
-import { expect } from "vitest";
-import { append, lastValue } from "../../channels.ts";
-import type { Checkpointer } from "../../checkpoint/types.ts";
-import { NoMatchingTargetError, StaleTargetError } from "../../errors.ts";
-import { Command, Send } from "../../graph/command.ts";
-import { START, StateGraph } from "../../graph/state-graph.ts";
-import type { InterruptId, ThreadId } from "../../ids.ts";
-import type { Interrupt } from "../../types.ts";
-import { Counter, threadName, type Contract } from "./harness.ts";
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => new Error("expected a rejection"),
-    (error: unknown) => error,
-  );
-}
+import { it, expect } from "vitest";
+import {
+  append,
+  Command,
+  lastValue,
+  NoMatchingTargetError,
+  Send,
+  StaleTargetError,
+  START,
+  StateGraph,
+  type Checkpointer,
+  type Interrupt,
+  type InterruptId,
+  type ThreadId,
+} from "../../index.ts";
+import { Counter, threadName, rejection, type RuntimeEnv } from "./harness.ts";
 
 /** Two parallel root tasks, each asking one question. */
 function twoAsks(saver: Checkpointer, counter: Counter) {
@@ -56,10 +56,10 @@ function itemOf(i: Interrupt): string {
 }
 
 /** Contracts of steering edge cases. */
-export const steeringEdgeContracts: readonly Contract[] = [
-  [
+export function steeringEdgeContracts(env: RuntimeEnv): void {
+  it(
     "a target naming an answered interrupt or a finished task while its run is active is a StaleTargetError with the latest metadata",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const graph = twoAsks(saver, counter);
       const threadId = threadName("stale-active");
@@ -76,7 +76,7 @@ export const steeringEdgeContracts: readonly Contract[] = [
         { runId: a.runId, namespace: [], interruptId: a.id },
         { runId: a.runId, namespace: [], taskId: a.taskId },
       ]) {
-        const error = await failure(graph.resumeTargeted(target, Command.resume("again")));
+        const error = await rejection(graph.resumeTargeted(target, Command.resume("again")));
         expect(error).toBeInstanceOf(StaleTargetError);
         expect((error as StaleTargetError).details).toMatchObject({
           threadId,
@@ -89,7 +89,7 @@ export const steeringEdgeContracts: readonly Contract[] = [
         ).toEqual([b.id]);
       }
       // The same with a resumeMap, and nothing was applied: a ran once after its answer.
-      const byMap = await failure(
+      const byMap = await rejection(
         graph.resumeTargeted(
           { runId: a.runId, namespace: [] },
           Command.resumeMap({ [a.id]: "again" }),
@@ -98,7 +98,7 @@ export const steeringEdgeContracts: readonly Contract[] = [
       expect(byMap).toBeInstanceOf(StaleTargetError);
       expect(counter.of("a")).toBe(2);
       // A target naming nothing the run ever asked is a NoMatchingTargetError, with metadata too.
-      const unknown = await failure(
+      const unknown = await rejection(
         graph.resumeTargeted(
           { runId: a.runId, namespace: [], interruptId: "i_never" },
           Command.resume("x"),
@@ -114,11 +114,12 @@ export const steeringEdgeContracts: readonly Contract[] = [
         Command.resume("ok"),
       );
       expect(done.values.out.sort()).toEqual(["a:yes", "b:ok"]);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "pendingChildren given to graph.resume or invoke(Command.resume) is applied to the root run's children",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const cancelled = threadName("children-cancel");
       const r1 = await gated(saver).invoke({ tasks: ["x", "y"] }, { threadId: cancelled });
       expect(r1.interrupts).toHaveLength(3);
@@ -144,13 +145,16 @@ export const steeringEdgeContracts: readonly Contract[] = [
       // Without a policy a thread-level resume with several pending stays ambiguous, as before.
       const kept = threadName("children-keep");
       await gated(saver).invoke({ tasks: ["x"] }, { threadId: kept });
-      const ambiguous = await failure(gated(saver).resume({ threadId: kept }, Command.resume("o")));
+      const ambiguous = await rejection(
+        gated(saver).resume({ threadId: kept }, Command.resume("o")),
+      );
       expect((ambiguous as { code?: string }).code).toBe("ambiguous_resume");
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "graphs compiled without a name do not share interrupts, runs or deadline timers",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const deadlineGraph = (node: string) =>
         new StateGraph({ decision: lastValue<string>(() => "") })
           .addNode(node, (_s, ctx) => ({
@@ -182,11 +186,12 @@ export const steeringEdgeContracts: readonly Contract[] = [
       expect((await second.getState({ threadId: t2 })).values.decision).toBe("timeout-approve");
       const listed = await first.listInterrupts({ status: "answered", graph: first.name });
       expect(listed.items.map((i) => i.threadId)).toEqual([t1]);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "invoke(null) at an interruptBefore/After pause continues; at a dynamic pause it continues nothing",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const build = (selectors: { interruptBefore?: string[]; interruptAfter?: string[] }) =>
         new StateGraph({ log: append<string>() })
@@ -239,6 +244,6 @@ export const steeringEdgeContracts: readonly Contract[] = [
       expect(still.status).toBe("interrupted");
       expect(still.interrupts.map((i) => i.id)).toEqual(passed.interrupts.map((i) => i.id));
       expect(counter.of("ask")).toBe(asked);
-    },
-  ],
-];
+    }),
+  );
+}

@@ -3,17 +3,23 @@
  * (refinements, dates) before anything is stored wherever the process knows that schema, and an
  * answer that passed only the stored JSON Schema never fails the run: the question is asked again.
  */
-import { expect } from "vitest";
 import { z } from "zod";
-import { lastValue } from "../../channels.ts";
-import type { Checkpointer } from "../../checkpoint/types.ts";
-import { InvalidAnswerError } from "../../errors.ts";
-import { Command } from "../../graph/command.ts";
-import { START, StateGraph } from "../../graph/state-graph.ts";
-import { defineInterrupt, forgetRememberedAnswerSchemas } from "../../runtime/answer-schemas.ts";
-import type { StreamEvent } from "../../runtime/events.ts";
-import type { InterruptId, ThreadId } from "../../ids.ts";
-import { threadName, type Contract } from "./harness.ts";
+import { it, expect } from "vitest";
+import {
+  Command,
+  defineInterrupt,
+  InvalidAnswerError,
+  lastValue,
+  START,
+  StateGraph,
+  type Checkpointer,
+  type InterruptId,
+  type StreamEvent,
+  type ThreadId,
+} from "../../index.ts";
+// Not part of the public surface: stands for a process that never ran the node.
+import { forgetRememberedAnswerSchemas } from "../../runtime/answer-schemas.ts";
+import { threadName, rejection, type RuntimeEnv } from "./harness.ts";
 
 /** A refund amount in whole fives: a refinement JSON Schema cannot say. */
 const inFives = z.object({
@@ -41,27 +47,20 @@ function shipGraph(saver: Checkpointer) {
     .compile({ checkpointer: saver, name: "typed-ship" });
 }
 
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => new Error("expected a rejection"),
-    (error: unknown) => error,
-  );
-}
-
 async function answersIn(saver: Checkpointer, threadId: string): Promise<number> {
   const audit = await saver.listAudit({ threadId: threadId as ThreadId });
   return audit.items.filter((a) => a.action === "answer").length;
 }
 
 /** Contracts of typed answers. */
-export const typedAnswerContracts: readonly Contract[] = [
-  [
+export function typedAnswerContracts(env: RuntimeEnv): void {
+  it(
     "an answer that fails a refinement is an InvalidAnswerError before anything is stored, in the process that asked",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const graph = refundGraph(saver);
       const threadId = threadName("refine");
       const r1 = await graph.invoke({}, { threadId });
-      const bad = await failure(graph.resume({ threadId }, Command.resume({ amount: 7 })));
+      const bad = await rejection(graph.resume({ threadId }, Command.resume({ amount: 7 })));
       expect(bad).toBeInstanceOf(InvalidAnswerError);
       expect((bad as InvalidAnswerError).message).toContain("multiple of 5");
       expect((bad as InvalidAnswerError).details).toMatchObject({
@@ -75,18 +74,19 @@ export const typedAnswerContracts: readonly Contract[] = [
       const done = await graph.resume({ threadId }, Command.resume({ amount: 10 }));
       expect(done.status).toBe("done");
       expect(done.values.amount).toBe(10);
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "a defineInterrupt declaration checks answers (z.date()) in a process that never ran the node",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const threadId = threadName("declared");
       const r1 = await shipGraph(saver).invoke({}, { threadId });
       expect(r1.status).toBe("interrupted");
       // Another process: it loaded the graph's code (and so the declaration), nothing else.
       forgetRememberedAnswerSchemas();
       const other = shipGraph(saver);
-      const bad = await failure(other.resume({ threadId }, Command.resume({ at: "tomorrow" })));
+      const bad = await rejection(other.resume({ threadId }, Command.resume({ at: "tomorrow" })));
       expect(bad).toBeInstanceOf(InvalidAnswerError);
       expect((await saver.getInterrupt(r1.interrupts[0]?.id as InterruptId))?.status).toBe(
         "pending",
@@ -101,11 +101,12 @@ export const typedAnswerContracts: readonly Contract[] = [
       expect(listed.items[0]?.answerSchema).toMatchObject({
         "x-rein-interrupt": "contracts.ship-date",
       });
-    },
-  ],
-  [
+    }),
+  );
+
+  it(
     "an answer the real schema rejects on the re-run never fails the run: the question is asked again",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const threadId = threadName("asked-again");
       const r1 = await refundGraph(saver).invoke({}, { threadId });
       const first = r1.interrupts[0]?.id as InterruptId;
@@ -133,13 +134,13 @@ export const typedAnswerContracts: readonly Contract[] = [
       expect(events.some((e) => e.type === "debug" && /asked again/.test(e.message))).toBe(true);
       expect((await saver.getRun(result?.runId as never))?.status).toBe("interrupted");
       // The new question is answerable, and now this process knows the real schema.
-      const stillBad = await failure(
+      const stillBad = await rejection(
         refundGraph(saver).resume({ threadId }, Command.resume({ amount: 8 })),
       );
       expect(stillBad).toBeInstanceOf(InvalidAnswerError);
       const done = await refundGraph(saver).resume({ threadId }, Command.resume({ amount: 15 }));
       expect(done.status).toBe("done");
       expect(done.values.amount).toBe(15);
-    },
-  ],
-];
+    }),
+  );
+}

@@ -4,20 +4,26 @@
  * running by a dead process are found and finished. Process death and pauses are simulated with
  * a store view that stops answering (the real-process versions live in the stores' crash tests).
  */
-import { expect } from "vitest";
-import { append, lastValue } from "../../channels.ts";
-import type { Checkpointer } from "../../checkpoint/types.ts";
+import { it, expect } from "vitest";
 import {
+  append,
+  Command,
+  END,
   ErrorCodes,
   FencedOutError,
+  lastValue,
   ReinError,
+  RunConfig,
   RunInProgressError,
+  START,
+  StateGraph,
   ThreadInterruptedError,
-} from "../../errors.ts";
-import { Command } from "../../graph/command.ts";
-import { END, START, StateGraph } from "../../graph/state-graph.ts";
-import { RunConfig } from "../../runtime/compiled.ts";
-import { Counter, threadName, type Contract } from "./harness.ts";
+  type Checkpointer,
+} from "../../index.ts";
+import { Counter, threadName, rejection, type RuntimeEnv } from "./harness.ts";
+
+/** Lease takeovers wait out a TTL several times per contract. */
+const TIMEOUT_MS = 20_000;
 
 /** A short lease, so that takeovers happen within a test. */
 const TTL = 300;
@@ -89,20 +95,14 @@ function refundGraph(
     .compile({ checkpointer: store, name: "refund", lease: { ttlMs: TTL, waitMs: 5_000 } });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
-
+/** Waits `ms`, to let a lease expire. */
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Contracts of fenced writes and of answers and retries that nothing can lose. */
-export const writerContracts: readonly Contract[] = [
-  [
+export function writerContracts(env: RuntimeEnv): void {
+  it(
     "a paused owner that wakes after another process finished the run writes nothing",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const ledger: string[] = [];
       const threadId = threadName("paused-owner");
@@ -149,11 +149,13 @@ export const writerContracts: readonly Contract[] = [
         "paid 50: receipt-1",
       ]);
       expect(ledger).toHaveLength(1);
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "an answer whose continuation died is never lost: new input is refused, the next call continues it",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const ledger: string[] = [];
       const threadId = threadName("answer-then-death");
@@ -185,11 +187,13 @@ export const writerContracts: readonly Contract[] = [
       expect(continued.values.log).toEqual(["prepared", "approved", "paid 70: receipt-1"]);
       expect(counter.of("approve:after")).toBe(1);
       expect(ledger).toHaveLength(1);
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "concurrent retries of one invoke with a request id run once and all get the first result",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const ledger: string[] = [];
       const threadId = threadName("retries");
@@ -215,11 +219,13 @@ export const writerContracts: readonly Contract[] = [
       expect(answers[0]?.status).toBe("done");
       expect(counter.of("approve:after")).toBe(1);
       expect(ledger).toHaveLength(1);
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "a retry after a failed attempt continues the first attempt's run with the same idempotency keys",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const keys: string[] = [];
       const threadId = threadName("retry-after-crash");
@@ -258,11 +264,13 @@ export const writerContracts: readonly Contract[] = [
       const again = await build(saver).invoke({}, { threadId, requestId });
       expect(again).toEqual(retried);
       expect(counter.of("charge")).toBe(2);
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "a lease release that fails after the work committed does not replace the result",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const flaky = controllable(saver);
       flaky.overrides.releaseLease = () => Promise.reject(new Error("store went away"));
       const threadId = threadName("release");
@@ -272,11 +280,13 @@ export const writerContracts: readonly Contract[] = [
       );
       expect(result.status).toBe("interrupted");
       expect(result.interrupts).toHaveLength(1);
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "a refused lease renewal aborts ctx.signal and the run records nothing more",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const threadId = threadName("renewal");
       const flaky = controllable(saver);
       flaky.overrides.renewLease = () => Promise.resolve(false);
@@ -299,11 +309,13 @@ export const writerContracts: readonly Contract[] = [
       const [run] = await saver.listRuns(threadId as never);
       // Not "cancelled": the run is unfinished and the next owner continues it.
       expect(run?.status).toBe("running");
-    },
-  ],
-  [
+    }),
+    TIMEOUT_MS,
+  );
+
+  it(
     "runs left running by a dead process are found by status and finished by the recovery sweep",
-    async (saver) => {
+    env.withStore(async (saver) => {
       const counter = new Counter();
       const ledger: string[] = [];
       const threadId = threadName("sweep");
@@ -335,6 +347,7 @@ export const writerContracts: readonly Contract[] = [
       expect(ledger).toHaveLength(1);
       const after = await saver.listRunsByStatus({ status: "running", rootOnly: true });
       expect(after.items.map((r) => r.threadId)).not.toContain(threadId);
-    },
-  ],
-];
+    }),
+    TIMEOUT_MS,
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * Graphs shared by several contract files: a one-question approval, a fan-out of parallel
+ * questions, and a supervisor whose sub-agents each ask for approval.
+ */
+import {
+  append,
+  END,
+  lastValue,
+  Send,
+  START,
+  StateGraph,
+  type Checkpointer,
+  type Interrupt,
+} from "../../index.ts";
+import type { Counter } from "./harness.ts";
+
+/** prepare → approve (one interrupt asking `{ ok: boolean }`) → END. */
+export function approvalGraph(saver: Checkpointer, counter: Counter) {
+  return new StateGraph({ amount: lastValue<number>(() => 0), log: append<string>() })
+    .addNode("prepare", () => {
+      counter.hit("prepare");
+      return { log: "prepared" };
+    })
+    .addNode("approve", (s, ctx) => {
+      counter.hit("approve");
+      const answer = ctx.interrupt<{ ok: boolean }>({ question: "refund?", amount: s.amount });
+      counter.hit("approve:after");
+      return { log: answer.ok ? "approved" : "rejected" };
+    })
+    .addEdge(START, "prepare")
+    .addEdge("prepare", "approve")
+    .addEdge("approve", END)
+    .compile({ checkpointer: saver, name: "approval" });
+}
+
+/** One `work` task per item, in parallel, each asking one question about its item. */
+export function fanOut(saver: Checkpointer, counter: Counter) {
+  return new StateGraph({ items: lastValue<string[]>(() => []), out: append<string>() })
+    .addNode("plan", () => ({}))
+    .addNode("work", (input: { item: string }, ctx) => {
+      counter.hit(input.item);
+      const answer = ctx.interrupt<string>({ item: input.item });
+      return { out: `${input.item}:${answer}` };
+    })
+    .addEdge(START, "plan")
+    .addConditionalEdges("plan", (s) => s.items.map((item) => new Send("work", { item })))
+    .compile({ checkpointer: saver, name: "fanout" });
+}
+
+/** A sub-agent that does some work, then asks for approval, then acts. */
+export function subAgent(saver: Checkpointer, name: string, counter: Counter) {
+  return new StateGraph({ task: lastValue<string>(() => ""), log: append<string>() })
+    .addNode("work", (s) => {
+      counter.hit(`${name}:work:${s.task}`);
+      return { log: `${name} worked on ${s.task}` };
+    })
+    .addNode("approve", (s, ctx) => {
+      counter.hit(`${name}:approve:${s.task}`);
+      const answer = ctx.interrupt<string>({ agent: name, task: s.task });
+      return {
+        log: `${name} ${s.task}: ${answer}${ctx.steering.length ? ` (steered: ${ctx.steering.map((x) => x.text).join("; ")})` : ""}`,
+      };
+    })
+    .addEdge(START, "work")
+    .addEdge("work", "approve")
+    .compile({ checkpointer: saver, name });
+}
+
+/** An orchestrator that fans out to `agent` once per task, in parallel. */
+export function orchestrator(saver: Checkpointer, counter: Counter, agentName = "research_agent") {
+  const agent = subAgent(saver, agentName, counter);
+  return new StateGraph({ tasks: lastValue<string[]>(() => []), log: append<string>() })
+    .addNode("plan", () => {
+      counter.hit("plan");
+      return {};
+    })
+    .addNode("agent", agent)
+    .addNode("report", (s) => {
+      counter.hit("report");
+      return { log: `report of ${s.log.length}` };
+    })
+    .addEdge(START, "plan")
+    .addConditionalEdges("plan", (s) => s.tasks.map((task) => new Send("agent", { task })))
+    .addEdge("agent", "report")
+    .compile({ checkpointer: saver, name: "supervisor" });
+}
+
+/** The task a sub-agent's approval question is about. */
+export function taskOf(i: Interrupt): string {
+  return (i.payload as { task: string }).task;
+}
