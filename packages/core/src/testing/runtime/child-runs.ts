@@ -70,7 +70,7 @@ export function childRunContracts(env: RuntimeEnv): void {
       );
       expect(r1.interrupts).toHaveLength(3);
       expect(new Set(r1.interrupts.map((i) => i.runId)).size).toBe(3);
-      for (const i of r1.interrupts) expect(i.namespace).toEqual(["agent"]);
+      for (const i of r1.interrupts) expect(i.namespace, `interrupt ${i.id}`).toEqual(["agent"]);
     }),
   );
 

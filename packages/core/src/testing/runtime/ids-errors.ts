@@ -88,7 +88,7 @@ export function idErrorContracts(env: RuntimeEnv): void {
         // An empty id reads as "no thread id", which has its own error.
         if (threadId === "") continue;
         expect(error, why).toBeInstanceOf(InvalidIdError);
-        expect((error as InvalidIdError).code).toBe("invalid_id");
+        expect((error as InvalidIdError).code, why).toBe("invalid_id");
         expect(await rejection(() => graph.getState({ threadId })), why).toBeInstanceOf(
           InvalidIdError,
         );

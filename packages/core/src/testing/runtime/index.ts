@@ -31,7 +31,7 @@ import { typedAnswerContracts } from "./typed-answers.ts";
 import { wideFanOutContracts } from "./wide-fan-out.ts";
 import { writerContracts } from "./writers.ts";
 
-export type { RuntimeEnv, RuntimeTestInitializer } from "./harness.ts";
+export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
 export { crashGraph, crashWorkerMain, runAnswerRace, runCrashScenario } from "./crash.ts";
 export type { WorkerCommand } from "./crash.ts";

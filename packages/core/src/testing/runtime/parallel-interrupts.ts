@@ -151,7 +151,7 @@ export function parallelInterruptContracts(env: RuntimeEnv): void {
         Command.resumeMap({ [target?.id as string]: "C" }),
       );
       expect(counter.of("c")).toBe(2);
-      for (const other of ["a", "b", "d", "e"]) expect(counter.of(other)).toBe(1);
+      for (const other of ["a", "b", "d", "e"]) expect(counter.of(other), `task ${other}`).toBe(1);
       expect(r2.interrupts.map((i) => i.id).sort()).toEqual(
         r1.interrupts
           .filter((i) => i !== target)
@@ -167,7 +167,13 @@ export function parallelInterruptContracts(env: RuntimeEnv): void {
         );
         remaining = r.interrupts;
         if (r.status === "done")
-          expect(r.values.out.sort()).toEqual(["a:ok", "b:ok", "c:C", "d:ok", "e:ok"]);
+          expect(r.values.out.sort(), `done after answering ${next?.id}`).toEqual([
+            "a:ok",
+            "b:ok",
+            "c:C",
+            "d:ok",
+            "e:ok",
+          ]);
       }
       expect(counter.total()).toBe(10);
     }),

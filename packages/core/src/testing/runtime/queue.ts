@@ -25,17 +25,20 @@ export function queueContracts(env: RuntimeEnv): void {
         });
         for (const item of page.items) {
           seen.push(item.id);
-          expect(item.path).toHaveLength(2);
-          expect(item.path[0]).toMatchObject({ graph: "supervisor", node: "agent" });
-          expect(item.path[1]).toMatchObject({
+          expect(item.path, `item ${item.id}`).toHaveLength(2);
+          expect(item.path[0], `item ${item.id}`).toMatchObject({
+            graph: "supervisor",
+            node: "agent",
+          });
+          expect(item.path[1], `item ${item.id}`).toMatchObject({
             runId: item.runId,
             graph: "research_agent",
             node: "approve",
             taskId: item.taskId,
           });
-          expect(item.subAgentId).toBe(`research_agent:${item.runId}`);
-          expect(item.ageMs).toBeGreaterThanOrEqual(0);
-          expect(item.checkpointId).toBeTruthy();
+          expect(item.subAgentId, `item ${item.id}`).toBe(`research_agent:${item.runId}`);
+          expect(item.ageMs, `item ${item.id}`).toBeGreaterThanOrEqual(0);
+          expect(item.checkpointId, `item ${item.id}`).toBeTruthy();
         }
         cursor = page.nextCursor;
       } while (cursor);

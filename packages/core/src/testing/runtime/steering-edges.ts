@@ -76,9 +76,10 @@ export function steeringEdgeContracts(env: RuntimeEnv): void {
         { runId: a.runId, namespace: [], interruptId: a.id },
         { runId: a.runId, namespace: [], taskId: a.taskId },
       ]) {
+        const label = target.interruptId ? "by interrupt id" : "by task id";
         const error = await rejection(graph.resumeTargeted(target, Command.resume("again")));
-        expect(error).toBeInstanceOf(StaleTargetError);
-        expect((error as StaleTargetError).details).toMatchObject({
+        expect(error, label).toBeInstanceOf(StaleTargetError);
+        expect((error as StaleTargetError).details, label).toMatchObject({
           threadId,
           runId: r1.runId,
           runStatus: "interrupted",
@@ -86,6 +87,7 @@ export function steeringEdgeContracts(env: RuntimeEnv): void {
         });
         expect(
           (error as StaleTargetError).details.pendingInterrupts.map((i) => (i as Interrupt).id),
+          label,
         ).toEqual([b.id]);
       }
       // The same with a resumeMap, and nothing was applied: a ran once after its answer.
@@ -131,8 +133,8 @@ export function steeringEdgeContracts(env: RuntimeEnv): void {
       expect(r2.status).toBe("done");
       expect(r2.values.log).toEqual(["gate: open"]);
       for (const child of children) {
-        expect((await saver.getInterrupt(child.id))?.status).toBe("cancelled");
-        expect((await saver.getRun(child.runId))?.status).toBe("cancelled");
+        expect((await saver.getInterrupt(child.id))?.status, `child ${child.id}`).toBe("cancelled");
+        expect((await saver.getRun(child.runId))?.status, `child ${child.id}`).toBe("cancelled");
       }
       const resolved = threadName("children-resolve");
       await gated(saver).invoke({ tasks: ["x", "y"] }, { threadId: resolved });

@@ -37,7 +37,8 @@ export function targetedResumeContracts(env: RuntimeEnv): void {
       expect(counter.of("research_agent:approve:b")).toBe(2);
       expect(counter.of("research_agent:approve:a")).toBe(1);
       expect(counter.of("research_agent:approve:c")).toBe(1);
-      for (const task of ["a", "b", "c"]) expect(counter.of(`research_agent:work:${task}`)).toBe(1);
+      for (const task of ["a", "b", "c"])
+        expect(counter.of(`research_agent:work:${task}`), `task ${task}`).toBe(1);
       expect(counter.of("report")).toBe(0);
       expect(r2.interrupts.map((i) => i.id).sort()).toEqual(
         r1.interrupts
@@ -102,7 +103,7 @@ export function targetedResumeContracts(env: RuntimeEnv): void {
         const threadId = threadName(`policy-${policy}`);
         const graph = build();
         const r1 = await graph.invoke({ tasks: ["x", "y"] }, { threadId });
-        expect(r1.interrupts).toHaveLength(3);
+        expect(r1.interrupts, `policy ${policy}`).toHaveLength(3);
         const before = counter.total();
         const r2 = await graph.resumeTargeted(
           { runId: r1.runId, namespace: [] },
@@ -115,30 +116,41 @@ export function targetedResumeContracts(env: RuntimeEnv): void {
           children.map(async (c) => (await saver.getInterrupt(c.id))?.status),
         );
         if (policy === "keep") {
-          expect(r2.status).toBe("interrupted");
-          expect(statuses).toEqual(["pending", "pending"]);
-          expect(r2.interrupts.map((i) => i.id).sort()).toEqual(children.map((c) => c.id).sort());
-          expect(counter.total()).toBe(before);
+          expect(r2.status, `policy ${policy}`).toBe("interrupted");
+          expect(statuses, `policy ${policy}`).toEqual(["pending", "pending"]);
+          expect(r2.interrupts.map((i) => i.id).sort(), `policy ${policy}`).toEqual(
+            children.map((c) => c.id).sort(),
+          );
+          expect(counter.total(), `policy ${policy}`).toBe(before);
         } else if (policy === "cancel") {
-          expect(statuses).toEqual(["cancelled", "cancelled"]);
-          expect(r2.status).toBe("done");
+          expect(statuses, `policy ${policy}`).toEqual(["cancelled", "cancelled"]);
+          expect(r2.status, `policy ${policy}`).toBe("done");
           const audit = await saver.listAudit({ threadId: threadId as ThreadId });
           expect(
             audit.items
               .filter((a) => a.action === "cancel")
               .map((a) => a.interruptId)
               .sort(),
+            `policy ${policy}`,
           ).toEqual(children.map((c) => c.id).sort());
-          for (const c of children) expect((await saver.getRun(c.runId))?.status).toBe("cancelled");
+          for (const c of children)
+            expect(
+              (await saver.getRun(c.runId))?.status,
+              `policy ${policy}, child run ${c.runId}`,
+            ).toBe("cancelled");
           expect(
             r2.values.log.filter(
               (l) => l.startsWith("email_agent x:") || l.startsWith("email_agent y:"),
             ),
+            `policy ${policy}`,
           ).toEqual([]);
         } else {
-          expect(statuses).toEqual(["answered", "answered"]);
-          expect(r2.status).toBe("done");
-          expect(r2.values.log.filter((l) => l.includes(": auto"))).toHaveLength(2);
+          expect(statuses, `policy ${policy}`).toEqual(["answered", "answered"]);
+          expect(r2.status, `policy ${policy}`).toBe("done");
+          expect(
+            r2.values.log.filter((l) => l.includes(": auto")),
+            `policy ${policy}`,
+          ).toHaveLength(2);
         }
       }
     }),
@@ -206,7 +218,8 @@ export function targetedResumeContracts(env: RuntimeEnv): void {
       const lost = attempts.filter((a) => a.status === "rejected");
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(2);
-      for (const l of lost) expect(l.reason).toBeInstanceOf(StaleTargetError);
+      for (const l of lost)
+        expect(l.reason, `attempt ${attempts.indexOf(l)}`).toBeInstanceOf(StaleTargetError);
       const log = (await orchestrator(saver, counter).getState({ threadId })).values.log;
       expect(log.filter((l) => l.startsWith("research_agent a:"))).toHaveLength(1);
       expect(counter.of("research_agent:approve:a")).toBe(2);

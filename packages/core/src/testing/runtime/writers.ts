@@ -203,7 +203,7 @@ export function writerContracts(env: RuntimeEnv): void {
           graph.invoke({ amount: 10 }, { threadId, requestId: `${threadId}:start` }),
         ),
       );
-      for (const result of results) expect(result).toEqual(results[0]);
+      for (const [i, result] of results.entries()) expect(result, `retry ${i}`).toEqual(results[0]);
       expect(results[0]?.status).toBe("interrupted");
       expect(counter.of("prepare")).toBe(1);
       expect(await saver.listRuns(results[0]?.threadId as never)).toHaveLength(1);
@@ -215,7 +215,8 @@ export function writerContracts(env: RuntimeEnv): void {
           ),
         ),
       );
-      for (const answer of answers) expect(answer).toEqual(answers[0]);
+      for (const [i, answer] of answers.entries())
+        expect(answer, `answer ${i}`).toEqual(answers[0]);
       expect(answers[0]?.status).toBe("done");
       expect(counter.of("approve:after")).toBe(1);
       expect(ledger).toHaveLength(1);
