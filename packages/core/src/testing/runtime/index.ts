@@ -14,6 +14,7 @@
  * @module
  */
 import { describe } from "vitest";
+import { busyThreadContracts } from "./busy-thread.ts";
 import { childRunContracts } from "./child-runs.ts";
 import { deadlineContracts } from "./deadlines.ts";
 import { determinismContracts } from "./determinism.ts";
@@ -54,6 +55,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("typed answers", () => typedAnswerContracts(env));
     describe("ids, errors and side effects", () => idErrorContracts(env));
     describe("one writer per thread", () => writerContracts(env));
+    describe("one writer per thread: a live run", () => busyThreadContracts(env));
     describe("wide fan-out", () => wideFanOutContracts(env));
   });
 }

@@ -1,0 +1,87 @@
+/**
+ * Contracts of SPEC's one-writer rule for a live run: input to a thread whose lease a live call
+ * holds waits for that call, and past the wait is refused with `ThreadBusyError` without running
+ * any node code or changing the thread.
+ */
+import { expect, it } from "vitest";
+import { append, type Checkpointer, END, START, StateGraph, ThreadBusyError } from "../../index.ts";
+import { threadName, type RuntimeEnv } from "./harness.ts";
+
+/** A one-node graph whose node waits for `gate` and logs its input's `tag`. */
+function gatedGraph(saver: Checkpointer, log: string[], gate: Promise<void>, waitMs: number) {
+  return new StateGraph({ tags: append<string>() })
+    .addNode("work", async (state: { tags: string[] }) => {
+      const tag = state.tags.at(-1) ?? "?";
+      log.push(`start ${tag}`);
+      if (tag === "first") await gate;
+      log.push(`end ${tag}`);
+      return {};
+    })
+    .addEdge(START, "work")
+    .addEdge("work", END)
+    .compile({ checkpointer: saver, name: "gated", lease: { waitMs } });
+}
+
+/** Resolves once `log` holds `entry` (node code runs in this process, so polling is cheap). */
+async function until(log: string[], entry: string): Promise<void> {
+  while (!log.includes(entry)) await new Promise((done) => setTimeout(done, 2));
+}
+
+/** Contracts of input that meets a live run of the same thread. */
+export function busyThreadContracts(env: RuntimeEnv): void {
+  it(
+    "input while a live call holds the thread is refused with ThreadBusyError after the wait, and runs nothing",
+    env.withStore(async (saver) => {
+      const threadId = threadName("busy");
+      const log: string[] = [];
+      let open!: () => void;
+      const gate = new Promise<void>((done) => (open = done));
+      // Two graph objects, as two processes would build them, sharing one store.
+      const first = gatedGraph(saver, log, gate, 30_000);
+      const second = gatedGraph(saver, log, gate, 50);
+      const running = first.invoke({ tags: ["first"] }, { threadId });
+      await until(log, "start first");
+      const refused = await second.invoke({ tags: ["second"] }, { threadId }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ThreadBusyError);
+      expect((refused as ThreadBusyError).code).toBe("thread_busy");
+      // The refused input ran no node and wrote nothing: the live run's state is all there is.
+      expect(log).toEqual(["start first"]);
+      open();
+      const done = await running;
+      expect(done.status).toBe("done");
+      expect(done.values.tags).toEqual(["first"]);
+      expect((await first.getState({ threadId })).values.tags).toEqual(["first"]);
+      expect(log).toEqual(["start first", "end first"]);
+    }),
+  );
+
+  it(
+    "input that arrives while a live call holds the thread waits for it, then runs after it",
+    env.withStore(async (saver) => {
+      const threadId = threadName("wait");
+      const log: string[] = [];
+      let open!: () => void;
+      const gate = new Promise<void>((done) => (open = done));
+      const first = gatedGraph(saver, log, gate, 30_000);
+      const second = gatedGraph(saver, log, gate, 30_000);
+      const running = first.invoke({ tags: ["first"] }, { threadId });
+      await until(log, "start first");
+      const waiting = second.invoke({ tags: ["second"] }, { threadId });
+      // Give the waiting call time to try the lease; it must not start while the first runs.
+      await new Promise((done) => setTimeout(done, 30));
+      expect(log).toEqual(["start first"]);
+      open();
+      const [a, b] = await Promise.all([running, waiting]);
+      expect(a.status).toBe("done");
+      expect(b.status).toBe("done");
+      // Serialized: the second call's node started only after the first call's node ended, and
+      // its run continued from the first run's state.
+      expect(log).toEqual(["start first", "end first", "start second", "end second"]);
+      expect(b.values.tags).toEqual(["first", "second"]);
+      expect(b.runId).not.toBe(a.runId);
+    }),
+  );
+}
