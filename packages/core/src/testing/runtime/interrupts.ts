@@ -16,9 +16,9 @@ import {
 } from "../../errors.ts";
 import { Command, Send } from "../../graph/command.ts";
 import { END, START, StateGraph } from "../../graph/state-graph.ts";
-import { RunConfig } from "../../runtime/compiled.ts";
-import { interrupt } from "../../runtime/context.ts";
-import type { StreamEvent } from "../../runtime/events.ts";
+import { RunConfig } from "../../graph/options.ts";
+import { interrupt } from "../../engine/context.ts";
+import type { StreamEvent } from "../../engine/events.ts";
 import { Counter, threadName, type Contract } from "./harness.ts";
 
 function approvalGraph(saver: Checkpointer, counter: Counter) {

@@ -10,8 +10,9 @@ import type { Checkpointer } from "../../checkpoint/types.ts";
 import { InvalidAnswerError } from "../../errors.ts";
 import { Command } from "../../graph/command.ts";
 import { START, StateGraph } from "../../graph/state-graph.ts";
-import { defineInterrupt, forgetRememberedAnswerSchemas } from "../../runtime/answer-schemas.ts";
-import type { StreamEvent } from "../../runtime/events.ts";
+import { forgetRememberedAnswerSchemas } from "../../interrupts/answer-schemas.ts";
+import { defineInterrupt } from "../../interrupts/define.ts";
+import type { StreamEvent } from "../../engine/events.ts";
 import type { InterruptId, ThreadId } from "../../ids.ts";
 import { threadName, type Contract } from "./harness.ts";
 

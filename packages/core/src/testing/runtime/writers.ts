@@ -16,7 +16,7 @@ import {
 } from "../../errors.ts";
 import { Command } from "../../graph/command.ts";
 import { END, START, StateGraph } from "../../graph/state-graph.ts";
-import { RunConfig } from "../../runtime/compiled.ts";
+import { RunConfig } from "../../graph/options.ts";
 import { Counter, threadName, type Contract } from "./harness.ts";
 
 /** A short lease, so that takeovers happen within a test. */

@@ -3,7 +3,7 @@
  */
 import type { Checkpointer, InterruptQuery, StoredInterrupt } from "../checkpoint/types.ts";
 import type { Interrupt, RunPathEntry } from "../types.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
 
 /** Query of the approval queue. */
 export type InterruptListQuery = Omit<InterruptQuery, "threadId"> & { threadId?: string };

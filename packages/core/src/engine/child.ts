@@ -6,31 +6,32 @@
 import type { Schema } from "../channels.ts";
 import type { RunRecord } from "../checkpoint/types.ts";
 import { CancelledError, InvalidInputError } from "../errors.ts";
+import type { GraphDefinition } from "../graph/definition.ts";
+import type { NodeFn } from "../graph/node.ts";
 import { childRunIdFor } from "../ids.ts";
-import type { NodeSpec } from "../graph/state-graph.ts";
+import { selectorsFor } from "../interrupts/static.ts";
+import { encodeStream } from "../keys.ts";
 import type { RunResult } from "../types.ts";
-import type { CompiledGraph } from "./compiled.ts";
-import type { TaskRun } from "./context.ts";
-import { loadValues, runStream } from "./run.ts";
-import { ChildPaused, setChildRunner } from "./task-runner.ts";
+import { ChildPaused, TaskRun } from "./context.ts";
+import { runStream } from "./stream.ts";
 
 /**
  * Runs `graph` as a child run of the task `parent`. Returns the child's result when it finished;
  * throws {@link ChildPaused} (and marks the parent task paused) when it paused.
  */
 export async function runChild(
-  graph: CompiledGraph<Schema>,
+  graph: GraphDefinition,
   input: unknown,
   parent: TaskRun,
-  _name: string,
 ): Promise<RunResult> {
   const pexec = parent.exec;
-  const saver = pexec.saver;
+  const session = pexec.session;
   const runId = childRunIdFor(pexec.runId, parent.task.id, parent.childIndex++);
+  const stream = encodeStream({ kind: "child", runId });
   const namespace = [...pexec.namespace, parent.task.node];
   const exec = pexec.child({
     runId,
-    stream: runId,
+    stream,
     namespace,
     path: [
       ...pexec.path,
@@ -43,9 +44,9 @@ export async function runChild(
     ],
     graphName: graph.name,
     determinism: graph.determinism,
-    schema: graph.runtime.shape.schema,
+    schema: graph.schema,
   });
-  const existing = await saver.getRun(runId);
+  const existing = await session.run(runId);
   const result = (
     status: RunResult["status"],
     values: Record<string, unknown>,
@@ -61,8 +62,8 @@ export async function runChild(
   if (existing?.status === "cancelled") return result("cancelled", {}, null);
   if (existing?.status === "done") {
     // The parent task re-ran after its child finished: replay the child's final state.
-    const head = await saver.getCheckpoint(pexec.threadId, runId);
-    return result("done", await loadValues(saver, graph.runtime.shape, head), head?.id ?? null);
+    const head = await session.head(stream);
+    return result("done", await session.values(graph.schema, head), head?.id ?? null);
   }
   const now = new Date().toISOString();
   const run: RunRecord = existing
@@ -74,17 +75,17 @@ export async function runChild(
         parentTaskId: parent.task.id,
         graph: graph.name,
         namespace,
-        stream: runId,
+        stream,
         status: "running",
         createdAt: now,
         updatedAt: now,
         error: null,
         options: null,
       };
-  await saver.putRun(run);
-  const own = graph.selectorsFor(null, namespace.length);
+  await session.store.putRun(run);
+  const own = selectorsFor(graph, null, namespace.length);
   const { outcome, state } = await runStream({
-    graph: graph.runtime,
+    definition: graph,
     exec,
     selectors: {
       before: [...own.before, ...pexec.runSelectors.before],
@@ -106,12 +107,12 @@ export async function runChild(
   }
 }
 
-function childInput(graph: CompiledGraph<Schema>, input: unknown): Record<string, unknown> {
+function childInput(graph: GraphDefinition, input: unknown): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidInputError(`Subgraph "${graph.name}" needs an object input of its channels.`, {
       graph: graph.name,
     });
-  const schema = graph.runtime.shape.schema;
+  const schema = graph.schema;
   return Object.fromEntries(Object.entries(input).filter(([key]) => key in schema));
 }
 
@@ -140,9 +141,17 @@ function toParentUpdate(
   return update;
 }
 
-setChildRunner(async (spec: NodeSpec, input: unknown, run: TaskRun) => {
-  const graph = spec.run as CompiledGraph<Schema>;
-  const outcome = await runChild(graph, input, run, spec.name);
-  if (outcome.status !== "done") return undefined;
-  return toParentUpdate(outcome.values, input, run.exec.schema);
-});
+/**
+ * A compiled graph added with `addNode(name, compiled)`, as an ordinary node: it runs the graph as
+ * a child run of the node's task and returns the child's final values as the parent's update.
+ */
+export function subgraphNode(graph: GraphDefinition): NodeFn<Schema, unknown> {
+  return async (input, ctx) => {
+    // The engine passes each node its TaskRun as `ctx`.
+    if (!(ctx instanceof TaskRun))
+      throw new InvalidInputError(`Subgraph "${graph.name}" runs only as a node of a graph.`);
+    const outcome = await runChild(graph, input, ctx);
+    if (outcome.status !== "done") return undefined;
+    return toParentUpdate(outcome.values, input, ctx.exec.schema);
+  };
+}

@@ -2,25 +2,26 @@
  * One call on a root run: create the thread if needed, refuse input while a run is unfinished
  * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
  */
-import type { Schema, StateOf, UpdateOf } from "../channels.ts";
-import type { Checkpointer, RunRecord } from "../checkpoint/types.ts";
+import type { RunRecord } from "../checkpoint/types.ts";
 import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
-import { requestRunIdFor, type CheckpointId, type RunId, type ThreadId } from "../ids.ts";
+import type { GraphDefinition } from "../graph/definition.ts";
+import type { RunOptions } from "../graph/options.ts";
+import { asCheckpointId, asRunId, requestRunIdFor, type RunId } from "../ids.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
+import { parseSelectors, selectorsFor } from "../interrupts/static.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import type { ThreadSession } from "../thread/session.ts";
 import type { RunResult } from "../types.ts";
-import type { CompiledGraph, RunOptions } from "./compiled.ts";
 import type { EventSink } from "./events.ts";
 import { Execution } from "./execution.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
-import type { HeldLease } from "./lease.ts";
-import { checkInputChannels, describeError, guardPending, newRootRun, runStream } from "./run.ts";
-import { parseSelectors } from "./selectors.ts";
+import { checkInputChannels, describeError, newRootRun, runStream } from "./stream.ts";
 
 /** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * Runs one call of a root run while the caller holds the thread's lease (`lease`; absent only
- * without a checkpointer). `saver` writes with the lease's fence.
+ * Runs one call of a root run in `session`, which holds the thread's lease (absent only without
+ * a checkpointer) and writes with its fence. Input `null` continues the run from its head.
  *
  * With `options.requestId`, a call that was made before returns its stored result, and a retry
  * of a call that crashed continues the run its first attempt started (same run id, so the same
@@ -29,37 +30,23 @@ const NEVER_ABORTED = new AbortController().signal;
  * @throws ThreadInterruptedError for input to a thread with pending interrupts.
  * @throws RunInProgressError for input to a thread whose run is unfinished without a pause.
  */
-export async function runRoot<S extends Schema>(
-  graph: CompiledGraph<S>,
-  saver: Checkpointer,
-  durable: boolean,
-  threadId: ThreadId,
-  input: UpdateOf<S> | null,
+export async function runRoot(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  input: Record<string, unknown> | null,
   options: RunOptions,
   sink: EventSink,
-  lease?: HeldLease,
-): Promise<RunResult<StateOf<S>>> {
+): Promise<RunResult> {
+  const { durable, threadId, lease } = session;
+  const store = session.store;
   const requestId = durable ? options.requestId : undefined;
   if (requestId !== undefined) {
-    const seen = await saver.getRequestResult(requestId);
-    if (seen?.result !== undefined && seen.result !== null)
-      return seen.result as RunResult<StateOf<S>>;
+    const seen = await session.requestResult(requestId);
+    if (seen?.result !== undefined && seen.result !== null) return seen.result as RunResult;
   }
-  if (input) checkInputChannels(graph.runtime.shape, input);
-  const actor = options.actor ?? "anonymous";
-  let thread = durable ? await saver.getThread(threadId) : undefined;
-  if (durable && !thread) {
-    const now = new Date().toISOString();
-    thread = {
-      threadId,
-      tenant: options.tenant ?? null,
-      metadata: options.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    };
-    await saver.putThread(thread);
-  }
-  const head = durable ? await saver.getCheckpoint(threadId, "") : undefined;
+  if (input) checkInputChannels(definition, input);
+  const thread = durable ? await session.ensureThread(options.tenant, options.metadata) : undefined;
+  const head = durable ? await session.head() : undefined;
   const runOptions =
     options.interruptBefore || options.interruptAfter
       ? {
@@ -68,7 +55,7 @@ export async function runRoot<S extends Schema>(
         }
       : null;
   const requestRun =
-    requestId === undefined ? undefined : await saver.getRun(requestRunIdFor(threadId, requestId));
+    requestId === undefined ? undefined : await session.run(requestRunIdFor(threadId, requestId));
   let run: RunRecord;
   let streamInput: Record<string, unknown> | undefined;
   // Whether the stored run row already says `running` (the answer that woke it wrote it).
@@ -79,27 +66,27 @@ export async function runRoot<S extends Schema>(
     run = { ...requestRun, status: "running", updatedAt: new Date().toISOString() };
     streamInput = undefined;
   } else if (input === null || input === undefined) {
-    const previous = head && !options.checkpointId ? await saver.getRun(head.runId) : undefined;
+    const previous = head && !options.checkpointId ? await session.run(head.runId) : undefined;
     // A cancelled run stays cancelled: continuing its thread is a new run from its head.
     storedRunning = previous?.status === "running";
     run =
       previous && previous.status !== "cancelled"
         ? { ...previous, status: "running", updatedAt: new Date().toISOString() }
-        : newRootRun(threadId, graph.name, runOptions);
+        : newRootRun(threadId, definition.name, runOptions);
     streamInput = head ? undefined : {};
   } else {
-    if (durable) await refuseWhileUnfinished(saver, threadId, head?.runId, options, actor);
+    if (durable) await refuseWhileUnfinished(session, head?.runId, options);
     run = newRootRun(
       threadId,
-      graph.name,
+      definition.name,
       runOptions,
-      (options.runId as RunId | undefined) ??
+      (options.runId === undefined ? undefined : asRunId(options.runId)) ??
         (requestId === undefined ? undefined : requestRunIdFor(threadId, requestId)),
     );
     streamInput = input;
   }
   if (options.checkpointId && run.runId === head?.runId) {
-    run = newRootRun(threadId, graph.name, runOptions);
+    run = newRootRun(threadId, definition.name, runOptions);
     storedRunning = false;
   }
   // Written with the input checkpoint when there is one, skipped when already stored as running.
@@ -112,35 +99,33 @@ export async function runRoot<S extends Schema>(
         ? (signals[0] as AbortSignal)
         : AbortSignal.any(signals);
   const exec = new Execution({
-    threadId,
+    session,
     runId: run.runId,
-    stream: "",
+    stream: ROOT_STREAM,
     namespace: [],
     path: [],
-    graphName: graph.name,
-    schema: graph.runtime.shape.schema,
+    graphName: definition.name,
+    schema: definition.schema,
     tenant: thread?.tenant ?? null,
-    saver,
-    durable,
-    determinism: graph.determinism,
+    determinism: definition.determinism,
     signal: controller,
     sink,
-    steering: durable ? await saver.listSteering(threadId) : [],
+    steering: durable ? await session.steering() : [],
     lineage: [run.runId],
     runSelectors: {
       before: parseSelectors(run.options?.interruptBefore, 0),
       after: parseSelectors(run.options?.interruptAfter, 0),
     },
-    lease,
   });
   let streamed: Awaited<ReturnType<typeof runStream>>;
   try {
     streamed = await runStream({
-      graph: graph.runtime,
+      definition,
       exec,
-      selectors: graph.selectorsFor(run, 0),
+      selectors: selectorsFor(definition, run, 0),
       input: streamInput,
-      fromCheckpointId: options.checkpointId as CheckpointId | undefined,
+      fromCheckpointId:
+        options.checkpointId === undefined ? undefined : asCheckpointId(options.checkpointId),
       head,
       run,
       writeRunRow,
@@ -149,7 +134,7 @@ export async function runRoot<S extends Schema>(
     // A run must not stay `running` because something threw past the loop; only a process
     // that lost its lease leaves it as is, for the new owner.
     if (durable && !(error instanceof FencedOutError))
-      await saver
+      await store
         .putRun({
           ...run,
           status: "error",
@@ -164,13 +149,12 @@ export async function runRoot<S extends Schema>(
   // configuration error of the caller, raised as such rather than returned as a failed run.
   if (!durable && outcome.status === "error" && outcome.error instanceof MissingCheckpointerError)
     throw outcome.error;
-  const pending =
-    outcome.status === "interrupted" ? await saver.getThreadInterrupts(threadId, "pending") : [];
-  const result: RunResult<StateOf<S>> = {
+  const pending = outcome.status === "interrupted" ? await session.pending() : [];
+  const result: RunResult = {
     threadId,
     runId: run.runId,
     status: outcome.status,
-    values: state.values as StateOf<S>,
+    values: state.values,
     interrupts: pending.map(toPublicInterrupt),
     checkpointId: durable ? state.head.id : null,
     ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
@@ -186,7 +170,7 @@ export async function runRoot<S extends Schema>(
       ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
     };
   }
-  if (requestId !== undefined) await saver.putRequestResult(requestId, result);
+  if (requestId !== undefined) await store.putRequestResult(requestId, result);
   return result;
 }
 
@@ -197,16 +181,13 @@ export async function runRoot<S extends Schema>(
  * ({@link RunInProgressError}). Starting a run beside it would lose that work.
  */
 async function refuseWhileUnfinished(
-  saver: Checkpointer,
-  threadId: ThreadId,
-  headRunId: RunRecord["runId"] | undefined,
+  session: ThreadSession,
+  headRunId: RunId | undefined,
   options: RunOptions,
-  actor: string,
 ): Promise<void> {
-  const pending = await saver.getThreadInterrupts(threadId, "pending");
-  await guardPending(saver, threadId, pending, options.onPending ?? "error", actor);
+  await session.cancelPending(await session.pending(), options.onPending ?? "error");
   if (headRunId === undefined) return;
-  const last = await saver.getRun(headRunId);
+  const last = await session.run(headRunId);
   if (last && (last.status === "running" || last.status === "interrupted"))
-    throw new RunInProgressError(threadId, last.runId, last.status);
+    throw new RunInProgressError(session.threadId, last.runId, last.status);
 }
