@@ -13,6 +13,7 @@ import { selectorsFor } from "../interrupts/static.ts";
 import { encodeStream } from "../keys.ts";
 import type { RunResult } from "../types.ts";
 import { ChildPaused, TaskRun } from "./context.ts";
+import type { Execution } from "./execution.ts";
 import { runStream } from "./stream.ts";
 
 /**
@@ -65,23 +66,7 @@ export async function runChild(
     const head = await session.head(stream);
     return result("done", await session.values(graph.schema, head), head?.id ?? null);
   }
-  const now = new Date().toISOString();
-  const run: RunRecord = existing
-    ? { ...existing, status: "running", updatedAt: now }
-    : {
-        runId,
-        threadId: pexec.threadId,
-        parentRunId: pexec.runId,
-        parentTaskId: parent.task.id,
-        graph: graph.name,
-        namespace,
-        stream,
-        status: "running",
-        createdAt: now,
-        updatedAt: now,
-        error: null,
-        options: null,
-      };
+  const run = childRunRow(exec, parent, existing);
   await session.store.putRun(run);
   const own = selectorsFor(graph, null, namespace.length);
   const { outcome, state } = await runStream({
@@ -105,6 +90,26 @@ export async function runChild(
     case "error":
       throw outcome.error;
   }
+}
+
+/** The row of a child run, new or moved back to `running`. */
+function childRunRow(exec: Execution, parent: TaskRun, existing: RunRecord | undefined): RunRecord {
+  const now = exec.session.now();
+  if (existing) return { ...existing, status: "running", updatedAt: now };
+  return {
+    runId: exec.runId,
+    threadId: exec.threadId,
+    parentRunId: parent.exec.runId,
+    parentTaskId: parent.task.id,
+    graph: exec.graphName,
+    namespace: exec.namespace,
+    stream: exec.stream,
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    error: null,
+    options: null,
+  };
 }
 
 function childInput(graph: GraphDefinition, input: unknown): Record<string, unknown> {

@@ -187,7 +187,7 @@ async function commitBarrier(
   state.results = [];
   state.interrupts = afterInterrupts;
   emitStep(exec, writes, checkpoint, barrier.values);
-  for (const interrupt of afterInterrupts) emitInterrupt(exec, interrupt);
+  for (const interrupt of afterInterrupts) emitInterrupt(exec.sink, interrupt);
 }
 
 function emitStep(
@@ -238,6 +238,6 @@ async function passBefore(exec: Execution, state: LoopState, task: TaskSpec): Pr
   });
   state.interrupts.push(record);
   state.results.push({ kind: "paused", taskId: task.id, node: task.node });
-  emitInterrupt(exec, record);
+  emitInterrupt(exec.sink, record);
   return false;
 }

@@ -2,7 +2,7 @@
  * One call on a root run: create the thread if needed, refuse input while a run is unfinished
  * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
  */
-import type { RunRecord } from "../checkpoint/types.ts";
+import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
 import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunOptions } from "../graph/options.ts";
@@ -14,7 +14,13 @@ import type { ThreadSession } from "../thread/session.ts";
 import type { RunResult } from "../types.ts";
 import type { EventSink } from "./events.ts";
 import { Execution } from "./execution.ts";
-import { checkInputChannels, describeError, newRootRun, runStream } from "./stream.ts";
+import {
+  checkInputChannels,
+  describeError,
+  newRootRun,
+  runStream,
+  type StreamRunOutcome,
+} from "./stream.ts";
 
 /** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
 const NEVER_ABORTED = new AbortController().signal;
@@ -37,8 +43,7 @@ export async function runRoot(
   options: RunOptions,
   sink: EventSink,
 ): Promise<RunResult> {
-  const { durable, threadId, lease } = session;
-  const store = session.store;
+  const { durable } = session;
   const requestId = durable ? options.requestId : undefined;
   if (requestId !== undefined) {
     const seen = await session.requestResult(requestId);
@@ -47,6 +52,58 @@ export async function runRoot(
   if (input) checkInputChannels(definition, input);
   const thread = durable ? await session.ensureThread(options.tenant, options.metadata) : undefined;
   const head = durable ? await session.head() : undefined;
+  const start = await chooseRun(definition, session, input, options, head, requestId);
+  const exec = await rootExecution(definition, session, start.run, options, sink, thread);
+  let streamed: StreamRunOutcome;
+  try {
+    streamed = await runStream({
+      definition,
+      exec,
+      selectors: selectorsFor(definition, start.run, 0),
+      input: start.input,
+      fromCheckpointId:
+        options.checkpointId === undefined ? undefined : asCheckpointId(options.checkpointId),
+      head,
+      run: start.run,
+      // Written with the input checkpoint when there is one, skipped when already stored running.
+      writeRunRow: !start.storedRunning,
+    });
+  } catch (error) {
+    // A run must not stay `running` because something threw past the loop; only a process
+    // that lost its lease leaves it as is, for the new owner.
+    if (durable && !(error instanceof FencedOutError))
+      await session
+        .putRun(start.run, { status: "error", error: describeError(error) })
+        .catch(() => undefined);
+    throw error;
+  }
+  const result = await toResult(session, exec, streamed);
+  if (requestId !== undefined) await session.store.putRequestResult(requestId, result);
+  return result;
+}
+
+/** Which run a call runs, from which input, and whether its row already says `running`. */
+interface RunStart {
+  run: RunRecord;
+  /** Input to apply, or `undefined` to continue from the head. */
+  input: Record<string, unknown> | undefined;
+  /** The stored run row already says `running` (the answer that woke it wrote it). */
+  storedRunning: boolean;
+}
+
+/**
+ * Picks the run of a call: the run a retried request started, the thread's run to continue
+ * (input `null`), or a new run for input — refused while the thread's last run is unfinished.
+ */
+async function chooseRun(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  input: Record<string, unknown> | null,
+  options: RunOptions,
+  head: CheckpointRecord | undefined,
+  requestId: string | undefined,
+): Promise<RunStart> {
+  const { threadId } = session;
   const runOptions =
     options.interruptBefore || options.interruptAfter
       ? {
@@ -54,51 +111,57 @@ export async function runRoot(
           interruptAfter: options.interruptAfter ?? [],
         }
       : null;
-  const requestRun =
-    requestId === undefined ? undefined : await session.run(requestRunIdFor(threadId, requestId));
-  let run: RunRecord;
-  let streamInput: Record<string, unknown> | undefined;
-  // Whether the stored run row already says `running` (the answer that woke it wrote it).
-  let storedRunning = false;
+  const fresh = (runId?: RunId): RunRecord =>
+    newRootRun(threadId, definition.name, runOptions, runId);
+  const requestRunId = requestId === undefined ? undefined : requestRunIdFor(threadId, requestId);
+  const requestRun = requestRunId === undefined ? undefined : await session.run(requestRunId);
+  let start: RunStart;
   if (requestRun && requestRun.threadId === threadId && head?.runId === requestRun.runId) {
     // A retry whose first attempt applied its input: continue that run, do not start another.
-    storedRunning = requestRun.status === "running";
-    run = { ...requestRun, status: "running", updatedAt: new Date().toISOString() };
-    streamInput = undefined;
+    start = {
+      run: { ...requestRun, status: "running", updatedAt: session.now() },
+      input: undefined,
+      storedRunning: requestRun.status === "running",
+    };
   } else if (input === null || input === undefined) {
     const previous = head && !options.checkpointId ? await session.run(head.runId) : undefined;
     // A cancelled run stays cancelled: continuing its thread is a new run from its head.
-    storedRunning = previous?.status === "running";
-    run =
-      previous && previous.status !== "cancelled"
-        ? { ...previous, status: "running", updatedAt: new Date().toISOString() }
-        : newRootRun(threadId, definition.name, runOptions);
-    streamInput = head ? undefined : {};
+    start = {
+      run:
+        previous && previous.status !== "cancelled"
+          ? { ...previous, status: "running", updatedAt: session.now() }
+          : fresh(),
+      input: head ? undefined : {},
+      storedRunning: previous?.status === "running",
+    };
   } else {
-    if (durable) await refuseWhileUnfinished(session, head?.runId, options);
-    run = newRootRun(
-      threadId,
-      definition.name,
-      runOptions,
-      (options.runId === undefined ? undefined : asRunId(options.runId)) ??
-        (requestId === undefined ? undefined : requestRunIdFor(threadId, requestId)),
-    );
-    streamInput = input;
+    if (session.durable) await refuseWhileUnfinished(session, head?.runId, options);
+    const runId = options.runId === undefined ? requestRunId : asRunId(options.runId);
+    start = { run: fresh(runId), input, storedRunning: false };
   }
-  if (options.checkpointId && run.runId === head?.runId) {
-    run = newRootRun(threadId, definition.name, runOptions);
-    storedRunning = false;
-  }
-  // Written with the input checkpoint when there is one, skipped when already stored as running.
-  const writeRunRow = !storedRunning;
-  const signals = [options.signal, lease?.signal].filter((s) => s !== undefined);
-  const controller =
+  // A fork from a past checkpoint is a new run, never a continuation of the head's.
+  if (options.checkpointId && start.run.runId === head?.runId)
+    start = { ...start, run: fresh(), storedRunning: false };
+  return start;
+}
+
+/** The environment of a root run: the session, the run, its signal, steering and selectors. */
+async function rootExecution(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  run: RunRecord,
+  options: RunOptions,
+  sink: EventSink,
+  thread: ThreadRecord | undefined,
+): Promise<Execution> {
+  const signals = [options.signal, session.lease?.signal].filter((s) => s !== undefined);
+  const signal =
     signals.length === 0
       ? NEVER_ABORTED
       : signals.length === 1
         ? (signals[0] as AbortSignal)
         : AbortSignal.any(signals);
-  const exec = new Execution({
+  return new Execution({
     session,
     runId: run.runId,
     stream: ROOT_STREAM,
@@ -108,55 +171,43 @@ export async function runRoot(
     schema: definition.schema,
     tenant: thread?.tenant ?? null,
     determinism: definition.determinism,
-    signal: controller,
+    signal,
     sink,
-    steering: durable ? await session.steering() : [],
+    steering: session.durable ? await session.steering() : [],
     lineage: [run.runId],
     runSelectors: {
       before: parseSelectors(run.options?.interruptBefore, 0),
       after: parseSelectors(run.options?.interruptAfter, 0),
     },
   });
-  let streamed: Awaited<ReturnType<typeof runStream>>;
-  try {
-    streamed = await runStream({
-      definition,
-      exec,
-      selectors: selectorsFor(definition, run, 0),
-      input: streamInput,
-      fromCheckpointId:
-        options.checkpointId === undefined ? undefined : asCheckpointId(options.checkpointId),
-      head,
-      run,
-      writeRunRow,
-    });
-  } catch (error) {
-    // A run must not stay `running` because something threw past the loop; only a process
-    // that lost its lease leaves it as is, for the new owner.
-    if (durable && !(error instanceof FencedOutError))
-      await store
-        .putRun({
-          ...run,
-          status: "error",
-          updatedAt: new Date().toISOString(),
-          error: describeError(error),
-        })
-        .catch(() => undefined);
-    throw error;
-  }
-  const { outcome, state } = streamed;
+}
+
+/**
+ * The {@link RunResult} of a call: status, values, the thread's pending interrupts, the failure.
+ *
+ * @throws MissingCheckpointerError when a graph without a checkpointer asked to pause.
+ */
+async function toResult(
+  session: ThreadSession,
+  exec: Execution,
+  { outcome, state }: StreamRunOutcome,
+): Promise<RunResult> {
   // Without a checkpointer nothing was recorded, and a pause cannot be: asking for one is a
   // configuration error of the caller, raised as such rather than returned as a failed run.
-  if (!durable && outcome.status === "error" && outcome.error instanceof MissingCheckpointerError)
+  if (
+    !session.durable &&
+    outcome.status === "error" &&
+    outcome.error instanceof MissingCheckpointerError
+  )
     throw outcome.error;
   const pending = outcome.status === "interrupted" ? await session.pending() : [];
   const result: RunResult = {
-    threadId,
-    runId: run.runId,
+    threadId: session.threadId,
+    runId: exec.runId,
     status: outcome.status,
     values: state.values,
     interrupts: pending.map(toPublicInterrupt),
-    checkpointId: durable ? state.head.id : null,
+    checkpointId: session.durable ? state.head.id : null,
     ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
   };
   if (outcome.status === "error") {
@@ -170,7 +221,6 @@ export async function runRoot(
       ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
     };
   }
-  if (requestId !== undefined) await store.putRequestResult(requestId, result);
   return result;
 }
 

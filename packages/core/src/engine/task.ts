@@ -177,7 +177,7 @@ async function pause(
     superseded: run.interrupts.superseded.map((s) => s.id),
   });
   for (const record of run.interrupts.superseded) record.status = "superseded";
-  for (const record of run.interrupts.created) emitInterrupt(exec, record);
+  for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);
   emitTask(exec, task, "end", "paused");
   return { kind: "paused", task, result, created: run.interrupts.created };
 }

@@ -2,12 +2,12 @@
  * Interrupt rows as others see them: the public view of a stored row, and its stream event.
  */
 import type { StoredInterrupt } from "../checkpoint/types.ts";
-import type { Execution } from "../engine/execution.ts";
+import type { EventSink } from "../engine/events.ts";
 import type { Interrupt } from "../types.ts";
 
 /** Emits an `interrupt` event for a stored interrupt. */
-export function emitInterrupt(exec: Execution, record: StoredInterrupt): void {
-  exec.sink.push({
+export function emitInterrupt(sink: EventSink, record: StoredInterrupt): void {
+  sink.push({
     type: "interrupt",
     namespace: [...record.namespace],
     interrupt: toPublicInterrupt(record),
