@@ -8,7 +8,7 @@ import type { RunRecord } from "../checkpoint/types.ts";
 import { CancelledError, InvalidInputError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { NodeFn } from "../graph/node.ts";
-import { childRunIdFor } from "../ids.ts";
+import { childRunIdFor, type CheckpointId } from "../ids.ts";
 import { selectorsFor } from "../interrupts/static.ts";
 import { encodeStream } from "../keys.ts";
 import type { RunResult } from "../types.ts";
@@ -51,14 +51,14 @@ export async function runChild(
   const result = (
     status: RunResult["status"],
     values: Record<string, unknown>,
-    checkpointId: string | null,
+    checkpointId: CheckpointId | null,
   ): RunResult => ({
     threadId: pexec.threadId,
     runId,
     status,
     values,
     interrupts: [],
-    checkpointId: checkpointId as RunResult["checkpointId"],
+    checkpointId,
   });
   if (existing?.status === "cancelled") return result("cancelled", {}, null);
   if (existing?.status === "done") {

@@ -11,6 +11,7 @@ import {
   taskIdFor,
   type CheckpointId,
   type RunId,
+  type TaskId,
   type ThreadId,
 } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
@@ -143,7 +144,7 @@ async function applyInput(
     definition,
     values,
     base ? { ...base.versions } : {},
-    [{ kind: "writes", taskId: "input" as never, node: START, writes, gotos: [], sends: [] }],
+    [{ kind: "writes", taskId: "input" as TaskId, node: START, writes, gotos: [], sends: [] }],
     id,
   );
   const step = base ? base.step + 1 : -1;

@@ -39,10 +39,10 @@ export function toListItem(row: StoredInterrupt, now = Date.now()): InterruptLis
 
 /** A page of the approval queue, newest first, from the store's index. */
 export async function listInterruptsForPeople(
-  saver: Checkpointer,
+  store: Checkpointer,
   query: InterruptQuery,
 ): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
-  const page = await saver.listInterrupts({ status: "pending", ...query });
+  const page = await store.listInterrupts({ status: "pending", ...query });
   const now = Date.now();
   return { items: page.items.map((row) => toListItem(row, now)), nextCursor: page.nextCursor };
 }
