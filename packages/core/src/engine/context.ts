@@ -13,8 +13,6 @@ import { InterruptCalls } from "../interrupts/calls.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Execution } from "./execution.ts";
 
-export type { AnswerInfo, InterruptOptions, NodeContext } from "../graph/node.ts";
-
 /** Marker error thrown from a subgraph node whose child run paused. */
 export class ChildPaused extends Error {
   constructor() {

@@ -50,9 +50,6 @@ import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "./d
 import { defaultGraphName } from "./graph-name.ts";
 import type { CompileOptions, RunOptions, StreamOptions } from "./options.ts";
 
-export { RunConfig } from "./options.ts";
-export type { CompileOptions, RunOptions, StreamOptions } from "./options.ts";
-
 /** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
 export class CompiledGraph<S extends Schema> {
   /** The graph's name (sub-agent ids are this name plus a child run id). */
