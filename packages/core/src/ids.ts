@@ -56,6 +56,32 @@ export function validateThreadId(threadId: unknown): ThreadId {
   return threadId as ThreadId;
 }
 
+/**
+ * Brands an id a caller passed back (from a result, an event or a URL). Ids are opaque: the only
+ * check is that it is a string, so a wrong value fails as "not found", never as a crash.
+ *
+ * @throws InvalidIdError when the value is not a string.
+ */
+function brandOf<B extends string>(field: string) {
+  return (value: unknown): Brand<string, B> => {
+    if (typeof value !== "string")
+      throw new InvalidIdError(`${field} must be a string, not ${typeof value}.`, {
+        field,
+        rule: "type",
+      });
+    return value as Brand<string, B>;
+  };
+}
+
+/** A run id passed back by a caller. @throws InvalidIdError when not a string. */
+export const asRunId: (value: unknown) => RunId = brandOf("runId");
+/** A task id passed back by a caller. @throws InvalidIdError when not a string. */
+export const asTaskId: (value: unknown) => TaskId = brandOf("taskId");
+/** An interrupt id passed back by a caller. @throws InvalidIdError when not a string. */
+export const asInterruptId: (value: unknown) => InterruptId = brandOf("interruptId");
+/** A checkpoint id passed back by a caller. @throws InvalidIdError when not a string. */
+export const asCheckpointId: (value: unknown) => CheckpointId = brandOf("checkpointId");
+
 /** One-shot hashing (Node ≥ 20.12) avoids a Hash object per id; older Node uses createHash. */
 const oneShot = (
   crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }

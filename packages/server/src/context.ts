@@ -4,7 +4,7 @@
 import type { Checkpointer } from "@rein/core";
 import type { AuthConfig } from "./auth.ts";
 import type { GraphRegistry } from "./registry.ts";
-import type { RouteSpec } from "./route.ts";
+import type { RouteSpec } from "./route-spec.ts";
 import type { RunManager } from "./runs.ts";
 import type { ScaleOut } from "./scale/index.ts";
 import type { SseStream } from "./sse.ts";

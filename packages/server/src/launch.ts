@@ -27,7 +27,7 @@ import { assertHead, loadRun, publicInterrupt } from "./threads.ts";
  * @throws InvalidInputError listing the graph's channels.
  */
 function assertChannels(graph: ServedGraph, input: Record<string, unknown>): void {
-  const channels = Object.keys(graph.runtime.shape.schema);
+  const channels = Object.keys(graph.definition.schema);
   const unknown = Object.keys(input).filter((key) => !channels.includes(key));
   if (unknown.length > 0)
     throw new InvalidInputError(

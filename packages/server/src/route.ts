@@ -13,31 +13,12 @@ import {
 } from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { authenticate, requireScope, type Principal, type Scope } from "./auth.ts";
+import { authenticate, requireScope, type Principal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
-import { assertSaneJson } from "./json-guard.ts";
+import type { RouteSpec } from "./route-spec.ts";
 
-/** A route as declared. */
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
-  method: "GET" | "POST" | "DELETE";
-  /** Fastify path, e.g. `/threads/:id`. */
-  url: string;
-  operationId: string;
-  summary: string;
-  /** Scope the token needs; `null`: no token needed. */
-  scope: Scope | null;
-  params?: z.ZodType<P>;
-  query?: z.ZodType<Q>;
-  body?: z.ZodType<B>;
-  /** Extra request headers the route reads (documented in OpenAPI). */
-  headers?: Record<string, string>;
-  /** Status → response schema (`null`: no body). `text/event-stream` routes set `sse`. */
-  responses: Record<number, z.ZodType | null>;
-  /** The route answers with Server-Sent Events. */
-  sse?: boolean;
-  /** A description of the SSE events, for the OpenAPI document. */
-  description?: string;
-}
+export type { RouteSpec } from "./route-spec.ts";
+import { assertSaneJson } from "./json-guard.ts";
 
 /** What a handler receives: validated input and the caller. */
 export interface RouteInput<P, Q, B> {

@@ -2,75 +2,15 @@
  * The graph builder. `new StateGraph(schema)` collects nodes and edges; `compile()` validates the
  * shape (so misuse fails at build time, not mid-run) and returns a runnable {@link CompiledGraph}.
  */
-import type { Schema, StateOf, UpdateOf } from "../channels.ts";
+import type { Schema, StateOf } from "../channels.ts";
 import { InvalidGraphError } from "../errors.ts";
-import { CompiledGraph, type CompileOptions } from "../runtime/compiled.ts";
-import type { NodeContext } from "../runtime/context.ts";
-import type { Command, Send } from "./command.ts";
+import { CompiledGraph } from "./compiled.ts";
+import { END, START, type DraftGraph, type DraftNode } from "./definition.ts";
+import type { NodeFn, NodeOptions, Router } from "./node.ts";
+import type { CompileOptions } from "./options.ts";
 
-/** Entry pseudo-node. */
-export const START = "__start__";
-/** Exit pseudo-node. */
-export const END = "__end__";
-
-/** What a node may return. */
-export type NodeReturn<S extends Schema> = UpdateOf<S> | Command<UpdateOf<S>> | void | undefined;
-
-/** A node: `async (state, ctx) => update | Command | void`. Send-triggered tasks get the Send argument. */
-export type NodeFn<S extends Schema, Input = StateOf<S>> = (
-  input: Input,
-  ctx: NodeContext<S>,
-) => Promise<NodeReturn<S>> | NodeReturn<S>;
-
-/** When and how often a failing node is retried. */
-export interface RetryPolicy {
-  /** Total attempts including the first. Default 3. */
-  maxAttempts?: number;
-  /** Wait before the first retry. Default 100 ms. */
-  initialIntervalMs?: number;
-  /** Multiplier between waits. Default 2. */
-  backoffFactor?: number;
-  /** Cap on one wait. Default 10 s. */
-  maxIntervalMs?: number;
-  /** Which errors are retried. Default: every error that is not a Rein error. */
-  retryOn?: (error: unknown) => boolean;
-}
-
-/** Options of one node. */
-export interface NodeOptions {
-  retry?: RetryPolicy;
-  /** Nodes this node may `goto` through a Command (used to check reachability). */
-  ends?: readonly string[];
-}
-
-/** A router of a conditional edge: names the next node(s) or Sends from the state. */
-export type Router<S extends Schema> = (
-  state: StateOf<S>,
-) =>
-  string | Send | readonly (string | Send)[] | Promise<string | Send | readonly (string | Send)[]>;
-
-/** A graph node as stored by the builder. */
-export interface NodeSpec {
-  name: string;
-  /** A function node, or a compiled graph run as a child run. */
-  run: NodeFn<Schema, unknown> | CompiledGraph<Schema>;
-  options: NodeOptions;
-}
-
-/** A conditional edge as stored by the builder. */
-export interface BranchSpec {
-  router: Router<Schema>;
-  /** Maps router results to node names; when absent the router returns node names directly. */
-  pathMap: Record<string, string> | null;
-}
-
-/** The validated shape of a graph, shared by the builder and the runtime. */
-export interface GraphShape {
-  schema: Schema;
-  nodes: Map<string, NodeSpec>;
-  edges: Map<string, string[]>;
-  branches: Map<string, BranchSpec[]>;
-}
+export { END, START } from "./definition.ts";
+export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./node.ts";
 
 const RESERVED = new Set([START, END]);
 
@@ -84,7 +24,7 @@ const RESERVED = new Set([START, END]);
  *   .compile({ checkpointer: new MemorySaver() });
  */
 export class StateGraph<S extends Schema> {
-  private readonly shape: GraphShape;
+  private readonly shape: DraftGraph;
 
   constructor(schema: S) {
     this.shape = { schema, nodes: new Map(), edges: new Map(), branches: new Map() };
@@ -110,7 +50,7 @@ export class StateGraph<S extends Schema> {
       );
     if (this.shape.nodes.has(name))
       throw new InvalidGraphError(`Node "${name}" is already defined.`, { node: name });
-    this.shape.nodes.set(name, { name, run: run as NodeSpec["run"], options });
+    this.shape.nodes.set(name, { name, run: run as DraftNode["run"], options });
     return this;
   }
 
@@ -158,7 +98,7 @@ export class StateGraph<S extends Schema> {
   }
 }
 
-function validate(shape: GraphShape): void {
+function validate(shape: DraftGraph): void {
   const known = (name: string): boolean => shape.nodes.has(name) || name === END || name === START;
   for (const [from, targets] of shape.edges) {
     if (!known(from))
@@ -196,7 +136,7 @@ function validate(shape: GraphShape): void {
       );
 }
 
-function successors(shape: GraphShape, from: string): string[] | "any" {
+function successors(shape: DraftGraph, from: string): string[] | "any" {
   const out = [...(shape.edges.get(from) ?? [])];
   for (const branch of shape.branches.get(from) ?? []) {
     // A router without a path map may return any node: assume it can.
@@ -208,7 +148,7 @@ function successors(shape: GraphShape, from: string): string[] | "any" {
   return out;
 }
 
-function reachable(shape: GraphShape): Set<string> {
+function reachable(shape: DraftGraph): Set<string> {
   const seen = new Set<string>();
   const queue = [START];
   let anyFrom = false;

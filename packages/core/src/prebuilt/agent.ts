@@ -3,8 +3,9 @@
  * tool calls. Calls named in `approve` wait for a person, each as its own interrupt.
  */
 import { END, START, StateGraph } from "../graph/state-graph.ts";
-import type { CompiledGraph, CompileOptions } from "../runtime/compiled.ts";
-import { currentTask } from "../runtime/context.ts";
+import type { CompiledGraph } from "../graph/compiled.ts";
+import type { CompileOptions } from "../graph/options.ts";
+import { currentTask } from "../engine/context.ts";
 import { traceModelCall } from "../telemetry/agent-spans.ts";
 import { callModel } from "./model-call.ts";
 import { modelView, pendingToolCalls, type Message, type Model } from "./messages.ts";

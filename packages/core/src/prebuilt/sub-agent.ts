@@ -4,8 +4,8 @@
  */
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
-import type { CompiledGraph } from "../runtime/compiled.ts";
-import type { NodeContext } from "../runtime/context.ts";
+import type { CompiledGraph } from "../graph/compiled.ts";
+import type { NodeContext } from "../graph/node.ts";
 import { textOf, type Message } from "./messages.ts";
 
 /** How a parent talks to a sub-agent: what goes in, what comes back. */

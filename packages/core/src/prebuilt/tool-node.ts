@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
-import { GraphInterrupt, type NodeContext } from "../runtime/context.ts";
+import type { NodeContext } from "../graph/node.ts";
+import { GraphInterrupt } from "../interrupts/calls.ts";
 import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
   pendingToolCalls,

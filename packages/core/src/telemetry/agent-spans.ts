@@ -3,7 +3,7 @@
  * (with the reviewer's decision).
  */
 import type { AssistantMessage, ToolCall, ToolMessage } from "../prebuilt/messages.ts";
-import type { NodeContext } from "../runtime/context.ts";
+import type { NodeContext } from "../graph/node.ts";
 import { inSpan, outcomeOn, SpanAttributes, SpanNames } from "./tracing.ts";
 
 function taskAttributes(ctx: NodeContext) {

@@ -3,7 +3,7 @@
  * line each.
  */
 import type { RunRecord, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
-import type { Execution } from "../runtime/execution.ts";
+import type { Execution } from "../engine/execution.ts";
 import {
   inSpan,
   markSpan,

@@ -27,7 +27,7 @@ import {
   type Usage,
 } from "../../prebuilt/messages.ts";
 import { tool, type ToolDecisionRequest } from "../../prebuilt/tool-node.ts";
-import type { StreamEvent } from "../../runtime/events.ts";
+import type { StreamEvent } from "../../engine/events.ts";
 
 /** One scripted model answer: text, tool calls, usage. */
 export interface ScriptedTurn {

@@ -18,7 +18,7 @@ import {
   type ThreadId,
 } from "../../index.ts";
 // Not part of the public surface: stands for a process that never ran the node.
-import { forgetRememberedAnswerSchemas } from "../../runtime/answer-schemas.ts";
+import { forgetRememberedAnswerSchemas } from "../../interrupts/answer-schemas.ts";
 import { threadName, rejection, type RuntimeEnv } from "./harness.ts";
 
 /** A refund amount in whole fives: a refinement JSON Schema cannot say. */

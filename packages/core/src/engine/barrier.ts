@@ -7,7 +7,8 @@ import type { ChannelBlob, TaskResult, TaskSpec } from "../checkpoint/types.ts";
 import { InvalidUpdateError } from "../errors.ts";
 import { taskIdFor } from "../ids.ts";
 import { Send } from "../graph/command.ts";
-import { END, type GraphShape } from "../graph/state-graph.ts";
+import { END, type GraphDefinition } from "../graph/definition.ts";
+import { decodeVersion, encodeTrigger, encodeVersion } from "../keys.ts";
 import type { Execution } from "./execution.ts";
 
 type Writes = Extract<TaskResult, { kind: "writes" }>;
@@ -17,12 +18,6 @@ type Writes = Extract<TaskResult, { kind: "writes" }>;
  * bytes per step stay flat (amortized) while a read follows at most this many links.
  */
 export const SNAPSHOT_EVERY = 64;
-
-/** Deltas since the last snapshot, read from a version (`<checkpointId>~<depth>` for a delta). */
-function deltaDepth(version: string): number {
-  const mark = version.lastIndexOf("~");
-  return mark < 0 ? 0 : Number(version.slice(mark + 1));
-}
 
 /** State after a barrier, and what to store for it. */
 export interface BarrierOutcome {
@@ -40,7 +35,7 @@ export interface BarrierOutcome {
  *   step (naming both nodes).
  */
 export function applyWrites(
-  shape: GraphShape,
+  graph: GraphDefinition,
   values: Record<string, unknown>,
   versions: Record<string, string>,
   results: readonly Writes[],
@@ -49,9 +44,9 @@ export function applyWrites(
   const updates = new Map<string, { values: unknown[]; writers: string[] }>();
   for (const result of results) {
     for (const [channel, value] of result.writes) {
-      if (!(channel in shape.schema))
+      if (!(channel in graph.schema))
         throw new InvalidUpdateError(
-          `Node "${result.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+          `Node "${result.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(graph.schema).join(", ")}.`,
           {
             node: result.node,
             channel,
@@ -66,7 +61,7 @@ export function applyWrites(
   const nextValues = { ...values };
   const nextVersions = { ...versions };
   const blobs: ChannelBlob[] = [];
-  for (const [name, channel] of Object.entries(shape.schema)) {
+  for (const [name, channel] of Object.entries(graph.schema)) {
     const entry = updates.get(name);
     if (!entry) {
       // Ephemeral values live for one step only.
@@ -84,10 +79,10 @@ export function applyWrites(
       throw error;
     }
     const prev = versions[name] ?? null;
-    const depth = prev === null ? SNAPSHOT_EVERY : deltaDepth(prev);
+    const depth = prev === null ? SNAPSHOT_EVERY : decodeVersion(prev).depth;
     if (channel.kind === "append" && depth + 1 < SNAPSHOT_EVERY) {
       // Only what this step appended; the version records how long the chain has grown.
-      const version = `${newVersion}~${depth + 1}`;
+      const version = encodeVersion({ checkpointId: newVersion, depth: depth + 1 });
       blobs.push({
         channel: name,
         version,
@@ -115,7 +110,7 @@ export function applyWrites(
  * A node reached several ways runs once; each Send is a task of its own.
  */
 export async function scheduleNext(
-  shape: GraphShape,
+  graph: GraphDefinition,
   exec: Execution,
   ran: readonly Writes[] | readonly string[],
   state: Record<string, unknown>,
@@ -125,13 +120,13 @@ export async function scheduleNext(
   const sends: Send[] = [];
   const add = (target: string | Send): void => {
     if (target instanceof Send) {
-      if (!shape.nodes.has(target.node))
+      if (!graph.nodes.has(target.node))
         throw new InvalidUpdateError(`Send to unknown node "${target.node}".`, {
           node: target.node,
         });
       sends.push(target);
     } else if (target !== END) {
-      if (!shape.nodes.has(target))
+      if (!graph.nodes.has(target))
         throw new InvalidUpdateError(`Cannot go to unknown node "${target}".`, { node: target });
       if (!nodes.includes(target)) nodes.push(target);
     }
@@ -142,8 +137,8 @@ export async function scheduleNext(
       for (const node of item.gotos) add(node);
       for (const send of item.sends) add(new Send(send.node, send.arg));
     }
-    for (const to of shape.edges.get(from) ?? []) add(to);
-    for (const branch of shape.branches.get(from) ?? []) {
+    for (const to of graph.edges.get(from) ?? []) add(to);
+    for (const branch of graph.branches.get(from) ?? []) {
       const picked = await branch.router(state);
       const list = Array.isArray(picked)
         ? (picked as (string | Send)[])
@@ -164,15 +159,16 @@ export async function scheduleNext(
   }
   const ns = exec.namespace;
   const next: TaskSpec[] = nodes.map((node) => ({
-    id: taskIdFor(exec.threadId, exec.runId, ns, step, node, "edge"),
+    id: taskIdFor(exec.threadId, exec.runId, ns, step, node, encodeTrigger({ kind: "edge" })),
     node,
-    trigger: "edge",
+    trigger: encodeTrigger({ kind: "edge" }),
   }));
   sends.forEach((send, index) => {
+    const trigger = encodeTrigger({ kind: "send", index });
     next.push({
-      id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, `send:${index}`),
+      id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, trigger),
       node: send.node,
-      trigger: `send:${index}`,
+      trigger,
       arg: send.arg,
     });
   });

@@ -6,31 +6,33 @@
 import type { Schema } from "../channels.ts";
 import type { RunRecord } from "../checkpoint/types.ts";
 import { CancelledError, InvalidInputError } from "../errors.ts";
-import { childRunIdFor } from "../ids.ts";
-import type { NodeSpec } from "../graph/state-graph.ts";
+import type { GraphDefinition } from "../graph/definition.ts";
+import type { NodeFn } from "../graph/node.ts";
+import { childRunIdFor, type CheckpointId } from "../ids.ts";
+import { selectorsFor } from "../interrupts/static.ts";
+import { encodeStream } from "../keys.ts";
 import type { RunResult } from "../types.ts";
-import type { CompiledGraph } from "./compiled.ts";
-import type { TaskRun } from "./context.ts";
-import { loadValues, runStream } from "./run.ts";
-import { ChildPaused, setChildRunner } from "./task-runner.ts";
+import { ChildPaused, TaskRun } from "./context.ts";
+import type { Execution } from "./execution.ts";
+import { runStream } from "./stream.ts";
 
 /**
  * Runs `graph` as a child run of the task `parent`. Returns the child's result when it finished;
  * throws {@link ChildPaused} (and marks the parent task paused) when it paused.
  */
 export async function runChild(
-  graph: CompiledGraph<Schema>,
+  graph: GraphDefinition,
   input: unknown,
   parent: TaskRun,
-  _name: string,
 ): Promise<RunResult> {
   const pexec = parent.exec;
-  const saver = pexec.saver;
+  const session = pexec.session;
   const runId = childRunIdFor(pexec.runId, parent.task.id, parent.childIndex++);
+  const stream = encodeStream({ kind: "child", runId });
   const namespace = [...pexec.namespace, parent.task.node];
   const exec = pexec.child({
     runId,
-    stream: runId,
+    stream,
     namespace,
     path: [
       ...pexec.path,
@@ -43,48 +45,32 @@ export async function runChild(
     ],
     graphName: graph.name,
     determinism: graph.determinism,
-    schema: graph.runtime.shape.schema,
+    schema: graph.schema,
   });
-  const existing = await saver.getRun(runId);
+  const existing = await session.run(runId);
   const result = (
     status: RunResult["status"],
     values: Record<string, unknown>,
-    checkpointId: string | null,
+    checkpointId: CheckpointId | null,
   ): RunResult => ({
     threadId: pexec.threadId,
     runId,
     status,
     values,
     interrupts: [],
-    checkpointId: checkpointId as RunResult["checkpointId"],
+    checkpointId,
   });
   if (existing?.status === "cancelled") return result("cancelled", {}, null);
   if (existing?.status === "done") {
     // The parent task re-ran after its child finished: replay the child's final state.
-    const head = await saver.getCheckpoint(pexec.threadId, runId);
-    return result("done", await loadValues(saver, graph.runtime.shape, head), head?.id ?? null);
+    const head = await session.head(stream);
+    return result("done", await session.values(graph.schema, head), head?.id ?? null);
   }
-  const now = new Date().toISOString();
-  const run: RunRecord = existing
-    ? { ...existing, status: "running", updatedAt: now }
-    : {
-        runId,
-        threadId: pexec.threadId,
-        parentRunId: pexec.runId,
-        parentTaskId: parent.task.id,
-        graph: graph.name,
-        namespace,
-        stream: runId,
-        status: "running",
-        createdAt: now,
-        updatedAt: now,
-        error: null,
-        options: null,
-      };
-  await saver.putRun(run);
-  const own = graph.selectorsFor(null, namespace.length);
+  const run = childRunRow(exec, parent, existing);
+  await session.store.putRun(run);
+  const own = selectorsFor(graph, null, namespace.length);
   const { outcome, state } = await runStream({
-    graph: graph.runtime,
+    definition: graph,
     exec,
     selectors: {
       before: [...own.before, ...pexec.runSelectors.before],
@@ -106,12 +92,32 @@ export async function runChild(
   }
 }
 
-function childInput(graph: CompiledGraph<Schema>, input: unknown): Record<string, unknown> {
+/** The row of a child run, new or moved back to `running`. */
+function childRunRow(exec: Execution, parent: TaskRun, existing: RunRecord | undefined): RunRecord {
+  const now = exec.session.now();
+  if (existing) return { ...existing, status: "running", updatedAt: now };
+  return {
+    runId: exec.runId,
+    threadId: exec.threadId,
+    parentRunId: parent.exec.runId,
+    parentTaskId: parent.task.id,
+    graph: exec.graphName,
+    namespace: exec.namespace,
+    stream: exec.stream,
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    error: null,
+    options: null,
+  };
+}
+
+function childInput(graph: GraphDefinition, input: unknown): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new InvalidInputError(`Subgraph "${graph.name}" needs an object input of its channels.`, {
       graph: graph.name,
     });
-  const schema = graph.runtime.shape.schema;
+  const schema = graph.schema;
   return Object.fromEntries(Object.entries(input).filter(([key]) => key in schema));
 }
 
@@ -140,9 +146,17 @@ function toParentUpdate(
   return update;
 }
 
-setChildRunner(async (spec: NodeSpec, input: unknown, run: TaskRun) => {
-  const graph = spec.run as CompiledGraph<Schema>;
-  const outcome = await runChild(graph, input, run, spec.name);
-  if (outcome.status !== "done") return undefined;
-  return toParentUpdate(outcome.values, input, run.exec.schema);
-});
+/**
+ * A compiled graph added with `addNode(name, compiled)`, as an ordinary node: it runs the graph as
+ * a child run of the node's task and returns the child's final values as the parent's update.
+ */
+export function subgraphNode(graph: GraphDefinition): NodeFn<Schema, unknown> {
+  return async (input, ctx) => {
+    // The engine passes each node its TaskRun as `ctx`.
+    if (!(ctx instanceof TaskRun))
+      throw new InvalidInputError(`Subgraph "${graph.name}" runs only as a node of a graph.`);
+    const outcome = await runChild(graph, input, ctx);
+    if (outcome.status !== "done") return undefined;
+    return toParentUpdate(outcome.values, input, ctx.exec.schema);
+  };
+}

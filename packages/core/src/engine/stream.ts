@@ -1,81 +1,28 @@
 /**
- * Starting and continuing runs: loading the head of a stream, applying input, running the loop,
- * recording the run's status.
+ * Running one stream (the root run's or a child run's): loading its head, applying input or
+ * forking, running the loop, recording the run's status.
  */
-import { traceRun } from "../telemetry/runtime-spans.ts";
-import type {
-  Checkpointer,
-  CheckpointRecord,
-  RunRecord,
-  StoredInterrupt,
-} from "../checkpoint/types.ts";
-import { InvalidInputError, ReinError, ThreadInterruptedError } from "../errors.ts";
+import type { CheckpointRecord, RunRecord } from "../checkpoint/types.ts";
+import { InvalidInputError, ReinError } from "../errors.ts";
+import { START, type GraphDefinition, type RunSelectors } from "../graph/definition.ts";
 import {
   newCheckpointId,
   newRunId,
   taskIdFor,
   type CheckpointId,
   type RunId,
+  type TaskId,
   type ThreadId,
 } from "../ids.ts";
-import { START, type GraphShape } from "../graph/state-graph.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import { traceRun } from "../telemetry/runtime-spans.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
 import type { Execution } from "./execution.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
-import { runLoop, type LoopOutcome, type LoopState, type RunSelectors } from "./loop.ts";
-
-/** What a run needs to know about its graph. */
-export interface GraphRuntime {
-  shape: GraphShape;
-  name: string;
-  recursionLimit: number;
-}
-
-/** Reads the values a checkpoint references (missing channels take their initial value). */
-export async function loadValues(
-  saver: Checkpointer,
-  shape: GraphShape,
-  checkpoint: CheckpointRecord | undefined,
-): Promise<Record<string, unknown>> {
-  const stored =
-    checkpoint && Object.keys(checkpoint.versions).length > 0
-      ? await saver.getChannelValues(checkpoint.threadId, checkpoint.stream, checkpoint.versions)
-      : {};
-  const values: Record<string, unknown> = {};
-  for (const [name, channel] of Object.entries(shape.schema))
-    values[name] = name in stored ? stored[name] : channel.initial();
-  return values;
-}
-
-/**
- * Interrupt rows of one run (all statuses), through the store's run index: a run reads its own
- * rows, not the thread's, so resuming one of 1,000 paused children stays cheap.
- */
-export async function interruptsOfRun(
-  saver: Checkpointer,
-  threadId: ThreadId,
-  runId: RunId,
-  status?: StoredInterrupt["status"],
-): Promise<StoredInterrupt[]> {
-  const rows: StoredInterrupt[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await saver.listInterrupts({
-      threadId,
-      runId,
-      limit: 1000,
-      cursor,
-      ...(status ? { status } : {}),
-    });
-    rows.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return rows;
-}
+import { runLoop, type LoopOutcome, type LoopState } from "./loop.ts";
 
 /** Everything a stream run needs to start or continue. */
 export interface StreamRunInput {
-  graph: GraphRuntime;
+  definition: GraphDefinition;
   exec: Execution;
   selectors: RunSelectors;
   /** Input to apply (a new run of this stream), or `undefined` to continue from the head. */
@@ -108,12 +55,12 @@ export function runStream(input: StreamRunInput): Promise<StreamRunOutcome> {
 }
 
 async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcome> {
-  const { exec, graph } = input;
-  const saver = exec.saver;
+  const { exec, definition } = input;
+  const store = exec.store;
   let head =
     input.head && !input.fromCheckpointId
       ? input.head
-      : await saver.getCheckpoint(exec.threadId, exec.stream, input.fromCheckpointId);
+      : await exec.session.head(exec.stream, input.fromCheckpointId);
   if (input.fromCheckpointId && !head)
     throw new InvalidInputError(
       `Checkpoint ${input.fromCheckpointId} does not exist on this thread.`,
@@ -121,13 +68,11 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     );
   let state: LoopState;
   const runRow = input.writeRunRow ? input.run : undefined;
-  if (runRow && !(input.input !== undefined || !head)) await saver.putRun(runRow);
+  if (runRow && !(input.input !== undefined || !head)) await store.putRun(runRow);
   if (input.input !== undefined || !head) {
-    const currentHead = input.fromCheckpointId
-      ? await saver.getCheckpoint(exec.threadId, exec.stream)
-      : head;
+    const currentHead = input.fromCheckpointId ? await exec.session.head(exec.stream) : head;
     state = await applyInput(
-      graph,
+      definition,
       exec,
       head,
       currentHead?.id ?? null,
@@ -138,15 +83,15 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     head = state.head;
   } else if (input.fromCheckpointId) {
     // Replaying from a past checkpoint: copy it to a new head so history forks instead of rewriting.
-    state = await forkAt(graph, exec, head);
+    state = await forkAt(definition, exec, head);
   } else {
     const at = head;
     state = {
       head: at,
-      values: await loadValues(saver, graph.shape, at),
+      values: await exec.session.values(definition.schema, at),
       versions: { ...at.versions },
-      results: await saver.getTaskResults(exec.threadId, exec.stream, at.id),
-      interrupts: (await interruptsOfRun(saver, exec.threadId, exec.runId)).filter(
+      results: await store.getTaskResults(exec.threadId, exec.stream, at.id),
+      interrupts: (await exec.session.interruptsOfRun(exec.runId)).filter(
         (row) => row.checkpointId === at.id && row.stream === exec.stream,
       ),
     };
@@ -155,10 +100,9 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   let doneCommitted = false;
   const outcome = await runLoop(
     {
-      shape: graph.shape,
+      definition,
       exec,
       selectors: input.selectors,
-      recursionLimit: graph.recursionLimit,
       // The last step's commit carries the `done` run row, so finishing costs no extra write.
       runRowsAtCommit: () => {
         doneCommitted = true;
@@ -173,7 +117,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   if (!(outcome.status === "done" && doneCommitted)) {
     const error =
       outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
-    await saver.putRun({
+    await store.putRun({
       ...run,
       status: outcome.status,
       updatedAt: new Date().toISOString(),
@@ -184,7 +128,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
 }
 
 async function applyInput(
-  graph: GraphRuntime,
+  definition: GraphDefinition,
   exec: Execution,
   base: CheckpointRecord | undefined,
   expectedHeadId: CheckpointId | null,
@@ -192,20 +136,19 @@ async function applyInput(
   source: "input" | "fork",
   runRow: RunRecord | undefined,
 ): Promise<LoopState> {
-  const saver = exec.saver;
-  const values = await loadValues(saver, graph.shape, base);
+  const values = await exec.session.values(definition.schema, base);
   const id = newCheckpointId(expectedHeadId);
   const writes = Object.entries(input).filter(([, v]) => v !== undefined);
-  checkInputChannels(graph.shape, input);
+  checkInputChannels(definition, input);
   const barrier = applyWrites(
-    graph.shape,
+    definition,
     values,
     base ? { ...base.versions } : {},
-    [{ kind: "writes", taskId: "input" as never, node: START, writes, gotos: [], sends: [] }],
+    [{ kind: "writes", taskId: "input" as TaskId, node: START, writes, gotos: [], sends: [] }],
     id,
   );
   const step = base ? base.step + 1 : -1;
-  const next = await scheduleNext(graph.shape, exec, [START], barrier.values, step + 1);
+  const next = await scheduleNext(definition, exec, [START], barrier.values, step + 1);
   const checkpoint: CheckpointRecord = {
     threadId: exec.threadId,
     stream: exec.stream,
@@ -219,7 +162,7 @@ async function applyInput(
     createdAt: new Date().toISOString(),
     metadata: { input: Object.keys(input) },
   };
-  await saver.commitStep({
+  await exec.store.commitStep({
     checkpoint,
     expectedHeadId,
     blobs: barrier.blobs,
@@ -236,12 +179,11 @@ async function applyInput(
 }
 
 async function forkAt(
-  graph: GraphRuntime,
+  definition: GraphDefinition,
   exec: Execution,
   from: CheckpointRecord,
 ): Promise<LoopState> {
-  const saver = exec.saver;
-  const current = await saver.getCheckpoint(exec.threadId, exec.stream);
+  const current = await exec.session.head(exec.stream);
   const id = newCheckpointId(current?.id ?? from.id);
   // A fork is a new run: its tasks get the ids that run derives, so no answer or write of the
   // original branch is mistaken for one of the fork.
@@ -259,10 +201,10 @@ async function forkAt(
     createdAt: new Date().toISOString(),
     metadata: { forkedFrom: from.id },
   };
-  await saver.commitStep({ checkpoint, expectedHeadId: current?.id ?? null, blobs: [] });
+  await exec.store.commitStep({ checkpoint, expectedHeadId: current?.id ?? null, blobs: [] });
   return {
     head: checkpoint,
-    values: await loadValues(saver, graph.shape, from),
+    values: await exec.session.values(definition.schema, from),
     versions: { ...from.versions },
     results: [],
     interrupts: [],
@@ -291,11 +233,14 @@ function emitCheckpoint(
  *
  * @throws InvalidInputError naming the channel and the state's channels.
  */
-export function checkInputChannels(shape: GraphShape, input: Record<string, unknown>): void {
+export function checkInputChannels(
+  definition: GraphDefinition,
+  input: Record<string, unknown>,
+): void {
   for (const [channel, value] of Object.entries(input))
-    if (value !== undefined && !(channel in shape.schema))
+    if (value !== undefined && !(channel in definition.schema))
       throw new InvalidInputError(
-        `Input names unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+        `Input names unknown channel "${channel}"; the state has ${Object.keys(definition.schema).join(", ")}.`,
         { channel },
       );
 }
@@ -313,34 +258,6 @@ export function describeError(error: unknown, node?: string): NonNullable<RunRec
   };
 }
 
-/** Refuses plain input to a thread with pending interrupts, or cancels them when asked to. */
-export async function guardPending(
-  saver: Checkpointer,
-  threadId: ThreadId,
-  pending: StoredInterrupt[],
-  onPending: "error" | "cancel",
-  actor: string,
-): Promise<void> {
-  if (pending.length === 0) return;
-  if (onPending !== "cancel")
-    throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
-  const result = await saver.answerInterrupts({
-    threadId,
-    answers: [],
-    cancel: pending.map((p) => p.id),
-    wake: [],
-    actor,
-    action: "cancel",
-  });
-  if (!result.ok) throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
-  const runIds = new Set(pending.map((p) => p.runId));
-  for (const runId of runIds) {
-    const run = await saver.getRun(runId);
-    if (run && (run.status === "interrupted" || run.status === "running"))
-      await saver.putRun({ ...run, status: "cancelled", updatedAt: new Date().toISOString() });
-  }
-}
-
 /** A new root run row. */
 export function newRootRun(
   threadId: ThreadId,
@@ -356,7 +273,7 @@ export function newRootRun(
     parentTaskId: null,
     graph,
     namespace: [],
-    stream: "",
+    stream: ROOT_STREAM,
     status: "running",
     createdAt: now,
     updatedAt: now,

@@ -3,7 +3,7 @@
  */
 import type { Checkpointer, InterruptQuery, StoredInterrupt } from "../checkpoint/types.ts";
 import type { Interrupt, RunPathEntry } from "../types.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
 
 /** Query of the approval queue. */
 export type InterruptListQuery = Omit<InterruptQuery, "threadId"> & { threadId?: string };
@@ -39,10 +39,10 @@ export function toListItem(row: StoredInterrupt, now = Date.now()): InterruptLis
 
 /** A page of the approval queue, newest first, from the store's index. */
 export async function listInterruptsForPeople(
-  saver: Checkpointer,
+  store: Checkpointer,
   query: InterruptQuery,
 ): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
-  const page = await saver.listInterrupts({ status: "pending", ...query });
+  const page = await store.listInterrupts({ status: "pending", ...query });
   const now = Date.now();
   return { items: page.items.map((row) => toListItem(row, now)), nextCursor: page.nextCursor };
 }

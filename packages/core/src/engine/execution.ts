@@ -1,22 +1,21 @@
 /**
- * The environment of one run (root or child): who it is, where it stores, where its events go.
- * Passed explicitly to everything that needs it — never a bag of magic keys.
+ * The environment of one run (root or child): the call's thread session, who the run is, where
+ * its events go. Passed explicitly to everything that needs it — never a bag of magic keys.
  */
 import type { Schema } from "../channels.ts";
 import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
+import type { DeterminismMode, RunSelectors } from "../graph/definition.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
+import type { HeldLease } from "../thread/lease.ts";
+import type { ThreadSession } from "../thread/session.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
-import type { HeldLease } from "./lease.ts";
-import type { RunSelectors } from "./loop.ts";
-
-/** Whether the determinism guard compares re-run interrupt payloads with the recorded ones. */
-export type DeterminismMode = "strict" | "off";
 
 /** Fields of an {@link Execution}. */
 export interface ExecutionInit {
-  threadId: ThreadId;
+  /** The call's thread session: store, thread, lease. Shared by the whole run tree. */
+  session: ThreadSession;
   runId: RunId;
   stream: StreamKey;
   namespace: string[];
@@ -26,9 +25,6 @@ export interface ExecutionInit {
   /** State schema of the run's graph. */
   schema: Schema;
   tenant: string | null;
-  saver: Checkpointer;
-  /** False when the graph has no checkpointer: a private memory store backs the run. */
-  durable: boolean;
   determinism: DeterminismMode;
   signal: AbortSignal;
   sink: EventSink;
@@ -40,13 +36,11 @@ export interface ExecutionInit {
   runSelectors: RunSelectors;
   /** Answers the real schema rejected on re-run, shared by the whole run tree of one call. */
   rejectedAnswers?: RejectedAnswer[];
-  /** The thread lease the call holds (absent without a checkpointer). */
-  lease?: HeldLease | undefined;
 }
 
 /** The environment of one run. */
 export class Execution implements ExecutionInit {
-  readonly threadId!: ThreadId;
+  readonly session!: ThreadSession;
   readonly runId!: RunId;
   readonly stream!: StreamKey;
   readonly namespace!: string[];
@@ -54,8 +48,6 @@ export class Execution implements ExecutionInit {
   readonly graphName!: string;
   readonly schema!: Schema;
   readonly tenant!: string | null;
-  readonly saver!: Checkpointer;
-  readonly durable!: boolean;
   readonly determinism!: DeterminismMode;
   readonly signal!: AbortSignal;
   readonly sink!: EventSink;
@@ -63,7 +55,6 @@ export class Execution implements ExecutionInit {
   readonly lineage!: RunId[];
   readonly runSelectors!: RunSelectors;
   readonly rejectedAnswers: RejectedAnswer[];
-  readonly lease?: HeldLease | undefined;
 
   constructor(init: ExecutionInit) {
     Object.assign(this, init);
@@ -75,8 +66,27 @@ export class Execution implements ExecutionInit {
     this.rejectedAnswers.push(rejected);
   }
 
+  get threadId(): ThreadId {
+    return this.session.threadId;
+  }
+
+  /** The store, fenced by the call's lease when it holds one. */
+  get store(): Checkpointer {
+    return this.session.store;
+  }
+
+  /** False when the graph has no checkpointer: a private memory store backs the run. */
+  get durable(): boolean {
+    return this.session.durable;
+  }
+
+  /** The thread lease the call holds (absent without a checkpointer). */
+  get lease(): HeldLease | undefined {
+    return this.session.lease;
+  }
+
   get serializer(): Serializer {
-    return this.saver.serializer;
+    return this.store.serializer;
   }
 
   /** Emits a `debug` event. */

@@ -6,15 +6,21 @@
  * interrupts after a restart) while different definitions get different names.
  */
 import { createHash } from "node:crypto";
-import type { GraphShape } from "../graph/state-graph.ts";
+import type { BranchSpec, NodeSpec } from "./definition.ts";
+import type { Schema } from "../channels.ts";
 
 /** `graph-<12 characters of a hash of the definition>`. */
-export function defaultGraphName(shape: GraphShape): string {
+export function defaultGraphName(shape: {
+  schema: Schema;
+  nodes: ReadonlyMap<string, NodeSpec>;
+  edges: ReadonlyMap<string, string[]>;
+  branches: ReadonlyMap<string, BranchSpec[]>;
+}): string {
   const definition = {
     channels: Object.entries(shape.schema).map(([name, channel]) => [name, channel.kind]),
     nodes: [...shape.nodes.values()].map((node) => [
       node.name,
-      typeof node.run === "function" ? node.run.toString() : { subgraph: node.run.name },
+      node.subgraph === undefined ? node.run.toString() : { subgraph: node.subgraph },
     ]),
     edges: [...shape.edges.entries()],
     branches: [...shape.branches.entries()].map(([from, list]) =>

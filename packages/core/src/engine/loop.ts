@@ -15,20 +15,15 @@ import type {
   TaskSpec,
 } from "../checkpoint/types.ts";
 import { InvalidUpdateError, NonSerializableError, RecursionLimitError } from "../errors.ts";
+import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import { newCheckpointId } from "../ids.ts";
-import type { GraphShape } from "../graph/state-graph.ts";
+import { emitInterrupt } from "../interrupts/records.ts";
+import { encodeTrigger } from "../keys.ts";
+import { selects, staticInterrupt } from "../interrupts/static.ts";
 import type { RunResult } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
 import type { Execution } from "./execution.ts";
-import { emitInterrupt, staticInterrupt } from "./interrupt-records.ts";
-import { selects, type Selector } from "./selectors.ts";
-import { runTask, type TaskOutcome } from "./task-runner.ts";
-
-/** Static interrupt selectors in force for a run. */
-export interface RunSelectors {
-  before: Selector[];
-  after: Selector[];
-}
+import { runTask, type TaskAttempt } from "./task.ts";
 
 /** Mutable position of a loop: the head and the state it references. */
 export interface LoopState {
@@ -50,17 +45,16 @@ export interface LoopOutcome {
 
 /** Settings of a loop. */
 export interface LoopOptions {
-  shape: GraphShape;
+  definition: GraphDefinition;
   exec: Execution;
   selectors: RunSelectors;
-  recursionLimit: number;
   /** Called before each commit: lets the caller attach run rows to the commit. */
   runRowsAtCommit?: (next: CheckpointRecord) => RunRecord[];
 }
 
 /** Runs supersteps from `state.head` until the run ends or pauses. `state` is updated in place. */
 export async function runLoop(options: LoopOptions, state: LoopState): Promise<LoopOutcome> {
-  const { exec, shape } = options;
+  const { exec, definition } = options;
   let steps = 0;
   for (;;) {
     const head = state.head;
@@ -73,8 +67,8 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     )
       return { status: "interrupted" };
     if (head.next.length === 0) return { status: "done" };
-    if (steps++ >= options.recursionLimit)
-      return { status: "error", error: new RecursionLimitError(options.recursionLimit) };
+    if (steps++ >= definition.recursionLimit)
+      return { status: "error", error: new RecursionLimitError(definition.recursionLimit) };
 
     const recorded = new Map(state.results.map((r) => [r.taskId as string, r]));
     const toRun: TaskSpec[] = [];
@@ -100,12 +94,12 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
     // none of them and a finished task never runs again.
     const persistEach = head.next.length > 1;
-    const outcomes: TaskOutcome[] = await traceStep(exec, head.step + 1, () =>
+    const outcomes: TaskAttempt[] = await traceStep(exec, head.step + 1, () =>
       Promise.all(
         toRun.map((task) =>
           runTask({
             exec,
-            shape,
+            definition,
             head,
             task,
             values: state.values,
@@ -115,7 +109,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
         ),
       ),
     );
-    let failure: TaskOutcome | undefined;
+    let failure: TaskAttempt | undefined;
     for (const outcome of outcomes) {
       if (outcome.kind === "paused") {
         paused = true;
@@ -149,12 +143,12 @@ async function commitBarrier(
   state: LoopState,
   writes: Extract<TaskResult, { kind: "writes" }>[],
 ): Promise<void> {
-  const { exec, shape } = options;
+  const { exec, definition } = options;
   const head = state.head;
   const id = newCheckpointId(head.id);
-  const barrier = applyWrites(shape, state.values, state.versions, writes, id);
+  const barrier = applyWrites(definition, state.values, state.versions, writes, id);
   const step = head.step + 1;
-  const next = await scheduleNext(shape, exec, writes, barrier.values, step + 1);
+  const next = await scheduleNext(definition, exec, writes, barrier.values, step + 1);
   const checkpoint: CheckpointRecord = {
     threadId: exec.threadId,
     stream: exec.stream,
@@ -171,9 +165,13 @@ async function commitBarrier(
   const afterInterrupts = writes
     .filter((w) => selects(options.selectors.after, exec.namespace, w.node))
     .map((w) =>
-      staticInterrupt(exec, "after", id, { id: w.taskId, node: w.node, trigger: "edge" }),
+      staticInterrupt(exec, "after", id, {
+        id: w.taskId,
+        node: w.node,
+        trigger: encodeTrigger({ kind: "edge" }),
+      }),
     );
-  await exec.saver.commitStep({
+  await exec.store.commitStep({
     checkpoint,
     expectedHeadId: head.id,
     blobs: barrier.blobs,
@@ -189,7 +187,7 @@ async function commitBarrier(
   state.results = [];
   state.interrupts = afterInterrupts;
   emitStep(exec, writes, checkpoint, barrier.values);
-  for (const interrupt of afterInterrupts) emitInterrupt(exec, interrupt);
+  for (const interrupt of afterInterrupts) emitInterrupt(exec.sink, interrupt);
 }
 
 function emitStep(
@@ -230,7 +228,7 @@ async function passBefore(exec: Execution, state: LoopState, task: TaskSpec): Pr
   );
   if (existing) return existing.status === "answered";
   const record = staticInterrupt(exec, "before", state.head.id, task);
-  await exec.saver.putTaskOutcome({
+  await exec.store.putTaskOutcome({
     threadId: exec.threadId,
     stream: exec.stream,
     checkpointId: state.head.id,
@@ -240,6 +238,6 @@ async function passBefore(exec: Execution, state: LoopState, task: TaskSpec): Pr
   });
   state.interrupts.push(record);
   state.results.push({ kind: "paused", taskId: task.id, node: task.node });
-  emitInterrupt(exec, record);
+  emitInterrupt(exec.sink, record);
   return false;
 }

@@ -3,7 +3,7 @@
  * `z.date()`, transforms), so an answer is checked with the interrupt's real schema wherever this
  * process knows it, and with the stored JSON Schema only where it does not:
  *
- * 1. a declaration made with {@link defineInterrupt}, found by the name stored with the
+ * 1. a declaration made with `defineInterrupt` (see `define.ts`), found by the name stored with the
  *    interrupt — known to every process that loads the graph's code;
  * 2. the schema passed to `interrupt(payload, { answer })` when this process raised (or re-ran)
  *    that interrupt — remembered by interrupt id, a bounded number of them;
@@ -14,9 +14,8 @@
  */
 import { z } from "zod";
 import type { StoredInterrupt } from "../checkpoint/types.ts";
-import { InvalidAnswerError, InvalidInputError, ReinError } from "../errors.ts";
+import { InvalidAnswerError, ReinError } from "../errors.ts";
 import { answerIssues, describeIssues } from "./answer-issues.ts";
-import { interrupt, type InterruptOptions } from "./context.ts";
 
 /** Key of the stored JSON Schema that names the {@link defineInterrupt} declaration. */
 export const DEFINITION_KEY = "x-rein-interrupt";
@@ -28,47 +27,13 @@ const definitions = new Map<string, z.ZodType>();
 const namesBySchema = new WeakMap<z.ZodType, string>();
 const remembered = new Map<string, z.ZodType>();
 
-/** A named question with a typed answer, declared once beside the graph's code. */
-export interface InterruptDefinition<Payload, Answer> {
-  /** Unique name within the process (namespace it: `"billing.refund-approval"`). */
-  readonly name: string;
-  /** The schema every answer must pass, in every process that loads this declaration. */
-  readonly answer: z.ZodType<Answer>;
-  /**
-   * Asks the question from node code (the free `interrupt()` under the hood): pauses the run,
-   * and on resume returns the answer parsed by {@link InterruptDefinition.answer}.
-   */
-  ask(payload: Payload, options?: Omit<InterruptOptions<Answer>, "answer">): Answer;
-}
-
 /**
- * Declares an interrupt with a typed answer. Answers to it are checked with the real zod schema
- * (refinements, dates, transforms) before anything is stored, by any process that has loaded the
- * declaration — not only by the process that raised the interrupt. Declaring a name again
- * replaces the earlier declaration (module reloads).
- *
- * @example
- * const approval = defineInterrupt<{ amount: number }, { approved: boolean; note?: string }>(
- *   "billing.refund-approval",
- *   { answer: z.object({ approved: z.boolean(), note: z.string().max(200).optional() }) },
- * );
- * graph.addNode("approve", (s) => ({ approved: approval.ask({ amount: s.amount }).approved }));
- * @throws InvalidInputError when the name is empty.
+ * Registers a {@link defineInterrupt} declaration: answers to interrupts stored under `name` are
+ * checked with `schema` by this process. A name declared again replaces the earlier schema.
  */
-export function defineInterrupt<Payload = unknown, Answer = unknown>(
-  name: string,
-  options: { answer: z.ZodType<Answer> },
-): InterruptDefinition<Payload, Answer> {
-  if (typeof name !== "string" || name.trim() === "")
-    throw new InvalidInputError("defineInterrupt needs a non-empty name.");
-  definitions.set(name, options.answer);
-  namesBySchema.set(options.answer, name);
-  return {
-    name,
-    answer: options.answer,
-    ask: (payload, askOptions) =>
-      interrupt<Answer>(payload, { ...askOptions, answer: options.answer }),
-  };
+export function registerDefinition(name: string, schema: z.ZodType): void {
+  definitions.set(name, schema);
+  namesBySchema.set(schema, name);
 }
 
 /**

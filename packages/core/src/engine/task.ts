@@ -13,15 +13,18 @@ import type {
 import { InvalidUpdateError, ReinError } from "../errors.ts";
 import { assertStorable } from "../serde.ts";
 import { Command, Send } from "../graph/command.ts";
-import type { GraphShape, NodeSpec, RetryPolicy } from "../graph/state-graph.ts";
-import { GraphInterrupt, TaskCancelled, TaskRun, withTask } from "./context.ts";
+import type { GraphDefinition, NodeSpec } from "../graph/definition.ts";
+import type { RetryPolicy } from "../graph/node.ts";
+import { GraphInterrupt, TaskCancelled } from "../interrupts/calls.ts";
+import { emitInterrupt } from "../interrupts/records.ts";
+import { decodeTrigger } from "../keys.ts";
+import { ChildPaused, TaskRun, withTask } from "./context.ts";
 import type { Execution } from "./execution.ts";
-import { emitInterrupt } from "./interrupt-records.ts";
 
 /** Inputs of {@link runTask}. */
 export interface TaskInput {
   exec: Execution;
-  shape: GraphShape;
+  definition: GraphDefinition;
   head: CheckpointRecord;
   task: TaskSpec;
   values: Record<string, unknown>;
@@ -31,30 +34,20 @@ export interface TaskInput {
   persist: boolean;
 }
 
-/** What happened to one task. */
-export type TaskOutcome =
+/** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
+export type TaskAttempt =
   | { kind: "writes"; task: TaskSpec; result: TaskResult }
   | { kind: "paused"; task: TaskSpec; result: TaskResult; created: StoredInterrupt[] }
   | { kind: "error"; task: TaskSpec; error: unknown; result?: undefined };
 
-/** A node body that runs a compiled graph as a child run; installed by the compiled graph. */
-export type ChildRunner = (spec: NodeSpec, input: unknown, run: TaskRun) => Promise<unknown>;
-
-let childRunner: ChildRunner | null = null;
-
-/** Installs how graph-valued nodes run (breaks the import cycle with the compiled graph). */
-export function setChildRunner(runner: ChildRunner): void {
-  childRunner = runner;
-}
-
 /** Runs one task to an outcome. Never throws for node errors: they become `error` outcomes. */
-export function runTask(input: TaskInput): Promise<TaskOutcome> {
+export function runTask(input: TaskInput): Promise<TaskAttempt> {
   return traceTask(input.exec, input.task, () => runTaskUntraced(input));
 }
 
-async function runTaskUntraced(input: TaskInput): Promise<TaskOutcome> {
+async function runTaskUntraced(input: TaskInput): Promise<TaskAttempt> {
   const { exec, task, head } = input;
-  const spec = input.shape.nodes.get(task.node);
+  const spec = input.definition.nodes.get(task.node);
   if (!spec)
     return {
       kind: "error",
@@ -64,7 +57,7 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskOutcome> {
   const mine = input.interrupts.filter(
     (i) => i.taskId === task.id && i.checkpointId === head.id && i.kind === "dynamic",
   );
-  const nodeInput = task.trigger.startsWith("send:") ? task.arg : input.values;
+  const nodeInput = decodeTrigger(task.trigger).kind === "send" ? task.arg : input.values;
   const policy = spec.options.retry;
   const maxAttempts = policy ? Math.max(1, policy.maxAttempts ?? 3) : 1;
   emitTask(exec, task, "start");
@@ -80,7 +73,7 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskOutcome> {
       threw = true;
       thrown = error;
     }
-    if (run.pausedOn.length > 0 || run.childPaused) {
+    if (run.interrupts.pausedOn.length > 0 || run.childPaused) {
       // Calls made concurrently (Promise.all over tools) may reach interrupt() a tick after the
       // first one rejected the node's promise: give them that tick so every call is recorded.
       await tick();
@@ -106,7 +99,7 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskOutcome> {
     }
     let result: TaskResult;
     try {
-      result = toWrites(input.shape, task, returned);
+      result = toWrites(input.definition, task, returned);
       // A value that cannot be stored (a function, a class instance) fails this task with a
       // typed error naming it, instead of failing the commit after the run was marked running.
       checkStorable(exec, result);
@@ -137,19 +130,17 @@ function emitTask(
 }
 
 function invokeNode(spec: NodeSpec, input: unknown, run: TaskRun): unknown {
-  if (typeof spec.run === "function") return spec.run(input, run);
-  if (!childRunner) throw new Error("child runner not installed");
-  return childRunner(spec, input, run);
+  return spec.run(input, run);
 }
 
 async function finish(
   input: TaskInput,
   result: TaskResult,
   outcome: "writes" | "cancelled",
-): Promise<TaskOutcome> {
+): Promise<TaskAttempt> {
   const { exec, task, head } = input;
   if (input.persist)
-    await exec.saver.putTaskOutcome({
+    await exec.store.putTaskOutcome({
       threadId: exec.threadId,
       stream: exec.stream,
       checkpointId: head.id,
@@ -166,44 +157,36 @@ async function pause(
   run: TaskRun,
   thrown: unknown,
   threw: boolean,
-): Promise<TaskOutcome> {
+): Promise<TaskAttempt> {
   const { exec, task, head } = input;
   if (!threw || !(thrown instanceof GraphInterrupt || isChildPause(thrown)))
     exec.debug(
       `task ${task.id} (${task.node}) caught its interrupt; it stays paused and its return value is discarded`,
       {
         taskId: task.id,
-        interrupts: run.pausedOn,
+        interrupts: run.interrupts.pausedOn,
       },
     );
   const result: TaskResult = { kind: "paused", taskId: task.id, node: task.node };
-  await exec.saver.putTaskOutcome({
+  await exec.store.putTaskOutcome({
     threadId: exec.threadId,
     stream: exec.stream,
     checkpointId: head.id,
     result,
-    interrupts: run.created,
-    superseded: run.superseded.map((s) => s.id),
+    interrupts: run.interrupts.created,
+    superseded: run.interrupts.superseded.map((s) => s.id),
   });
-  for (const record of run.superseded) record.status = "superseded";
-  for (const record of run.created) emitInterrupt(exec, record);
+  for (const record of run.interrupts.superseded) record.status = "superseded";
+  for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);
   emitTask(exec, task, "end", "paused");
-  return { kind: "paused", task, result, created: run.created };
-}
-
-/** Marker error thrown from a graph-valued node whose child run paused. */
-export class ChildPaused extends Error {
-  constructor() {
-    super("A child run paused on an interrupt.");
-    this.name = "ChildPaused";
-  }
+  return { kind: "paused", task, result, created: run.interrupts.created };
 }
 
 function isChildPause(error: unknown): boolean {
   return error instanceof ChildPaused;
 }
 
-function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskResult {
+function toWrites(definition: GraphDefinition, task: TaskSpec, returned: unknown): TaskResult {
   const result: TaskResult = {
     kind: "writes",
     taskId: task.id,
@@ -230,9 +213,9 @@ function toWrites(shape: GraphShape, task: TaskSpec, returned: unknown): TaskRes
     );
   for (const [channel, value] of Object.entries(update)) {
     if (value === undefined) continue;
-    if (!(channel in shape.schema))
+    if (!(channel in definition.schema))
       throw new InvalidUpdateError(
-        `Node "${task.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(shape.schema).join(", ")}.`,
+        `Node "${task.node}" wrote to unknown channel "${channel}"; the state has ${Object.keys(definition.schema).join(", ")}.`,
         {
           node: task.node,
           channel,

@@ -1,8 +1,8 @@
 /**
- * Turning a resume command into an atomic batch of answers: which pending interrupts it targets,
- * that the answers fit their schemas, which tasks it wakes, and what a lost race looks like.
+ * Target selection: which pending interrupts a resume command (optionally narrowed to a target)
+ * answers, and the errors for a target that is stale, matches nothing or is ambiguous.
  */
-import type { AnswerBatch, Checkpointer, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
+import type { StoredInterrupt } from "../checkpoint/types.ts";
 import {
   AmbiguousResumeError,
   InvalidInputError,
@@ -10,11 +10,18 @@ import {
   NotFoundError,
   StaleTargetError,
 } from "../errors.ts";
-import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ResumeCommand } from "../graph/command.ts";
-import { checkAnswer } from "./answer-schemas.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
-import { interruptsOfRun } from "./run.ts";
+import {
+  asInterruptId,
+  asRunId,
+  type CheckpointId,
+  type InterruptId,
+  type RunId,
+  type TaskId,
+} from "../ids.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import type { ThreadSession } from "../thread/session.ts";
 
 /**
  * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
@@ -50,15 +57,14 @@ function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
 
 /** The latest metadata of a thread, carried by {@link StaleTargetError}. */
 export async function staleError(
-  saver: Checkpointer,
-  threadId: ThreadId,
+  session: ThreadSession,
   runId: string | null,
   reason: string,
-  stream = "",
 ): Promise<StaleTargetError> {
-  const run = runId ? await saver.getRun(runId as RunId) : undefined;
-  const head = await saver.getCheckpoint(threadId, run?.stream ?? stream);
-  const pending = await saver.getThreadInterrupts(threadId, "pending");
+  const threadId = session.threadId;
+  const run = runId ? await session.run(asRunId(runId)) : undefined;
+  const head = await session.head(run?.stream ?? ROOT_STREAM);
+  const pending = await session.pending();
   return new StaleTargetError(
     `${reason} Nothing was applied; re-read the pending interrupts and decide again.`,
     {
@@ -79,12 +85,12 @@ export async function staleError(
  * matches nothing. Both carry the latest metadata.
  */
 async function unmatchedTarget(
-  saver: Checkpointer,
-  threadId: ThreadId,
+  session: ThreadSession,
   target: ResumeTarget,
   allPending: () => Promise<readonly StoredInterrupt[]>,
 ): Promise<StaleTargetError | NoMatchingTargetError> {
-  const asked = selectTarget(await interruptsOfRun(saver, threadId, target.runId as RunId), target);
+  const threadId = session.threadId;
+  const asked = selectTarget(await session.interruptsOfRun(asRunId(target.runId)), target);
   const statuses = [...new Set(asked.map((i) => i.status))].join("/");
   if (asked.length > 0) {
     const what =
@@ -93,9 +99,9 @@ async function unmatchedTarget(
         : target.taskId !== undefined
           ? `Task ${target.taskId} has no pending interrupt (its interrupts are ${statuses}).`
           : `Run ${target.runId} has no pending interrupt at [${target.namespace.join(", ")}] (they are ${statuses}).`;
-    return staleError(saver, threadId, target.runId, what);
+    return staleError(session, target.runId, what);
   }
-  const latest = await staleError(saver, threadId, target.runId, "");
+  const latest = await staleError(session, target.runId, "");
   const pending = await allPending();
   return new NoMatchingTargetError(
     "The target matches no interrupt its run asked; pick one of those pending.",
@@ -123,19 +129,19 @@ export type ChosenAnswers = Map<StoredInterrupt, unknown>;
  * @throws AmbiguousResumeError when `Command.resume(value)` has several interrupts in scope.
  */
 export async function chooseAnswers(
-  saver: Checkpointer,
-  threadId: ThreadId,
+  session: ThreadSession,
   command: ResumeCommand,
   inScope: readonly StoredInterrupt[],
   allPending: () => Promise<readonly StoredInterrupt[]>,
   target: ResumeTarget | null,
 ): Promise<ChosenAnswers> {
+  const { store, threadId } = session;
   const chosen: ChosenAnswers = new Map();
   if (command.kind === "resume") {
     if (inScope.length === 0) {
-      if (target) throw await unmatchedTarget(saver, threadId, target, allPending);
-      if (!(await saver.getThread(threadId))) throw new NotFoundError("thread", threadId);
-      throw await staleError(saver, threadId, null, "No interrupt is pending in this scope.");
+      if (target) throw await unmatchedTarget(session, target, allPending);
+      if (!(await store.getThread(threadId))) throw new NotFoundError("thread", threadId);
+      throw await staleError(session, null, "No interrupt is pending in this scope.");
     }
     if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
     chosen.set(inScope[0] as StoredInterrupt, command.value);
@@ -150,86 +156,14 @@ export async function chooseAnswers(
   const missing = entries.map(([id]) => id).filter((id) => !byId.has(id));
   if (missing.length > 0) {
     const record =
-      missing.length === 1 ? await saver.getInterrupt(missing[0] as InterruptId) : undefined;
-    if (!record && !target && !(await saver.getThread(threadId)))
+      missing.length === 1 ? await store.getInterrupt(asInterruptId(missing[0])) : undefined;
+    if (!record && !target && !(await store.getThread(threadId)))
       throw new NotFoundError("thread", threadId);
     const why = record
       ? `Interrupt ${record.id} is ${record.status}, not pending.`
       : `Unknown or non-pending interrupt id(s): ${missing.join(", ")}.`;
-    throw await staleError(saver, threadId, target?.runId ?? record?.runId ?? null, why);
+    throw await staleError(session, target?.runId ?? record?.runId ?? null, why);
   }
   for (const [id, value] of entries) chosen.set(byId.get(id) as StoredInterrupt, value);
   return chosen;
-}
-
-/**
- * Checks each answer with its interrupt's real schema where this process knows it, else with the
- * stored JSON Schema (see `answer-schemas.ts`).
- *
- * @throws InvalidAnswerError listing the schema errors; nothing is stored.
- */
-export async function validateAnswers(chosen: ChosenAnswers): Promise<void> {
-  for (const [record, value] of chosen) await checkAnswer(record, value);
-}
-
-/**
- * Tasks an answer wakes: the interrupt's own task and every ancestor task on its run-tree path
- * (a parent task whose child run paused), each at the head of its stream.
- */
-export async function tasksToWake(
-  saver: Checkpointer,
-  records: readonly StoredInterrupt[],
-): Promise<TaskRef[]> {
-  const refs = new Map<string, TaskRef>();
-  const heads = new Map<string, CheckpointId | null>();
-  const headOf = async (threadId: ThreadId, stream: string): Promise<CheckpointId | null> => {
-    if (!heads.has(stream))
-      heads.set(stream, (await saver.getCheckpoint(threadId, stream))?.id ?? null);
-    return heads.get(stream) ?? null;
-  };
-  for (const record of records) {
-    if (record.kind !== "after")
-      refs.set(`${record.stream}|${record.taskId}`, {
-        stream: record.stream,
-        checkpointId: record.checkpointId,
-        taskId: record.taskId,
-      });
-    for (const entry of record.path.slice(0, -1)) {
-      const run = await saver.getRun(entry.runId);
-      if (!run) continue;
-      const head = await headOf(record.threadId, run.stream);
-      if (head)
-        refs.set(`${run.stream}|${entry.taskId}`, {
-          stream: run.stream,
-          checkpointId: head,
-          taskId: entry.taskId,
-        });
-    }
-  }
-  return [...refs.values()];
-}
-
-/** Builds the atomic batch for chosen answers (plus cancellations). */
-export function buildBatch(
-  threadId: ThreadId,
-  chosen: ChosenAnswers,
-  cancel: readonly StoredInterrupt[],
-  wake: TaskRef[],
-  actor: string,
-  requestId: string | undefined,
-  expectedHead: AnswerBatch["expectedHead"],
-): AnswerBatch {
-  return {
-    threadId,
-    answers: [...chosen].map(([record, value]) => ({
-      id: record.id,
-      value: value === undefined ? null : value,
-    })),
-    cancel: cancel.map((c) => c.id),
-    wake,
-    actor,
-    action: "answer",
-    requestId: requestId ?? null,
-    expectedHead: expectedHead ?? null,
-  };
 }

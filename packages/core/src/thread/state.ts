@@ -2,24 +2,24 @@
  * Reading and editing a thread's state: the current snapshot (optionally with child runs), the
  * checkpoint history, and `updateState` (a new checkpoint, a fork when not at the head).
  */
-import { randomUUID } from "node:crypto";
-import type { Checkpointer, CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
+import type { CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
+import { applyWrites, scheduleNext } from "../engine/barrier.ts";
+import { silentSink } from "../engine/events.ts";
+import { Execution } from "../engine/execution.ts";
 import { InvalidInputError, NotFoundError, ThreadInterruptedError } from "../errors.ts";
+import { END, START, type GraphDefinition } from "../graph/definition.ts";
 import {
+  asCheckpointId,
   newCheckpointId,
   newRunId,
   type CheckpointId,
   type RunId,
   type TaskId,
-  type ThreadId,
 } from "../ids.ts";
-import { END, START } from "../graph/state-graph.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
+import { ROOT_STREAM } from "../keys.ts";
 import type { Interrupt, RunStatus, SteeringRecord } from "../types.ts";
-import { applyWrites, scheduleNext } from "./barrier.ts";
-import { Execution } from "./execution.ts";
-import { silentSink } from "./events.ts";
-import { toPublicInterrupt } from "./interrupt-records.ts";
-import { loadValues, type GraphRuntime } from "./run.ts";
+import type { ThreadSession } from "./session.ts";
 
 /** One task of a snapshot's next step. */
 export interface TaskSnapshot {
@@ -67,15 +67,14 @@ export interface StateSnapshot<Values = Record<string, unknown>> {
 }
 
 async function tasksOf(
-  saver: Checkpointer,
+  session: ThreadSession,
   checkpoint: CheckpointRecord,
   interrupts: readonly StoredInterrupt[],
 ): Promise<TaskSnapshot[]> {
   const results = new Map(
-    (await saver.getTaskResults(checkpoint.threadId, checkpoint.stream, checkpoint.id)).map((r) => [
-      r.taskId as string,
-      r,
-    ]),
+    (await session.store.getTaskResults(checkpoint.threadId, checkpoint.stream, checkpoint.id)).map(
+      (r) => [r.taskId as string, r],
+    ),
   );
   return checkpoint.next.map((task) => {
     const result = results.get(task.id);
@@ -91,17 +90,17 @@ async function tasksOf(
 }
 
 async function snapshotOf(
-  runtime: GraphRuntime,
-  saver: Checkpointer,
+  definition: GraphDefinition,
+  session: ThreadSession,
   checkpoint: CheckpointRecord,
   interrupts: readonly StoredInterrupt[],
   steering: readonly SteeringRecord[],
   isHead: boolean,
 ): Promise<StateSnapshot> {
   return {
-    values: await loadValues(saver, runtime.shape, checkpoint),
+    values: await session.values(definition.schema, checkpoint),
     next: checkpoint.next.map((t) => t.node),
-    tasks: await tasksOf(saver, checkpoint, interrupts),
+    tasks: await tasksOf(session, checkpoint, interrupts),
     interrupts: interrupts
       .filter((i) => i.status === "pending" && (isHead || i.checkpointId === checkpoint.id))
       .map(toPublicInterrupt),
@@ -118,23 +117,21 @@ async function snapshotOf(
 
 /** The state of a thread at its head (or at `checkpointId`). */
 export async function getState(
-  runtime: GraphRuntime,
-  saver: Checkpointer,
-  threadId: ThreadId,
+  definition: GraphDefinition,
+  session: ThreadSession,
   checkpointId: string | undefined,
   subgraphs: boolean,
 ): Promise<StateSnapshot> {
-  const checkpoint = await saver.getCheckpoint(
-    threadId,
-    "",
-    checkpointId as CheckpointId | undefined,
+  const checkpoint = await session.head(
+    ROOT_STREAM,
+    checkpointId === undefined ? undefined : asCheckpointId(checkpointId),
   );
-  const interrupts = await saver.getThreadInterrupts(threadId);
-  const steering = await saver.listSteering(threadId);
+  const interrupts = await session.interrupts();
+  const steering = await session.steering();
   if (!checkpoint) {
     if (checkpointId) throw new NotFoundError("checkpoint", checkpointId);
     return {
-      values: await loadValues(saver, runtime.shape, undefined),
+      values: await session.values(definition.schema, undefined),
       next: [],
       tasks: [],
       interrupts: [],
@@ -149,26 +146,26 @@ export async function getState(
     };
   }
   const snapshot = await snapshotOf(
-    runtime,
-    saver,
+    definition,
+    session,
     checkpoint,
     interrupts,
     steering,
     checkpointId === undefined,
   );
-  if (subgraphs) snapshot.subgraphs = await childSnapshots(saver, threadId, interrupts);
+  if (subgraphs) snapshot.subgraphs = await childSnapshots(session, interrupts);
   return snapshot;
 }
 
 async function childSnapshots(
-  saver: Checkpointer,
-  threadId: ThreadId,
+  session: ThreadSession,
   interrupts: readonly StoredInterrupt[],
 ): Promise<ChildSnapshot[]> {
-  const runs = (await saver.listRuns(threadId)).filter((r) => r.parentRunId !== null);
+  const { store, threadId } = session;
+  const runs = (await store.listRuns(threadId)).filter((r) => r.parentRunId !== null);
   const out: ChildSnapshot[] = [];
   for (const run of runs) {
-    const head = await saver.getCheckpoint(threadId, run.stream);
+    const head = await session.head(run.stream);
     out.push({
       runId: run.runId,
       graph: run.graph,
@@ -177,8 +174,8 @@ async function childSnapshots(
       status: run.status,
       parentRunId: run.parentRunId,
       parentTaskId: run.parentTaskId,
-      values: head ? await saver.getChannelValues(threadId, run.stream, head.versions) : {},
-      tasks: head ? await tasksOf(saver, head, interrupts) : [],
+      values: head ? await store.getChannelValues(threadId, run.stream, head.versions) : {},
+      tasks: head ? await tasksOf(session, head, interrupts) : [],
       checkpointId: head?.id ?? null,
     });
   }
@@ -187,23 +184,22 @@ async function childSnapshots(
 
 /** Checkpoints of a thread's root stream, newest first, with their interrupts and steering. */
 export async function getStateHistory(
-  runtime: GraphRuntime,
-  saver: Checkpointer,
-  threadId: ThreadId,
+  definition: GraphDefinition,
+  session: ThreadSession,
   options: { limit?: number; before?: string },
 ): Promise<StateSnapshot[]> {
-  const checkpoints = await saver.listCheckpoints(threadId, "", {
+  const checkpoints = await session.store.listCheckpoints(session.threadId, ROOT_STREAM, {
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
-    ...(options.before ? { before: options.before as CheckpointId } : {}),
+    ...(options.before ? { before: asCheckpointId(options.before) } : {}),
   });
-  const interrupts = await saver.getThreadInterrupts(threadId);
-  const steering = await saver.listSteering(threadId);
+  const interrupts = await session.interrupts();
+  const steering = await session.steering();
   const out: StateSnapshot[] = [];
   for (const checkpoint of checkpoints) {
-    const snapshot = await snapshotOf(runtime, saver, checkpoint, interrupts, steering, false);
+    const snapshot = await snapshotOf(definition, session, checkpoint, interrupts, steering, false);
     // History shows every interrupt raised at the checkpoint, whatever became of it.
     snapshot.interrupts = interrupts
-      .filter((i) => i.checkpointId === checkpoint.id && i.stream === "")
+      .filter((i) => i.checkpointId === checkpoint.id && i.stream === ROOT_STREAM)
       .map(toPublicInterrupt);
     out.push(snapshot);
   }
@@ -217,62 +213,48 @@ export async function getStateHistory(
  * @throws ThreadInterruptedError when the thread waits on interrupts (answer or cancel them first).
  */
 export async function updateState(
-  runtime: GraphRuntime,
-  saver: Checkpointer,
-  threadId: ThreadId,
+  definition: GraphDefinition,
+  session: ThreadSession,
   values: Record<string, unknown>,
   checkpointId: string | undefined,
   asNode: string | undefined,
-  actor: string,
 ): Promise<{ checkpointId: CheckpointId }> {
-  if (asNode !== undefined && asNode !== START && !runtime.shape.nodes.has(asNode))
+  const { threadId } = session;
+  if (asNode !== undefined && asNode !== START && !definition.nodes.has(asNode))
     throw new InvalidInputError(`asNode "${asNode}" is not a node of this graph.`, { asNode });
-  const pending = await saver.getThreadInterrupts(threadId, "pending");
+  const pending = await session.pending();
   if (pending.length > 0 && checkpointId === undefined)
     throw new ThreadInterruptedError(threadId, pending.map(toPublicInterrupt));
-  const head = await saver.getCheckpoint(threadId, "");
-  const base = checkpointId
-    ? await saver.getCheckpoint(threadId, "", checkpointId as CheckpointId)
-    : head;
+  const head = await session.head();
+  const base = checkpointId ? await session.head(ROOT_STREAM, asCheckpointId(checkpointId)) : head;
   if (checkpointId && !base) throw new NotFoundError("checkpoint", checkpointId);
   const runId = newRunId();
-  const exec = new Execution({
-    threadId,
-    runId,
-    stream: "",
-    namespace: [],
-    path: [],
-    graphName: runtime.name,
-    schema: runtime.shape.schema,
-    tenant: null,
-    saver,
-    durable: true,
-    determinism: "strict",
-    signal: new AbortController().signal,
-    sink: silentSink,
-    steering: [],
-    lineage: [runId],
-    runSelectors: { before: [], after: [] },
-  });
   const id = newCheckpointId(head?.id ?? null);
-  const current = await loadValues(saver, runtime.shape, base);
   const node = asNode ?? START;
   const writes = Object.entries(values).filter(([, v]) => v !== undefined);
   const barrier = applyWrites(
-    runtime.shape,
-    current,
+    definition,
+    await session.values(definition.schema, base),
     base ? { ...base.versions } : {},
     [{ kind: "writes", taskId: "update" as TaskId, node, writes, gotos: [], sends: [] }],
     id,
   );
   const step = base ? base.step + 1 : -1;
   const next =
-    node === END ? [] : await scheduleNext(runtime.shape, exec, [node], barrier.values, step + 1);
-  const now = new Date().toISOString();
-  await saver.commitStep({
+    node === END
+      ? []
+      : await scheduleNext(
+          definition,
+          updateExecution(definition, session, runId),
+          [node],
+          barrier.values,
+          step + 1,
+        );
+  const now = session.now();
+  await session.store.commitStep({
     checkpoint: {
       threadId,
-      stream: "",
+      stream: ROOT_STREAM,
       id,
       parentId: base?.id ?? null,
       runId,
@@ -291,9 +273,9 @@ export async function updateState(
         threadId,
         parentRunId: null,
         parentTaskId: null,
-        graph: runtime.name,
+        graph: definition.name,
         namespace: [],
-        stream: "",
+        stream: ROOT_STREAM,
         status: next.length === 0 ? "done" : "interrupted",
         createdAt: now,
         updatedAt: now,
@@ -302,14 +284,34 @@ export async function updateState(
       },
     ],
   });
-  await saver.appendAudit({
-    id: `a_${randomUUID()}`,
-    threadId,
+  await session.audit({
     runId,
     action: "update_state",
-    actor,
     data: { asNode: node, checkpointId: id, keys: Object.keys(values) },
-    createdAt: now,
   });
   return { checkpointId: id };
+}
+
+/** The environment `scheduleNext` derives the next tasks' ids in, for an edit's own run. */
+function updateExecution(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  runId: RunId,
+): Execution {
+  return new Execution({
+    session,
+    runId,
+    stream: ROOT_STREAM,
+    namespace: [],
+    path: [],
+    graphName: definition.name,
+    schema: definition.schema,
+    tenant: null,
+    determinism: "strict",
+    signal: new AbortController().signal,
+    sink: silentSink,
+    steering: [],
+    lineage: [runId],
+    runSelectors: { before: [], after: [] },
+  });
 }

@@ -1,0 +1,243 @@
+/**
+ * One call on a root run: create the thread if needed, refuse input while a run is unfinished
+ * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
+ */
+import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
+import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
+import type { GraphDefinition } from "../graph/definition.ts";
+import type { RunOptions } from "../graph/options.ts";
+import { asCheckpointId, asRunId, requestRunIdFor, type RunId } from "../ids.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
+import { parseSelectors, selectorsFor } from "../interrupts/static.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import type { ThreadSession } from "../thread/session.ts";
+import type { RunResult } from "../types.ts";
+import type { EventSink } from "./events.ts";
+import { Execution } from "./execution.ts";
+import {
+  checkInputChannels,
+  describeError,
+  newRootRun,
+  runStream,
+  type StreamRunOutcome,
+} from "./stream.ts";
+
+/** A signal that never aborts, shared by runs without one (creating one per run shows in profiles). */
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Runs one call of a root run in `session`, which holds the thread's lease (absent only without
+ * a checkpointer) and writes with its fence. Input `null` continues the run from its head.
+ *
+ * With `options.requestId`, a call that was made before returns its stored result, and a retry
+ * of a call that crashed continues the run its first attempt started (same run id, so the same
+ * task ids and idempotency keys).
+ *
+ * @throws ThreadInterruptedError for input to a thread with pending interrupts.
+ * @throws RunInProgressError for input to a thread whose run is unfinished without a pause.
+ */
+export async function runRoot(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  input: Record<string, unknown> | null,
+  options: RunOptions,
+  sink: EventSink,
+): Promise<RunResult> {
+  const { durable } = session;
+  const requestId = durable ? options.requestId : undefined;
+  if (requestId !== undefined) {
+    const seen = await session.requestResult(requestId);
+    if (seen?.result !== undefined && seen.result !== null) return seen.result as RunResult;
+  }
+  if (input) checkInputChannels(definition, input);
+  const thread = durable ? await session.ensureThread(options.tenant, options.metadata) : undefined;
+  const head = durable ? await session.head() : undefined;
+  const start = await chooseRun(definition, session, input, options, head, requestId);
+  const exec = await rootExecution(definition, session, start.run, options, sink, thread);
+  let streamed: StreamRunOutcome;
+  try {
+    streamed = await runStream({
+      definition,
+      exec,
+      selectors: selectorsFor(definition, start.run, 0),
+      input: start.input,
+      fromCheckpointId:
+        options.checkpointId === undefined ? undefined : asCheckpointId(options.checkpointId),
+      head,
+      run: start.run,
+      // Written with the input checkpoint when there is one, skipped when already stored running.
+      writeRunRow: !start.storedRunning,
+    });
+  } catch (error) {
+    // A run must not stay `running` because something threw past the loop; only a process
+    // that lost its lease leaves it as is, for the new owner.
+    if (durable && !(error instanceof FencedOutError))
+      await session
+        .putRun(start.run, { status: "error", error: describeError(error) })
+        .catch(() => undefined);
+    throw error;
+  }
+  const result = await toResult(session, exec, streamed);
+  if (requestId !== undefined) await session.store.putRequestResult(requestId, result);
+  return result;
+}
+
+/** Which run a call runs, from which input, and whether its row already says `running`. */
+interface RunStart {
+  run: RunRecord;
+  /** Input to apply, or `undefined` to continue from the head. */
+  input: Record<string, unknown> | undefined;
+  /** The stored run row already says `running` (the answer that woke it wrote it). */
+  storedRunning: boolean;
+}
+
+/**
+ * Picks the run of a call: the run a retried request started, the thread's run to continue
+ * (input `null`), or a new run for input — refused while the thread's last run is unfinished.
+ */
+async function chooseRun(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  input: Record<string, unknown> | null,
+  options: RunOptions,
+  head: CheckpointRecord | undefined,
+  requestId: string | undefined,
+): Promise<RunStart> {
+  const { threadId } = session;
+  const runOptions =
+    options.interruptBefore || options.interruptAfter
+      ? {
+          interruptBefore: options.interruptBefore ?? [],
+          interruptAfter: options.interruptAfter ?? [],
+        }
+      : null;
+  const fresh = (runId?: RunId): RunRecord =>
+    newRootRun(threadId, definition.name, runOptions, runId);
+  const requestRunId = requestId === undefined ? undefined : requestRunIdFor(threadId, requestId);
+  const requestRun = requestRunId === undefined ? undefined : await session.run(requestRunId);
+  let start: RunStart;
+  if (requestRun && requestRun.threadId === threadId && head?.runId === requestRun.runId) {
+    // A retry whose first attempt applied its input: continue that run, do not start another.
+    start = {
+      run: { ...requestRun, status: "running", updatedAt: session.now() },
+      input: undefined,
+      storedRunning: requestRun.status === "running",
+    };
+  } else if (input === null || input === undefined) {
+    const previous = head && !options.checkpointId ? await session.run(head.runId) : undefined;
+    // A cancelled run stays cancelled: continuing its thread is a new run from its head.
+    start = {
+      run:
+        previous && previous.status !== "cancelled"
+          ? { ...previous, status: "running", updatedAt: session.now() }
+          : fresh(),
+      input: head ? undefined : {},
+      storedRunning: previous?.status === "running",
+    };
+  } else {
+    if (session.durable) await refuseWhileUnfinished(session, head?.runId, options);
+    const runId = options.runId === undefined ? requestRunId : asRunId(options.runId);
+    start = { run: fresh(runId), input, storedRunning: false };
+  }
+  // A fork from a past checkpoint is a new run, never a continuation of the head's.
+  if (options.checkpointId && start.run.runId === head?.runId)
+    start = { ...start, run: fresh(), storedRunning: false };
+  return start;
+}
+
+/** The environment of a root run: the session, the run, its signal, steering and selectors. */
+async function rootExecution(
+  definition: GraphDefinition,
+  session: ThreadSession,
+  run: RunRecord,
+  options: RunOptions,
+  sink: EventSink,
+  thread: ThreadRecord | undefined,
+): Promise<Execution> {
+  const signals = [options.signal, session.lease?.signal].filter((s) => s !== undefined);
+  const signal =
+    signals.length === 0
+      ? NEVER_ABORTED
+      : signals.length === 1
+        ? (signals[0] as AbortSignal)
+        : AbortSignal.any(signals);
+  return new Execution({
+    session,
+    runId: run.runId,
+    stream: ROOT_STREAM,
+    namespace: [],
+    path: [],
+    graphName: definition.name,
+    schema: definition.schema,
+    tenant: thread?.tenant ?? null,
+    determinism: definition.determinism,
+    signal,
+    sink,
+    steering: session.durable ? await session.steering() : [],
+    lineage: [run.runId],
+    runSelectors: {
+      before: parseSelectors(run.options?.interruptBefore, 0),
+      after: parseSelectors(run.options?.interruptAfter, 0),
+    },
+  });
+}
+
+/**
+ * The {@link RunResult} of a call: status, values, the thread's pending interrupts, the failure.
+ *
+ * @throws MissingCheckpointerError when a graph without a checkpointer asked to pause.
+ */
+async function toResult(
+  session: ThreadSession,
+  exec: Execution,
+  { outcome, state }: StreamRunOutcome,
+): Promise<RunResult> {
+  // Without a checkpointer nothing was recorded, and a pause cannot be: asking for one is a
+  // configuration error of the caller, raised as such rather than returned as a failed run.
+  if (
+    !session.durable &&
+    outcome.status === "error" &&
+    outcome.error instanceof MissingCheckpointerError
+  )
+    throw outcome.error;
+  const pending = outcome.status === "interrupted" ? await session.pending() : [];
+  const result: RunResult = {
+    threadId: session.threadId,
+    runId: exec.runId,
+    status: outcome.status,
+    values: state.values,
+    interrupts: pending.map(toPublicInterrupt),
+    checkpointId: session.durable ? state.head.id : null,
+    ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
+  };
+  if (outcome.status === "error") {
+    const err = outcome.error;
+    result.error = {
+      name: err instanceof Error ? err.name : "Error",
+      message: err instanceof Error ? err.message : String(err),
+      ...(err && typeof err === "object" && "code" in err && typeof err.code === "string"
+        ? { code: err.code }
+        : {}),
+      ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
+    };
+  }
+  return result;
+}
+
+/**
+ * Refuses plain input while the thread's last run is unfinished: paused on interrupts
+ * ({@link ThreadInterruptedError}, unless `onPending: "cancel"` cancels them), or running —
+ * elsewhere, left by a crashed process, or holding an answer not yet applied
+ * ({@link RunInProgressError}). Starting a run beside it would lose that work.
+ */
+async function refuseWhileUnfinished(
+  session: ThreadSession,
+  headRunId: RunId | undefined,
+  options: RunOptions,
+): Promise<void> {
+  await session.cancelPending(await session.pending(), options.onPending ?? "error");
+  if (headRunId === undefined) return;
+  const last = await session.run(headRunId);
+  if (last && (last.status === "running" || last.status === "interrupted"))
+    throw new RunInProgressError(session.threadId, last.runId, last.status);
+}

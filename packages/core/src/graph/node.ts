@@ -1,0 +1,112 @@
+/**
+ * What a node is and what it receives: the node function, its context (`ctx`), its options and
+ * the routers of conditional edges. Types only, shared by the builder and the engine.
+ */
+import type { z } from "zod";
+import type { Schema, StateOf, UpdateOf } from "../channels.ts";
+import type { RunId, TaskId, ThreadId } from "../ids.ts";
+import type { SteeringRecord } from "../types.ts";
+import type { Command, Send } from "./command.ts";
+
+/** What a node may return. */
+export type NodeReturn<S extends Schema> = UpdateOf<S> | Command<UpdateOf<S>> | void | undefined;
+
+/** A node: `async (state, ctx) => update | Command | void`. Send-triggered tasks get the Send argument. */
+export type NodeFn<S extends Schema, Input = StateOf<S>> = (
+  input: Input,
+  ctx: NodeContext<S>,
+) => Promise<NodeReturn<S>> | NodeReturn<S>;
+
+/** When and how often a failing node is retried. */
+export interface RetryPolicy {
+  /** Total attempts including the first. Default 3. */
+  maxAttempts?: number;
+  /** Wait before the first retry. Default 100 ms. */
+  initialIntervalMs?: number;
+  /** Multiplier between waits. Default 2. */
+  backoffFactor?: number;
+  /** Cap on one wait. Default 10 s. */
+  maxIntervalMs?: number;
+  /** Which errors are retried. Default: every error that is not a Rein error. */
+  retryOn?: (error: unknown) => boolean;
+}
+
+/** Options of one node. */
+export interface NodeOptions {
+  retry?: RetryPolicy;
+  /** Nodes this node may `goto` through a Command (used to check reachability). */
+  ends?: readonly string[];
+}
+
+/** A router of a conditional edge: names the next node(s) or Sends from the state. */
+export type Router<S extends Schema> = (
+  state: StateOf<S>,
+) =>
+  string | Send | readonly (string | Send)[] | Promise<string | Send | readonly (string | Send)[]>;
+
+/** Options of one `interrupt()` call. */
+export interface InterruptOptions<Answer> {
+  /**
+   * Derives the interrupt id from this key instead of the call order, so concurrent calls that
+   * reach `interrupt()` in another order on a re-run still get their own answers.
+   */
+  key?: string;
+  /** Schema of the answer: a non-matching answer is refused before anything is stored. */
+  answer?: z.ZodType<Answer>;
+  /** Deadline: milliseconds or a duration such as `"90s"`, `"15m"`, `"3d"`. */
+  timeout?: string | number;
+  /** At the deadline: answer with this value, or `"cancel"` the task. Default `"cancel"`. */
+  onTimeout?: Answer | "cancel";
+  /** Told who answered, when this call returns a stored answer (e.g. to record an editor). */
+  onAnswer?: (info: AnswerInfo) => void;
+}
+
+/** Who answered an interrupt, and when. */
+export interface AnswerInfo {
+  interruptId: string;
+  actor: string | null;
+  answeredAt: string | null;
+}
+
+/** What node code sees as its second argument. */
+export interface NodeContext<_S extends Schema = Schema> {
+  readonly threadId: ThreadId;
+  readonly runId: RunId;
+  readonly taskId: TaskId;
+  readonly node: string;
+  readonly namespace: readonly string[];
+  readonly step: number;
+  /** Aborted when the run is cancelled. */
+  readonly signal: AbortSignal;
+  /** Steering instructions that target this task, its run or an ancestor run, oldest first. */
+  readonly steering: readonly SteeringRecord[];
+  /**
+   * Pauses the run to ask a person; on resume returns the answer. Not a blocking wait: it throws,
+   * the runtime records the question, and the node re-runs from its first statement on resume.
+   *
+   * @throws MissingCheckpointerError when the graph has no checkpointer.
+   * @throws NonSerializableError when `payload` cannot be stored.
+   */
+  interrupt<Answer = unknown>(payload: unknown, options?: InterruptOptions<Answer>): Answer;
+  /**
+   * Runs `fn` until it has once returned, per (thread, task, key), and replays its stored result
+   * on every re-run. Guard side effects that happen before an `interrupt()` with it.
+   *
+   * The guarantee is **at least once, with one stable key per attempt series; exactly once
+   * against an API that dedupes on the key**: a crash (or a thrown error) between the effect and
+   * storing its result runs `fn` again, with the same {@link NodeContext.idempotencyKey}. `fn`
+   * receives its attempt number (1 on the first run of the series, counted durably across
+   * processes), so a later attempt can look up what an earlier one did before acting again.
+   *
+   * @example
+   * const receipt = await ctx.once("charge", (attempt) =>
+   *   payments.charge({ amount, idempotencyKey: ctx.idempotencyKey("charge"), retry: attempt > 1 }),
+   * );
+   * @throws InvalidInputError for a key starting with U+0001 (reserved for attempt markers).
+   */
+  once<T>(key: string, fn: (attempt: number) => Promise<T> | T): Promise<T>;
+  /** A stable key for (thread, task, key), to hand to an external API as its idempotency key. */
+  idempotencyKey(key: string): string;
+  /** Emits a `custom` stream event. */
+  emit(data: unknown): void;
+}

@@ -1,0 +1,33 @@
+/**
+ * Interrupt rows as others see them: the public view of a stored row, and its stream event.
+ */
+import type { StoredInterrupt } from "../checkpoint/types.ts";
+import type { EventSink } from "../engine/events.ts";
+import type { Interrupt } from "../types.ts";
+
+/** Emits an `interrupt` event for a stored interrupt. */
+export function emitInterrupt(sink: EventSink, record: StoredInterrupt): void {
+  sink.push({
+    type: "interrupt",
+    namespace: [...record.namespace],
+    interrupt: toPublicInterrupt(record),
+  });
+}
+
+/** The public {@link Interrupt} view of a stored row. */
+export function toPublicInterrupt(record: StoredInterrupt): Interrupt {
+  return {
+    id: record.id,
+    runId: record.runId,
+    threadId: record.threadId,
+    node: record.node,
+    taskId: record.taskId,
+    namespace: record.namespace,
+    order: record.order,
+    payload: record.payload,
+    kind: record.kind,
+    status: record.status,
+    checkpointId: record.checkpointId,
+    createdAt: record.createdAt,
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * Applying answers: request-id dedupe, targeting, the pendingChildren policy, schema checks, the
+ * atomic answer batch and its steering. What comes out is either the result a duplicate request
+ * already produced, or the options the caller continues the run with.
+ */
+import type { AnswerBatch, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
+import { NotFoundError } from "../errors.ts";
+import type { ResumeCommand } from "../graph/command.ts";
+import type { RunOptions } from "../graph/options.ts";
+import { asRunId } from "../ids.ts";
+import { checkAnswer } from "../interrupts/answer-schemas.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import { traceAnswer } from "../telemetry/runtime-spans.ts";
+import type { ThreadSession } from "../thread/session.ts";
+import { recordSteering } from "../thread/steering.ts";
+import type { RunResult } from "../types.ts";
+import {
+  chooseAnswers,
+  selectTarget,
+  staleError,
+  type ChosenAnswers,
+  type ResumeTarget,
+} from "./target.ts";
+import { rootRunsResumedBy, tasksToWake } from "./wake.ts";
+
+/** What applying a command left to do. */
+export type Applied =
+  /** A request with this id was applied and finished before: its result, returned as is. */
+  | { kind: "done"; result: RunResult }
+  /** Continue the thread's run with `options`; store the outcome under `requestId` if given. */
+  | { kind: "continue"; options: RunOptions; requestId: string | undefined };
+
+/**
+ * Applies a resume command to the session's thread (optionally narrowed to a target). The
+ * session holds the thread's lease and writes with its fence; the caller continues the run in
+ * the same session, so an answer and its continuation are one protocol. An answer recorded by a
+ * call that died before continuing is continued by the next call (or the recovery sweep).
+ *
+ * @throws StaleTargetError, NoMatchingTargetError, AmbiguousResumeError, InvalidAnswerError.
+ */
+export async function applyCommand(
+  session: ThreadSession,
+  command: ResumeCommand,
+  target: ResumeTarget | null,
+  options: RunOptions,
+): Promise<Applied> {
+  const { store, threadId, actor } = session;
+  const requestId = command.options.requestId ?? options.requestId;
+  // The continuation is not a request of its own: the answer's request id covers it.
+  const { requestId: _covered, ...continueOptions } = { ...options, threadId, actor };
+  const proceed: Applied = { kind: "continue", options: continueOptions, requestId };
+  if (requestId !== undefined) {
+    // A retried request returns what the first one produced, without a second application.
+    // Retries serialize on the thread's lease, so a concurrent retry finds the stored result.
+    const seen = await session.requestResult(requestId);
+    if (seen?.result !== undefined && seen.result !== null)
+      return { kind: "done", result: seen.result as RunResult };
+    // Applied by an attempt that died before its continuation finished: continue it now.
+    if (seen) return proceed;
+  }
+  const policy = command.options.pendingChildren ?? "keep";
+  // A parent resume through graph.resume / invoke: the policy speaks of the root run's children,
+  // so the root run's own interrupts are the scope, exactly as resumeTargeted on the root run.
+  if (!target && policy !== "keep" && command.kind === "resume")
+    target = await rootRunScope(session);
+  // A targeted answer reads only the target run's rows (a run index scan); the thread's whole
+  // pending list is read only when needed (a thread-level resume, an error, a children policy).
+  let threadPending: StoredInterrupt[] | null = target ? null : await session.pending();
+  const allPending = async (): Promise<StoredInterrupt[]> =>
+    (threadPending ??= await session.pending());
+  const expectedHead = target ? await checkTarget(session, target) : null;
+  const inScope = selectTarget(
+    target ? await session.interruptsOfRun(asRunId(target.runId), "pending") : await allPending(),
+    target,
+  );
+  const chosen = await chooseAnswers(session, command, inScope, allPending, target);
+  const cancel = await applyChildrenPolicy(policy, chosen, target, allPending);
+  for (const [record, value] of chosen) await checkAnswer(record, value);
+  const wake = await tasksToWake(session, [...chosen.keys(), ...cancel]);
+  const runs = await rootRunsResumedBy(session, [...chosen.keys(), ...cancel]);
+  const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
+    store.answerInterrupts({
+      ...buildBatch(session, chosen, cancel, wake, requestId, expectedHead),
+      // The root run is running again from the moment the answer is recorded: if this call dies
+      // before continuing, the next call or the recovery sweep sees an unfinished run.
+      runs,
+    }),
+  );
+  if (!outcome.ok) {
+    if (outcome.reason !== "duplicate")
+      throw await staleError(
+        session,
+        target?.runId ?? null,
+        outcome.reason === "head_moved"
+          ? "The head moved while answering."
+          : `Interrupt(s) ${outcome.ids.join(", ")} are no longer pending: another answer won.`,
+      );
+    if (outcome.result !== null && outcome.result !== undefined)
+      return { kind: "done", result: outcome.result as RunResult };
+    return proceed;
+  }
+  for (const runId of new Set(cancel.map((c) => c.runId))) {
+    const run = await session.run(runId);
+    if (run) await session.putRun(run, { status: "cancelled" });
+  }
+  if (command.options.steering !== undefined)
+    await steerAnswered(session, chosen, target, command.options.steering);
+  return proceed;
+}
+
+/**
+ * Refuses a target whose run has finished, or whose head is not the expected checkpoint.
+ *
+ * @returns the head the answer must still find (when the target names one), else null.
+ */
+async function checkTarget(
+  session: ThreadSession,
+  target: ResumeTarget,
+): Promise<AnswerBatch["expectedHead"]> {
+  const run = await session.run(asRunId(target.runId));
+  if (!run || run.threadId !== session.threadId) throw new NotFoundError("run", target.runId);
+  if (run.status === "done" || run.status === "cancelled" || run.status === "error")
+    throw await staleError(session, run.runId, `Run ${run.runId} is ${run.status}.`);
+  if (target.expectedCheckpointId === undefined) return null;
+  const head = await session.head(run.stream);
+  if (head?.id !== target.expectedCheckpointId)
+    throw await staleError(
+      session,
+      run.runId,
+      `Checkpoint ${target.expectedCheckpointId} is not the head of run ${run.runId} (the head is ${head?.id ?? "none"}).`,
+    );
+  return { stream: run.stream, checkpointId: head.id };
+}
+
+/**
+ * Parent resume: child interrupts below the target run (or, untargeted, below the runs of the
+ * answered interrupts) follow the pendingChildren policy — kept, cancelled (returned), or
+ * answered with the policy's value (added to `chosen`).
+ */
+async function applyChildrenPolicy(
+  policy: NonNullable<ResumeCommand["options"]["pendingChildren"]>,
+  chosen: ChosenAnswers,
+  target: ResumeTarget | null,
+  allPending: () => Promise<StoredInterrupt[]>,
+): Promise<StoredInterrupt[]> {
+  const cancel: StoredInterrupt[] = [];
+  if (policy === "keep") return cancel;
+  const parents = new Set<string>(target ? [target.runId] : [...chosen.keys()].map((i) => i.runId));
+  const children = (await allPending()).filter(
+    (i) => !chosen.has(i) && !parents.has(i.runId) && i.path.some((p) => parents.has(p.runId)),
+  );
+  for (const child of children) {
+    if (policy === "cancel") cancel.push(child);
+    else chosen.set(child, policy.resolve);
+  }
+  return cancel;
+}
+
+/** Records the steering text given with an answer, scoped to the target or the first answer. */
+async function steerAnswered(
+  session: ThreadSession,
+  chosen: ChosenAnswers,
+  target: ResumeTarget | null,
+  text: string,
+): Promise<void> {
+  const first = [...chosen.keys()][0];
+  const scope: ResumeTarget = target ?? {
+    runId: first?.runId ?? "",
+    namespace: first?.namespace ?? [],
+    ...(first ? { taskId: first.taskId } : {}),
+  };
+  await recordSteering(session, scope, text, first?.id);
+}
+
+/** The root run of a thread, as a target: the run of the root stream's head checkpoint. */
+async function rootRunScope(session: ThreadSession): Promise<ResumeTarget | null> {
+  const head = await session.head(ROOT_STREAM);
+  return head ? { runId: head.runId, namespace: [] } : null;
+}
+
+/** The atomic batch for chosen answers (plus cancellations). */
+function buildBatch(
+  session: ThreadSession,
+  chosen: ChosenAnswers,
+  cancel: readonly StoredInterrupt[],
+  wake: TaskRef[],
+  requestId: string | undefined,
+  expectedHead: AnswerBatch["expectedHead"],
+): AnswerBatch {
+  return {
+    threadId: session.threadId,
+    answers: [...chosen].map(([record, value]) => ({
+      id: record.id,
+      value: value === undefined ? null : value,
+    })),
+    cancel: cancel.map((c) => c.id),
+    wake,
+    actor: session.actor,
+    action: "answer",
+    requestId: requestId ?? null,
+    expectedHead: expectedHead ?? null,
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * A thread session: what one call binds — the store (fenced by the lease when one is held), the
+ * thread id, the lease, the actor and the clock — and the thread-level reads and writes every
+ * mechanism goes through: heads, pending interrupts, request results, audit and cancellation.
+ */
+import { randomUUID } from "node:crypto";
+import type { Schema } from "../channels.ts";
+import type {
+  Checkpointer,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  ThreadRecord,
+} from "../checkpoint/types.ts";
+import { ThreadInterruptedError } from "../errors.ts";
+import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
+import type { AuditRecord, SteeringRecord } from "../types.ts";
+import { withLease, type HeldLease, type LeaseSettings } from "./lease.ts";
+
+/** Fields of a {@link ThreadSession}. */
+export interface SessionInit {
+  /** The store; with a lease, the fenced view every write of the call goes through. */
+  store: Checkpointer;
+  threadId: ThreadId;
+  /** Who acts (recorded in the audit log). */
+  actor: string;
+  /** The thread lease the call holds (absent for reads, and without a checkpointer). */
+  lease?: HeldLease | undefined;
+  /** False when the graph has no checkpointer: a private memory store backs the call. */
+  durable?: boolean;
+  /** The clock of the call's records. */
+  clock?: () => Date;
+}
+
+/** One call's view of one thread. */
+export class ThreadSession {
+  readonly store: Checkpointer;
+  readonly threadId: ThreadId;
+  readonly actor: string;
+  readonly lease: HeldLease | undefined;
+  readonly durable: boolean;
+  private readonly clock: () => Date;
+
+  constructor(init: SessionInit) {
+    this.store = init.store;
+    this.threadId = init.threadId;
+    this.actor = init.actor;
+    this.lease = init.lease;
+    this.durable = init.durable ?? true;
+    this.clock = init.clock ?? (() => new Date());
+  }
+
+  /** The current time, as records store it. */
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** The head of a stream (default: the root run's), or the checkpoint `checkpointId` on it. */
+  head(
+    stream: string = ROOT_STREAM,
+    checkpointId?: CheckpointId,
+  ): Promise<CheckpointRecord | undefined> {
+    return this.store.getCheckpoint(this.threadId, stream, checkpointId);
+  }
+
+  /** The thread's interrupts (all streams), optionally of one status. */
+  interrupts(status?: StoredInterrupt["status"]): Promise<StoredInterrupt[]> {
+    return this.store.getThreadInterrupts(this.threadId, status);
+  }
+
+  /** The thread's pending interrupts. */
+  pending(): Promise<StoredInterrupt[]> {
+    return this.interrupts("pending");
+  }
+
+  /**
+   * Interrupt rows of one run (all statuses unless given), through the store's run index: a run
+   * reads its own rows, not the thread's, so resuming one of 1,000 paused children stays cheap.
+   */
+  async interruptsOfRun(
+    runId: RunId,
+    status?: StoredInterrupt["status"],
+  ): Promise<StoredInterrupt[]> {
+    const rows: StoredInterrupt[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.store.listInterrupts({
+        threadId: this.threadId,
+        runId,
+        limit: 1000,
+        cursor,
+        ...(status ? { status } : {}),
+      });
+      rows.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return rows;
+  }
+
+  /** A run of this store (any thread: callers check the thread where it matters). */
+  run(runId: RunId): Promise<RunRecord | undefined> {
+    return this.store.getRun(runId);
+  }
+
+  /** Stores a run row with the session's clock as its update time. */
+  putRun(run: RunRecord, changes: Partial<RunRecord> = {}): Promise<void> {
+    return this.store.putRun({ ...run, ...changes, updatedAt: this.now() });
+  }
+
+  /** Reads the values a checkpoint references (missing channels take their initial value). */
+  async values(
+    schema: Schema,
+    checkpoint: CheckpointRecord | undefined,
+  ): Promise<Record<string, unknown>> {
+    const stored =
+      checkpoint && Object.keys(checkpoint.versions).length > 0
+        ? await this.store.getChannelValues(this.threadId, checkpoint.stream, checkpoint.versions)
+        : {};
+    const values: Record<string, unknown> = {};
+    for (const [name, channel] of Object.entries(schema))
+      values[name] = name in stored ? stored[name] : channel.initial();
+    return values;
+  }
+
+  /** The thread row, created (with `tenant` and `metadata`) when the thread is new. */
+  async ensureThread(
+    tenant: string | null | undefined,
+    metadata: Record<string, unknown> | undefined,
+  ): Promise<ThreadRecord> {
+    const existing = await this.store.getThread(this.threadId);
+    if (existing) return existing;
+    const now = this.now();
+    const thread: ThreadRecord = {
+      threadId: this.threadId,
+      tenant: tenant ?? null,
+      metadata: metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.store.putThread(thread);
+    return thread;
+  }
+
+  /** What a request id produced before, if it was applied (see `RunOptions.requestId`). */
+  requestResult(requestId: string): ReturnType<Checkpointer["getRequestResult"]> {
+    return this.store.getRequestResult(requestId);
+  }
+
+  /** Stores a request's outcome so that a duplicate of it returns the same result. */
+  async finishRequest<T>(requestId: string, running: Promise<T>): Promise<T> {
+    const result = await running;
+    await this.store.putRequestResult(requestId, result);
+    return result;
+  }
+
+  /** Steering records of the thread, oldest first. */
+  steering(): Promise<SteeringRecord[]> {
+    return this.store.listSteering(this.threadId);
+  }
+
+  /** Appends an audit line by the session's actor. */
+  audit(
+    entry: Pick<AuditRecord, "runId" | "action" | "data"> &
+      Partial<Pick<AuditRecord, "interruptId">>,
+  ): Promise<void> {
+    return this.store.appendAudit({
+      id: `a_${randomUUID()}`,
+      threadId: this.threadId,
+      runId: entry.runId,
+      ...(entry.interruptId ? { interruptId: entry.interruptId } : {}),
+      action: entry.action,
+      actor: this.actor,
+      data: entry.data,
+      createdAt: this.now(),
+    });
+  }
+
+  /**
+   * Refuses plain input to a thread with pending interrupts, or cancels them (and marks their
+   * runs cancelled) when `onPending` is `"cancel"`.
+   *
+   * @throws ThreadInterruptedError when interrupts are pending and not to be cancelled.
+   */
+  async cancelPending(pending: StoredInterrupt[], onPending: "error" | "cancel"): Promise<void> {
+    if (pending.length === 0) return;
+    const refuse = (): ThreadInterruptedError =>
+      new ThreadInterruptedError(this.threadId, pending.map(toPublicInterrupt));
+    if (onPending !== "cancel") throw refuse();
+    const result = await this.store.answerInterrupts({
+      threadId: this.threadId,
+      answers: [],
+      cancel: pending.map((p) => p.id),
+      wake: [],
+      actor: this.actor,
+      action: "cancel",
+    });
+    if (!result.ok) throw refuse();
+    for (const runId of new Set(pending.map((p) => p.runId))) {
+      const run = await this.store.getRun(runId);
+      if (run && (run.status === "interrupted" || run.status === "running"))
+        await this.putRun(run, { status: "cancelled" });
+    }
+  }
+}
+
+/**
+ * Runs `fn` with a session that holds the thread's lease: every write of the call carries its
+ * fence, and the lease is released when `fn` settles.
+ *
+ * @throws ThreadBusyError when another owner keeps the lease longer than `settings.waitMs`.
+ */
+export function openSession<T>(
+  store: Checkpointer,
+  threadId: ThreadId,
+  settings: LeaseSettings,
+  actor: string,
+  fn: (session: ThreadSession) => Promise<T>,
+): Promise<T> {
+  return withLease(store, threadId, settings, (lease) =>
+    fn(new ThreadSession({ store: lease.store, threadId, actor, lease })),
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Steering: an instruction recorded for a run, task or interrupt, read by node code of the next
+ * execution in that scope through `ctx.steering`, with its line in the audit log.
+ */
+import { randomUUID } from "node:crypto";
+import { InvalidInputError } from "../errors.ts";
+import { asInterruptId, asRunId, asTaskId } from "../ids.ts";
+import { ROOT_STREAM } from "../keys.ts";
+import type { ResumeTarget } from "../resume/target.ts";
+import type { SteeringRecord } from "../types.ts";
+import type { ThreadSession } from "./session.ts";
+
+/**
+ * Records a steering instruction (and its audit line) for a target, by the session's actor.
+ *
+ * @throws InvalidInputError for empty text.
+ */
+export async function recordSteering(
+  session: ThreadSession,
+  target: ResumeTarget,
+  text: string,
+  interruptId?: string,
+): Promise<SteeringRecord> {
+  if (typeof text !== "string" || text.trim() === "")
+    throw new InvalidInputError("Steering text must be a non-empty string.");
+  const runId = asRunId(target.runId);
+  const run = await session.run(runId);
+  const head = await session.head(run?.stream ?? ROOT_STREAM);
+  const forInterrupt = target.interruptId ?? interruptId;
+  const record: SteeringRecord = {
+    id: `s_${randomUUID()}`,
+    threadId: session.threadId,
+    runId,
+    ...(target.taskId !== undefined ? { taskId: asTaskId(target.taskId) } : {}),
+    ...(forInterrupt !== undefined ? { interruptId: asInterruptId(forInterrupt) } : {}),
+    namespace: [...target.namespace],
+    text,
+    actor: session.actor,
+    checkpointId: head?.id ?? null,
+    createdAt: session.now(),
+  };
+  await session.store.appendSteering(record);
+  await session.store.appendAudit({
+    id: `a_${randomUUID()}`,
+    threadId: session.threadId,
+    runId: record.runId,
+    ...(record.interruptId ? { interruptId: record.interruptId } : {}),
+    action: "steer",
+    actor: session.actor,
+    data: { steeringId: record.id, text },
+    createdAt: record.createdAt,
+  });
+  return record;
+}

@@ -1,0 +1,28 @@
+/**
+ * The declaration of a route — method, path, scope and zod schemas — as data: the server context
+ * lists them for the OpenAPI document, `route.ts` registers their handlers.
+ */
+import type { z } from "zod";
+import type { Scope } from "./auth.ts";
+
+/** A route as declared. */
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: "GET" | "POST" | "DELETE";
+  /** Fastify path, e.g. `/threads/:id`. */
+  url: string;
+  operationId: string;
+  summary: string;
+  /** Scope the token needs; `null`: no token needed. */
+  scope: Scope | null;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Extra request headers the route reads (documented in OpenAPI). */
+  headers?: Record<string, string>;
+  /** Status → response schema (`null`: no body). `text/event-stream` routes set `sse`. */
+  responses: Record<number, z.ZodType | null>;
+  /** The route answers with Server-Sent Events. */
+  sse?: boolean;
+  /** A description of the SSE events, for the OpenAPI document. */
+  description?: string;
+}
