@@ -150,14 +150,11 @@ export function cloneThreadSqlite(
   copies: number,
 ): CloneReport {
   const tables = sqliteTables(db);
-  const tokens = templateTokens(
-    template,
-    tables,
-    (table, column) =>
-      db
-        .prepare(`SELECT DISTINCT ${quote(column)} FROM ${quote(table)} WHERE thread_id = ?`)
-        .pluck()
-        .all(template),
+  const tokens = templateTokens(template, tables, (table, column) =>
+    db
+      .prepare(`SELECT DISTINCT ${quote(column)} FROM ${quote(table)} WHERE thread_id = ?`)
+      .pluck()
+      .all(template),
   );
   const report: CloneReport = {};
   db.transaction(() => {
