@@ -74,7 +74,7 @@ describe("pause-resume", () => {
     // Two rounds: each measured row pools both and names each round in its note.
     for (const row of out.rows.filter((r) => r.rein.kind === "timing")) {
       expect(row.floor?.kind).toBe("timing");
-      expect(row.note).toMatch(/^2 rounds/);
+      expect(row.note).toMatch(/2 rounds \(order reversed every other round\)/);
     }
   });
 });

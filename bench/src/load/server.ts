@@ -29,6 +29,10 @@ export function startServer(store: ServerStore): Promise<ServerProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      // With the condition on the command line the bin runs the sources in this very process;
+      // without it, it would start itself again in a grandchild that a signal to this child
+      // would leave running.
+      "--conditions=@rein/source",
       join(REPO_ROOT, "packages/server/bin/rein.mjs"),
       "serve",
       "--open",

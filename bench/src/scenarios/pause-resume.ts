@@ -284,14 +284,18 @@ async function runStore(
   };
   const medians = (system: System, key: Metric): number[] =>
     results[system].flatMap((u) => (u.ok ? [summarize(u.value[key]).median] : []));
+  const commitNote = commits.ok
+    ? `Rein commits ${commits.value.pause} checkpoints while pausing and ${commits.value.resume} while resuming; the floor commits as many`
+    : undefined;
   const note = (key: Metric): string | undefined => {
-    if (rounds < 2) return undefined;
+    if (rounds < 2) return key === "roundTrip" ? commitNote : undefined;
     const rein = medians("rein", key);
     const peer = medians("peer", key);
     const floor = medians("floor", key);
     const ratios = rein.flatMap((x, i) => (peer[i] === undefined ? [] : [peer[i] / x]));
     const overFloor = rein.flatMap((x, i) => (floor[i] === undefined ? [] : [x / floor[i]]));
     return (
+      (key === "roundTrip" && commitNote ? `${commitNote}. ` : "") +
       `${rounds} rounds (order reversed every other round), medians in ms: Rein ${rein.map(fmt).join(" / ")}, ` +
       `LangGraph.js ${peer.map(fmt).join(" / ")}, floor ${floor.map(fmt).join(" / ")}; ` +
       `LangGraph.js / Rein ${spread(ratios)}, Rein ÷ floor ${spread(overFloor)}; ` +
