@@ -6,7 +6,7 @@
  * `bench/results/latest.md` instead, so a partial run never overwrites the committed results.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_DIR, describeEnvironment } from "./harness/env.ts";
@@ -21,7 +21,9 @@ import type { Size } from "./harness/scenario.ts";
 import { nowMs } from "./harness/stats.ts";
 import { SCENARIOS } from "./scenarios/index.ts";
 
-const USAGE = `Usage: npm run bench -- [--quick | --tiny] [--out FILE] [scenario ...]
+const USAGE = `Usage: npm run bench -- [--quick | --tiny] [--rounds N] [--out FILE] [scenario ...]
+--rounds: rounds of the scenarios that repeat (pause-resume), the order reversed every other
+round; 3 for a full run, 1 otherwise.
 Scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}`;
 
 async function main(): Promise<number> {
@@ -31,6 +33,7 @@ async function main(): Promise<number> {
       quick: { type: "boolean" },
       tiny: { type: "boolean" },
       out: { type: "string" },
+      rounds: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -44,6 +47,11 @@ async function main(): Promise<number> {
     return 2;
   }
   const size: Size = values.tiny ? "tiny" : values.quick ? "quick" : "full";
+  const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
+  if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) {
+    console.error(`--rounds must be a whole number ≥ 1\n${USAGE}`);
+    return 2;
+  }
   const chosen =
     positionals.length > 0 ? SCENARIOS.filter((s) => positionals.includes(s.name)) : SCENARIOS;
   const complete = size === "full" && chosen.length === SCENARIOS.length;
@@ -61,9 +69,16 @@ async function main(): Promise<number> {
     for (const scenario of chosen) {
       log(`${scenario.name}: start`);
       const t0 = nowMs();
+      const load = loadavg()[0] ?? 0;
       try {
-        const output = await scenario.run({ size, postgres, tmpDir, log });
-        reports.push({ scenario, rows: output.rows, seconds: (nowMs() - t0) / 1000 });
+        const output = await scenario.run({
+          size,
+          postgres,
+          tmpDir,
+          log,
+          ...(rounds !== undefined ? { rounds } : {}),
+        });
+        reports.push({ scenario, rows: output.rows, seconds: (nowMs() - t0) / 1000, load });
       } catch (error) {
         // One failing scenario must not lose the others' results; the exit code still says so.
         log(
@@ -74,13 +89,19 @@ async function main(): Promise<number> {
           rows: [],
           error: error instanceof Error ? error.message : String(error),
           seconds: (nowMs() - t0) / 1000,
+          load,
         });
       }
     }
   } finally {
     rmSync(tmpDir, { recursive: true, force: true });
   }
-  const command = `npm run bench${size === "full" ? "" : ` -- --${size}`}${positionals.length > 0 ? `${size === "full" ? " --" : ""} ${positionals.join(" ")}` : ""}`;
+  const flags = [
+    ...(size === "full" ? [] : [`--${size}`]),
+    ...(rounds !== undefined ? [`--rounds ${rounds}`] : []),
+    ...positionals,
+  ];
+  const command = `npm run bench${flags.length > 0 ? ` -- ${flags.join(" ")}` : ""}`;
   const markdown = renderMarkdown(env, size, reports, command);
   writeText(out, markdown);
   const stamp = env.date.replace(/[:.]/g, "-");

@@ -6,8 +6,8 @@ import { probePostgres, type PostgresTarget } from "./harness/postgres.ts";
 import type { ScenarioContext, ScenarioOutput, VariantCheck } from "./harness/scenario.ts";
 import { parallelInterrupts } from "./scenarios/parallel-interrupts.ts";
 import { pausedThreads } from "./scenarios/paused-threads.ts";
-import { pauseResume } from "./scenarios/pause-resume.ts";
-import { message, storageGrowth } from "./scenarios/storage-growth.ts";
+import { pauseResume, roundOrder } from "./scenarios/pause-resume.ts";
+import { meanPerStep, message, storageGrowth } from "./scenarios/storage-growth.ts";
 import { CHAIN_LENGTH, superstep } from "./scenarios/superstep.ts";
 import { targetedResume } from "./scenarios/targeted-resume.ts";
 
@@ -44,20 +44,46 @@ describe("superstep", () => {
       const c = check(out, variant);
       expect(c.rein).toEqual({ n: CHAIN_LENGTH });
       expect(c.peer).toEqual(c.rein);
+      // The floor loop serialized exactly as many checkpoints per run as Rein committed.
+      expect(c.counters["floorCommitsPerRun"]).toBe(c.counters["reinCommitsPerRun"]);
     }
+    expect(check(out, "MemorySaver").counters["reinCommitsPerRun"]).toBeGreaterThanOrEqual(
+      CHAIN_LENGTH,
+    );
+    expect(check(out, "no checkpointer").counters["floorCommitsPerRun"]).toBe(0);
     expect(out.rows).toHaveLength(2);
+    for (const row of out.rows) expect(row.floor?.kind).toBe("timing");
   });
 });
 
 describe("pause-resume", () => {
   it("both systems pause, take the answer and finish with the same state on every store", async () => {
-    const out = await pauseResume.run(ctx());
+    const out = await pauseResume.run({ ...ctx(), rounds: 2 });
     for (const c of out.checks) {
       expect(c.rein).toEqual({ n: 2, answer: "yes" });
       expect(c.peer).toEqual(c.rein);
+      expect(c.counters["rounds"]).toBe(2);
+      // The floor committed as many checkpoints per round trip as Rein did.
+      const { reinPauseCommits, reinResumeCommits, floorCommitsPerThread } = c.counters;
+      expect(reinPauseCommits).toBeGreaterThan(0);
+      expect(reinResumeCommits).toBeGreaterThan(0);
+      expect(floorCommitsPerThread).toBe((reinPauseCommits ?? 0) + (reinResumeCommits ?? 0));
     }
     expect(out.checks.map((c) => c.variant)).toEqual(expect.arrayContaining(["memory", "sqlite"]));
     expect(out.rows).toHaveLength(9);
+    // Two rounds: each measured row pools both and names each round in its note.
+    for (const row of out.rows.filter((r) => r.rein.kind === "timing")) {
+      expect(row.floor?.kind).toBe("timing");
+      expect(row.note).toMatch(/2 rounds \(order reversed every other round\)/);
+    }
+  });
+});
+
+describe("rounds", () => {
+  it("reverse the order of the systems every other round", () => {
+    expect(roundOrder(0)).toEqual(["rein", "peer", "floor"]);
+    expect(roundOrder(1)).toEqual(["floor", "peer", "rein"]);
+    expect(roundOrder(2)).toEqual(roundOrder(0));
   });
 });
 
@@ -114,6 +140,21 @@ describe("storage-growth", () => {
     }
     expect(message(1)).toHaveLength(1024);
     expect(out.rows.filter((r) => r.variant.startsWith("sqlite"))).toHaveLength(12);
+    // Per-checkpoint rows are means over ranges of steps, never one chosen step.
+    const perCheckpoint = out.rows.filter((r) => r.metric.includes("per checkpoint"));
+    expect(perCheckpoint.length).toBeGreaterThan(0);
+    for (const row of perCheckpoint)
+      expect(row.metric).toMatch(/^mean bytes per checkpoint, steps \d+–\d+$/);
+  });
+
+  it("the mean per checkpoint is the growth between two observations over the steps between", () => {
+    const after = new Map([
+      [0, 100],
+      [6, 700],
+      [12, 1900],
+    ]);
+    expect(meanPerStep(after, 0, 12)).toBe(150);
+    expect(meanPerStep(after, 6, 12)).toBe(200);
   });
 });
 
@@ -127,5 +168,9 @@ describe("paused-threads", () => {
       expect(c.counters).toMatchObject({ threads: 60, reinPage: 50, peerPage: 50 });
     }
     expect(check(out, "sqlite").rein).toHaveLength(3);
+    // The queue rows compare Rein's indexed query with the peer's forced scan: labelled so.
+    const queueRows = out.rows.filter((r) => r.metric.includes("page"));
+    expect(queueRows.length).toBeGreaterThan(0);
+    for (const row of queueRows) expect(row.comparison).toBe("feature");
   });
 });

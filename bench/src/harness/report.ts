@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Environment } from "./env.ts";
-import { ratio, type Cell, type ResultRow } from "./result.ts";
+import { floorRatio, ratio, type Cell, type ResultRow } from "./result.ts";
 import type { Scenario, Size } from "./scenario.ts";
 import { SIZE_METHOD } from "./sizes.ts";
 
@@ -15,6 +15,8 @@ export interface ScenarioReport {
   rows: ResultRow[];
   error?: string;
   seconds: number;
+  /** 1-minute load average when the scenario started. */
+  load?: number;
 }
 
 /** Formats a number with precision that suits its magnitude, with thousands separators. */
@@ -40,11 +42,23 @@ export function formatCell(cell: Cell): string {
   }
 }
 
-/** The ratio column: `12.3×`, or `—` when either side has no number. */
+const times = (r: number): string =>
+  `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
+
+/**
+ * The ratio column: `12.3×`, or `—` when either side has no number; a feature comparison says so
+ * beside its ratio.
+ */
 export function formatRatio(row: ResultRow): string {
   const r = ratio(row);
   if (r === null) return "—";
-  return `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
+  return row.comparison === "feature" ? `${times(r)} (feature comparison)` : times(r);
+}
+
+/** The Rein ÷ floor column: `2.1×`, or `—`. */
+export function formatFloorRatio(row: ResultRow): string {
+  const r = floorRatio(row);
+  return r === null ? "—" : times(r);
 }
 
 function scenarioSection(report: ScenarioReport): string {
@@ -52,19 +66,28 @@ function scenarioSection(report: ScenarioReport): string {
   const lines = [`## ${scenario.title}`, "", scenario.description, ""];
   if (report.error) lines.push(`**Failed:** ${escapeCell(report.error)}`, "");
   if (rows.length > 0) {
+    // Sections with a floor get two more columns: the floor and Rein ÷ floor.
+    const floors = rows.some((r) => r.floor);
     lines.push(
-      "| Variant | Metric | Rein | LangGraph.js | LangGraph.js / Rein |",
-      "| --- | --- | ---: | ---: | ---: |",
+      `| Variant | Metric | Rein | LangGraph.js | LangGraph.js / Rein |${floors ? " Floor | Rein ÷ floor |" : ""}`,
+      `| --- | --- | ---: | ---: | ---: |${floors ? " ---: | ---: |" : ""}`,
     );
     for (const row of rows)
       lines.push(
-        `| ${row.variant} | ${escapeCell(row.metric)} | ${formatCell(row.rein)} | ${formatCell(row.peer)} | ${formatRatio(row)} |`,
+        `| ${row.variant} | ${escapeCell(row.metric)} | ${formatCell(row.rein)} | ${formatCell(row.peer)} | ${formatRatio(row)} |` +
+          (floors
+            ? ` ${row.floor ? formatCell(row.floor) : "—"} | ${formatFloorRatio(row)} |`
+            : ""),
       );
     const notes = rows.filter((r) => r.note);
     if (notes.length > 0)
       lines.push("", ...notes.map((r) => `- ${r.variant}, ${r.metric}: ${r.note}`));
   }
-  lines.push("", `_${report.seconds.toFixed(1)} s for this scenario._`, "");
+  lines.push(
+    "",
+    `_${report.seconds.toFixed(1)} s for this scenario${report.load === undefined ? "" : `; 1-min load average ${report.load.toFixed(2)} at its start`}._`,
+    "",
+  );
   return lines.join("\n");
 }
 
@@ -81,6 +104,20 @@ function notAhead(reports: ScenarioReport[]): string[] {
     "Rows where Rein is **not** ahead (ratio ≤ 1):",
     "",
     ...rows.map((row) => `- ${row.scenario} / ${row.variant} / ${row.metric}: ${formatRatio(row)}`),
+    "",
+  ];
+}
+
+function floorSummary(reports: ScenarioReport[]): string[] {
+  const rows = reports.flatMap((r) => r.rows).filter((row) => floorRatio(row) !== null);
+  if (rows.length === 0) return [];
+  return [
+    "Rein ÷ floor (the same number of checkpoints, one small commit each; 1× is the floor):",
+    "",
+    ...rows.map(
+      (row) =>
+        `- ${row.scenario} / ${row.variant} / ${row.metric}: ${formatFloorRatio(row)} (Rein ${formatCell(row.rein)}, floor ${formatCell(row.floor as Cell)})`,
+    ),
     "",
   ];
 }
@@ -113,6 +150,9 @@ export function renderMarkdown(
     "",
     "- Timings are `median (p95 …)` over the repetitions named in the metric; sizes and counts are single values.",
     "- **LangGraph.js / Rein** divides the peer's median (or value) by Rein's: above 1 means Rein is faster or smaller, below 1 means LangGraph.js is.",
+    "- **Floor** (where a table has one) is the least work that stores what Rein stores: the same number of checkpoints as Rein commits, each one small write committed on its own (in memory: a minimal superstep loop that serializes each checkpoint into a map; SQLite: one autocommit INSERT on a WAL file with `synchronous=NORMAL`; Postgres: one autocommit INSERT, one round trip and one commit each, on a fresh database). **Rein ÷ floor** is how many times the floor Rein takes: 1× would be a runtime that costs nothing beyond its commits.",
+    "- `(feature comparison)` beside a ratio: the two systems do different work because the peer lacks the feature (e.g. Rein's indexed approval-queue query against the scan of every checkpoint the peer is forced into); the ratio measures what the feature saves, not the speed of the same work.",
+    "- Rows measured over several rounds (the order of the systems reversed every other round) pool the samples of all rounds; the note under the table gives each round's median, the spread of the ratio and the load average when each round started.",
     "- `≈` marks a value computed from a model of measured samples rather than measured whole; the note under the table says how.",
     "- `skipped: …` means the measurement could not run on this machine; `not expressible: …` means the system has no way to do it.",
     "- Both systems run with their documented defaults, except that both SQLite files use WAL with `synchronous=NORMAL` (Rein's default; the LangGraph.js saver enables WAL but leaves SQLite's default `FULL`).",
@@ -120,6 +160,7 @@ export function renderMarkdown(
     `- Storage: ${SIZE_METHOD}`,
     "",
     ...notAhead(reports),
+    ...floorSummary(reports),
     ...reports.map(scenarioSection),
   ].join("\n");
 }
@@ -136,7 +177,8 @@ export function renderJsonLines(env: Environment, size: Size, reports: ScenarioR
   for (const report of reports) {
     if (report.error)
       lines.push({ type: "error", scenario: report.scenario.name, error: report.error });
-    for (const row of report.rows) lines.push({ type: "row", ...row, ratio: ratio(row) });
+    for (const row of report.rows)
+      lines.push({ type: "row", ...row, ratio: ratio(row), floorRatio: floorRatio(row) });
   }
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }

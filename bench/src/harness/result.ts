@@ -30,6 +30,17 @@ export interface ResultRow {
   peer: Cell;
   /** Caveat shown beside the row (e.g. what the peer's closest equivalent is). */
   note?: string;
+  /**
+   * The floor: the least work that stores the same number of checkpoints, one commit each, on
+   * the same store (see `floor.ts`). Rein ÷ floor says how far Rein is above it.
+   */
+  floor?: Cell;
+  /**
+   * `"feature"` when the two sides do different work because the peer lacks the feature (e.g. an
+   * indexed query against the scan the peer is forced into): the ratio measures the feature, not
+   * the speed of the same work.
+   */
+  comparison?: "feature";
 }
 
 /** A timing cell from a summary of samples. */
@@ -73,4 +84,13 @@ export function ratio(row: ResultRow): number | null {
   const p = headline(row.peer);
   if (r === null || p === null || r === 0) return null;
   return p / r;
+}
+
+/** Rein / floor of the headline numbers, or `null` when either has no number. */
+export function floorRatio(row: ResultRow): number | null {
+  if (!row.floor) return null;
+  const r = headline(row.rein);
+  const f = headline(row.floor);
+  if (r === null || f === null || f === 0) return null;
+  return r / f;
 }

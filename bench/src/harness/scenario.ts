@@ -19,6 +19,16 @@ export interface ScenarioContext {
   tmpDir: string;
   /** Progress output (stderr in the CLI, silent in tests). */
   log: (message: string) => void;
+  /**
+   * Rounds of the scenarios that repeat their measurement (the order of the systems reversed
+   * every other round); {@link roundsOf} gives the default for the size.
+   */
+  rounds?: number;
+}
+
+/** Rounds to run: `ctx.rounds`, else 3 for a full run and 1 otherwise. */
+export function roundsOf(ctx: Pick<ScenarioContext, "size" | "rounds">): number {
+  return ctx.rounds ?? (ctx.size === "full" ? 3 : 1);
 }
 
 /**

@@ -21,17 +21,21 @@ import {
   StateGraph,
   type Checkpointer,
 } from "@rein/core";
+import { loadavg } from "node:os";
 import { assertSameState } from "../harness/check.ts";
 import { skipped, timing, type Cell, type ResultRow } from "../harness/result.ts";
 import {
   bySize,
+  roundsOf,
   type Scenario,
   type ScenarioContext,
   type ScenarioOutput,
   type VariantCheck,
 } from "../harness/scenario.ts";
 import { peerInterrupts, peerThread } from "../harness/peer.ts";
-import { storeFactory, useStore, type StoreKind } from "../harness/stores.ts";
+import { countCommits, openFloor, type FloorStore } from "../harness/floor.ts";
+import { formatNumber } from "../harness/report.ts";
+import { storeFactory, useStore, type StoreKind, type Used } from "../harness/stores.ts";
 import { nowMs, summarize, type Repetitions } from "../harness/stats.ts";
 
 /** Final state of one approval round trip. */
@@ -96,6 +100,31 @@ function peerRoundTrip(saver: BaseCheckpointSaver): RoundTrip {
   };
 }
 
+/**
+ * The floor of a round trip: the same two nodes as a minimal loop, committing as many
+ * checkpoints as Rein does (`pauseCommits` while pausing, `resumeCommits` while resuming), each on
+ * its own; the resume reads the newest checkpoint back first, as any resume must.
+ */
+function floorRoundTrip(floor: FloorStore, commits: { pause: number; resume: number }): RoundTrip {
+  return {
+    async pause(threadId) {
+      let state: ApprovalState = { n: 1, answer: "" };
+      for (let seq = 0; seq < commits.pause; seq++) {
+        if (seq === 1) state = { ...state, n: state.n + 1 }; // prepare
+        await floor.commit(threadId, seq, state);
+      }
+    },
+    async resume(threadId) {
+      let state = (await floor.latest(threadId)) as ApprovalState;
+      for (let i = 0; i < commits.resume; i++) {
+        if (i === 0) state = { ...state, answer: "yes" }; // ask, answered
+        await floor.commit(threadId, commits.pause + i, state);
+      }
+      return state;
+    },
+  };
+}
+
 /** Samples of one system: pause, resume and their sum, per thread (ms). */
 interface Samples {
   pause: number[];
@@ -145,6 +174,35 @@ const METRICS = [
   ["resume", "resume to completion"],
 ] as const;
 
+type Metric = (typeof METRICS)[number][0];
+type System = "rein" | "peer" | "floor";
+
+/** Checkpoints Rein commits while pausing and while resuming, counted on an unmeasured thread. */
+async function reinCommits(
+  stores: ReturnType<typeof storeFactory>,
+): Promise<Used<{ pause: number; resume: number }>> {
+  return useStore(
+    () => stores.rein("pause_resume_count"),
+    async (s) => {
+      const counted = countCommits(s.saver);
+      const system = reinRoundTrip(counted.saver);
+      await system.pause("count");
+      const pause = counted.count();
+      await system.resume("count");
+      return { pause, resume: counted.count() - pause };
+    },
+  );
+}
+
+/** The system order of round `r`: reversed every other round. */
+export function roundOrder(r: number): System[] {
+  return r % 2 === 0 ? ["rein", "peer", "floor"] : ["floor", "peer", "rein"];
+}
+
+const fmt = (ms: number): string => formatNumber(ms);
+const spread = (xs: number[]): string =>
+  xs.length === 0 ? "—" : `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}×`;
+
 async function runStore(
   ctx: ScenarioContext,
   kind: StoreKind,
@@ -158,41 +216,119 @@ async function runStore(
         metric,
         rein: cell,
         peer: cell,
+        floor: cell,
       })),
       check: null,
     };
   }
-  ctx.log(`pause-resume: ${kind}`);
   const reps = bySize(ctx, REPS)[kind];
+  const rounds = roundsOf(ctx);
   const stores = storeFactory(ctx, kind);
-  const rein = await useStore(
-    () => stores.rein("pause_resume"),
-    (s) => measure(reinRoundTrip(s.saver), reps, "rein"),
-  );
-  const peer = await useStore(
-    () => stores.peer("pause_resume"),
-    (s) => measure(peerRoundTrip(s.saver), reps, "peer"),
-  );
-  if (rein.ok)
-    assertSameState(`pause-resume ${kind} expected`, rein.value.final, { n: 2, answer: "yes" });
-  if (peer.ok)
-    assertSameState(`pause-resume ${kind} expected`, peer.value.final, { n: 2, answer: "yes" });
-  const cell = (used: typeof rein, key: (typeof METRICS)[number][0]): Cell =>
-    used.ok ? timing("ms", summarize(used.value[key])) : used.cell;
-  const rows = METRICS.map(([key, metric]) => ({
-    scenario: "pause-resume",
-    variant: kind,
-    metric: `${metric} (${reps.reps} threads)`,
-    rein: cell(rein, key),
-    peer: cell(peer, key),
-  }));
+  const commits = await reinCommits(stores);
+  // Per system, one Samples per round (or the reason it was skipped).
+  const results: Record<System, Used<Samples>[]> = { rein: [], peer: [], floor: [] };
+  const loads: number[] = [];
+  let floorCommits = 0;
+  for (let r = 0; r < rounds; r++) {
+    loads.push(loadavg()[0] ?? 0);
+    for (const system of roundOrder(r)) {
+      ctx.log(`pause-resume: ${kind}, round ${r + 1}/${rounds}, ${system}`);
+      if (system === "rein")
+        results.rein.push(
+          await useStore(
+            () => stores.rein("pause_resume"),
+            (s) => measure(reinRoundTrip(s.saver), reps, "rein"),
+          ),
+        );
+      else if (system === "peer")
+        results.peer.push(
+          await useStore(
+            () => stores.peer("pause_resume"),
+            (s) => measure(peerRoundTrip(s.saver), reps, "peer"),
+          ),
+        );
+      else if (!commits.ok) results.floor.push(commits);
+      else
+        results.floor.push(
+          await useStore(
+            async () => {
+              const floor = await openFloor(ctx, kind);
+              return {
+                saver: floor,
+                logicalBytes: () => Promise.resolve(null),
+                diskBytes: () => Promise.resolve(null),
+                close: () => floor.close(),
+              };
+            },
+            async (s) => {
+              const out = await measure(floorRoundTrip(s.saver, commits.value), reps, "floor");
+              floorCommits = s.saver.commits / (reps.warmup + reps.reps);
+              return out;
+            },
+          ),
+        );
+    }
+  }
+  for (const system of ["rein", "peer", "floor"] as const)
+    for (const used of results[system])
+      if (used.ok)
+        assertSameState(`pause-resume ${kind} ${system} expected`, used.value.final, {
+          n: 2,
+          answer: "yes",
+        });
+  const pooled = (system: System, key: Metric): Cell => {
+    const used = results[system];
+    const skippedOne = used.find((u) => !u.ok);
+    if (skippedOne && !skippedOne.ok) return skippedOne.cell;
+    return timing("ms", summarize(used.flatMap((u) => (u.ok ? u.value[key] : []))));
+  };
+  const medians = (system: System, key: Metric): number[] =>
+    results[system].flatMap((u) => (u.ok ? [summarize(u.value[key]).median] : []));
+  const commitNote = commits.ok
+    ? `Rein commits ${commits.value.pause} checkpoints while pausing and ${commits.value.resume} while resuming; the floor commits as many`
+    : undefined;
+  const note = (key: Metric): string | undefined => {
+    if (rounds < 2) return key === "roundTrip" ? commitNote : undefined;
+    const rein = medians("rein", key);
+    const peer = medians("peer", key);
+    const floor = medians("floor", key);
+    const ratios = rein.flatMap((x, i) => (peer[i] === undefined ? [] : [peer[i] / x]));
+    const overFloor = rein.flatMap((x, i) => (floor[i] === undefined ? [] : [x / floor[i]]));
+    return (
+      (key === "roundTrip" && commitNote ? `${commitNote}. ` : "") +
+      `${rounds} rounds (order reversed every other round), medians in ms: Rein ${rein.map(fmt).join(" / ")}, ` +
+      `LangGraph.js ${peer.map(fmt).join(" / ")}, floor ${floor.map(fmt).join(" / ")}; ` +
+      `LangGraph.js / Rein ${spread(ratios)}, Rein ÷ floor ${spread(overFloor)}; ` +
+      `1-min load average at each round's start ${loads.map((l) => l.toFixed(2)).join(" / ")}`
+    );
+  };
+  const rows: ResultRow[] = METRICS.map(([key, metric]) => {
+    const n = note(key);
+    return {
+      scenario: "pause-resume",
+      variant: kind,
+      metric: `${metric} (${reps.reps} threads${rounds > 1 ? ` × ${rounds} rounds` : ""})`,
+      rein: pooled("rein", key),
+      peer: pooled("peer", key),
+      floor: pooled("floor", key),
+      ...(n ? { note: n } : {}),
+    };
+  });
+  const rein = results.rein.at(-1);
+  const peer = results.peer.at(-1);
   const check =
-    rein.ok && peer.ok
+    rein?.ok && peer?.ok && commits.ok
       ? {
           variant: kind,
           rein: rein.value.final,
           peer: peer.value.final,
-          counters: { threads: reps.warmup + reps.reps },
+          counters: {
+            threads: reps.warmup + reps.reps,
+            rounds: results.rein.length,
+            reinPauseCommits: commits.value.pause,
+            reinResumeCommits: commits.value.resume,
+            floorCommitsPerThread: floorCommits,
+          },
         }
       : null;
   return { rows, check };
@@ -216,6 +352,8 @@ export const pauseResume: Scenario = {
   description:
     "Two nodes: `prepare` adds 1 to a number, `ask` calls `interrupt()` and stores the answer. Each round trip uses a fresh thread: " +
     "`invoke` runs until the interrupt and returns; a second call (`resume(Command.resume(v))` / `invoke(new Command({ resume: v }))`) " +
-    "completes the run. Memory, a SQLite file in WAL mode (both with `synchronous=NORMAL`), and Postgres on 127.0.0.1 (a fresh database per store).",
+    "completes the run. Memory, a SQLite file in WAL mode (both with `synchronous=NORMAL`), and Postgres on 127.0.0.1 (a fresh database per store and round). " +
+    "The floor commits as many checkpoints as Rein does for the same round trip (counted on an unmeasured thread), each one small INSERT committed on its own, and reads the newest one back before resuming. " +
+    "A full run measures three rounds, Rein, LangGraph.js, floor in the first and third and the reverse in the second; the note under each row gives every round.",
   run,
 };

@@ -280,6 +280,7 @@ function rowsFor(
       rein: cell(rein, (d) => timing("ms", summarize(d.pageMs))),
       peer: cell(peer, (d) => timing("ms", summarize(d.pageMs))),
       note: PEER_QUEUE_NOTE,
+      comparison: "feature",
     },
     {
       ...base,
@@ -287,6 +288,7 @@ function rowsFor(
       rein: cell(rein, (d) => timing("ms", summarize(d.pageAfterMs))),
       peer: cell(peer, (d) => timing("ms", summarize(d.pageAfterMs))),
       note: "the scan must read past every finished thread's checkpoints; Rein's indexed query does not see them",
+      comparison: "feature",
     },
     {
       ...base,
