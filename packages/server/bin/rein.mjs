@@ -3,8 +3,9 @@
 // sources run through tsx with the `@rein/source` export condition (so `@rein/*` imports resolve
 // to sources too); without that condition on the command line, the bin starts itself again with
 // it.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import os from "node:os";
 import { URL, fileURLToPath } from "node:url";
 
 const SOURCE = "--conditions=@rein/source";
@@ -16,12 +17,17 @@ const conditioned = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").sp
 // again with the condition.
 const sources = conditioned;
 if (!conditioned && !existsSync(built)) {
-  const again = spawnSync(
+  const again = spawn(
     process.execPath,
     [SOURCE, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { stdio: "inherit" },
   );
-  process.exit(again.status ?? 1);
+  // The child is the real server: a stop signal sent to this process must reach it, or `kill`
+  // of the bin's pid would leave the server running without its parent.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+    process.on(signal, () => again.kill(signal));
+  const [code, signal] = await new Promise((done) => again.on("exit", (c, s) => done([c, s])));
+  process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1));
 }
 
 // `rein interrupts | head` closes stdout early: that is the reader's choice, not a failure.
