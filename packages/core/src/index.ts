@@ -33,7 +33,7 @@ export type { ResumeTarget } from "./runtime/resume.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./runtime/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
 export type { MemorySaverOptions } from "./checkpoint/memory.ts";
-export type * from "./checkpoint/types.ts";
+export type { Checkpointer, RunRecord, ThreadRecord } from "./checkpoint/types.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
 export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.ts";

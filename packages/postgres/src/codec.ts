@@ -4,17 +4,21 @@
  * statuses, timestamps) are plain columns beside the encoded record.
  */
 import {
-  type ChannelBlob,
+  type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
   type InterruptStatus,
   type RunId,
-  type RunRecord,
   type Serializer,
-  type StoredInterrupt,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
+import type {
+  ChannelBlob,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  TaskResult,
+  ThreadRecord,
+} from "@rein/core/store";
 import { channelValuesFromChains } from "@rein/core/store";
 
 /** A row of `threads`. */
@@ -156,6 +160,36 @@ export class RowCodec {
       ]);
     }
     return arrays;
+  }
+
+  /**
+   * Four parallel arrays (checkpoint, task, kind, value) for the task results of a commit. One
+   * statement may not touch a row twice: a task's `writes` result is kept over later ones, as
+   * separate outcomes would keep it; otherwise the last result wins.
+   */
+  taskArrays(results: readonly { checkpointId: string; result: TaskResult }[]): string[][] {
+    const kept = new Map<string, { checkpointId: string; result: TaskResult }>();
+    for (const entry of results) {
+      const key = JSON.stringify([entry.checkpointId, entry.result.taskId]);
+      if (kept.get(key)?.result.kind !== "writes") kept.set(key, entry);
+    }
+    const arrays: string[][] = [[], [], [], []];
+    for (const { checkpointId, result } of kept.values()) {
+      push(arrays, [checkpointId, result.taskId, result.kind, this.ser(result)]);
+    }
+    return arrays;
+  }
+
+  /** The five thread columns of a commit's optional thread row (all null without one). */
+  threadParams(thread: ThreadRecord | undefined): (string | null)[] {
+    if (!thread) return [null, null, null, null, null];
+    const row = [thread.threadId, thread.tenant, thread.createdAt, thread.updatedAt];
+    return [...row, this.ser(thread.metadata)];
+  }
+
+  /** Two parallel arrays (thread, record) of audit lines, in order. */
+  auditArrays(records: readonly AuditRecord[]): string[][] {
+    return [records.map((r) => r.threadId), records.map((r) => this.ser(r))];
   }
 
   /** The interrupt of a row: the stored record with the mutable columns laid over it. */

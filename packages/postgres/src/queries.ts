@@ -4,7 +4,7 @@
  * costs an index seek whatever its depth.
  */
 import { createHash } from "node:crypto";
-import type { AuditQuery, InterruptQuery } from "@rein/core";
+import type { AuditQuery, InterruptQuery } from "@rein/core/store";
 import { INTERRUPT_COLUMNS, type Named } from "./statements.ts";
 
 /** A named query with its values. */

@@ -4,33 +4,35 @@
 import pg from "pg";
 import {
   jsonSerializer,
-  type AnswerBatch,
-  type AnswerOutcome,
-  type AuditQuery,
   type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
-  type Checkpointer,
-  type Fence,
   type InterruptId,
-  type InterruptPage,
-  type InterruptQuery,
   type InterruptStatus,
-  type LeaseRecord,
   type RunId,
-  type RunQuery,
-  type RunRecord,
   type Serializer,
   type SteeringRecord,
-  type StepCommit,
-  type StoredInterrupt,
-  type StreamKey,
   type TaskId,
-  type TaskOutcome,
-  type TaskResult,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
+import type {
+  AnswerBatch,
+  AnswerOutcome,
+  AuditQuery,
+  CheckpointRecord,
+  Checkpointer,
+  Fence,
+  InterruptPage,
+  InterruptQuery,
+  LeaseRecord,
+  RunQuery,
+  RunRecord,
+  StepCommit,
+  StoredInterrupt,
+  StreamKey,
+  TaskOutcome,
+  TaskResult,
+  ThreadRecord,
+} from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
 import {
   RowCodec,
@@ -47,6 +49,7 @@ import {
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
+  keysetSlice,
   pageLimit,
   validateThreadId,
 } from "@rein/core/store";
@@ -166,7 +169,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Threads ------------------------------------------------------------------------------------
 
-  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   async putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     validateThreadId(thread.threadId);
     const values = [
@@ -179,13 +181,11 @@ export class PostgresSaver implements Checkpointer {
     await this.#fenced(this.#sql.upsertThread, values, fence);
   }
 
-  /** The thread record, if it was created. */
   async getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     const [row] = await this.#rows<ThreadRow>(this.#sql.getThread, [threadId]);
     return row ? this.#codec.thread(row) : undefined;
   }
 
-  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
   async listThreads(query: {
     tenant?: string | null;
     limit?: number;
@@ -194,28 +194,16 @@ export class PostgresSaver implements Checkpointer {
     const limit = pageLimit(query.limit);
     const q = threadsQuery(this.#s, query.tenant, decodeCursor(query.cursor), limit);
     const rows = await this.#rows<ThreadRow>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((row) => this.#codec.thread(row)),
-      nextCursor:
-        rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
-    };
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.thread_id]));
+    return { items: page.rows.map((row) => this.#codec.thread(row)), nextCursor: page.nextCursor };
   }
 
-  /** Deletes the thread and every row stored under it, in one statement. */
   async deleteThread(threadId: ThreadId): Promise<void> {
     await this.#run(this.#sql.deleteThread, [threadId]);
   }
 
   // Checkpoints --------------------------------------------------------------------------------
 
-  /**
-   * Commits one step in one statement, compare-and-set on the stream head.
-   *
-   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
-   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
-   */
   async commitStep(commit: StepCommit): Promise<void> {
     const { checkpoint: cp, expectedHeadId } = commit;
     validateThreadId(cp.threadId);
@@ -229,6 +217,9 @@ export class PostgresSaver implements Checkpointer {
       ...this.#codec.interruptArrays(commit.interrupts ?? []),
       ...this.#codec.runArrays(commit.runs ?? []),
       commit.fence?.token ?? null,
+      ...this.#codec.taskArrays(commit.taskResults ?? []),
+      ...this.#codec.threadParams(commit.thread),
+      ...this.#codec.auditArrays(commit.audit ?? []),
     ];
     let ok: number;
     try {
@@ -257,7 +248,6 @@ export class PostgresSaver implements Checkpointer {
     }
   }
 
-  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
   async getCheckpoint(
     threadId: ThreadId,
     stream: StreamKey,
@@ -270,7 +260,6 @@ export class PostgresSaver implements Checkpointer {
     return row ? this.#codec.checkpoint(row) : undefined;
   }
 
-  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
   async listCheckpoints(
     threadId: ThreadId,
     stream: StreamKey,
@@ -290,11 +279,6 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.checkpoint(row));
   }
 
-  /**
-   * Values of the given channel versions, delta chains rebuilt (one recursive query).
-   *
-   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
-   */
   async getChannelValues(
     threadId: ThreadId,
     stream: StreamKey,
@@ -313,7 +297,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Task results -------------------------------------------------------------------------------
 
-  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
   async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     const { result } = outcome;
     const inserted = new Set(outcome.interrupts.map((i) => i.id));
@@ -336,7 +319,6 @@ export class PostgresSaver implements Checkpointer {
       checkFence(outcome.fence, row?.current_token == null ? null : Number(row.current_token));
   }
 
-  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   async getTaskResults(
     threadId: ThreadId,
     stream: StreamKey,
@@ -352,13 +334,11 @@ export class PostgresSaver implements Checkpointer {
 
   // Interrupts ---------------------------------------------------------------------------------
 
-  /** One interrupt by id. */
   async getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     const [row] = await this.#rows<InterruptRow>(this.#sql.getInterrupt, [id]);
     return row ? this.#codec.interrupt(row) : undefined;
   }
 
-  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   async getThreadInterrupts(
     threadId: ThreadId,
     status?: InterruptStatus,
@@ -370,26 +350,22 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.interrupt(row));
   }
 
-  /** Interrupts across threads, newest first (`createdAt`, then id), by keyset on an index. */
   async listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
     const limit = pageLimit(query.limit);
     const q = interruptsQuery(this.#s, query, decodeCursor(query.cursor), limit);
     const rows = await this.#rows<InterruptRow & { id: string; created_at: string }>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
     return {
-      items: page.map((row) => this.#codec.interrupt(row)),
-      nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      items: page.rows.map((row) => this.#codec.interrupt(row)),
+      nextCursor: page.nextCursor,
     };
   }
 
-  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
   async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
     return rows.map((row) => this.#codec.interrupt(row));
   }
 
-  /** Answers and cancels pending interrupts all-or-nothing, in one transaction. */
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
     return inTransaction(this.pool, async (client) => {
       if (batch.fence) {
@@ -405,24 +381,13 @@ export class PostgresSaver implements Checkpointer {
   }
 
   /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  async setInterruptStatus(
-    ids: InterruptId[],
-    status: "cancelled" | "superseded",
-    fence?: Fence,
-  ): Promise<void> {
-    if (ids.length === 0 && !fence) return;
-    await this.#fenced(this.#sql.setStatus, [ids, status, fence?.threadId ?? null], fence);
-  }
-
   // Request ids --------------------------------------------------------------------------------
 
-  /** Stores what a request id produced, returned to later duplicates of that request. */
   async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     const values = [requestId, this.#codec.ser(result), fence?.threadId ?? null];
     await this.#fenced(this.#sql.putRequestResult, values, fence);
   }
 
-  /** Whether a request id was applied, with the outcome stored for it. */
   async getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
     const [row] = await this.#rows<{ result: string | null }>(this.#sql.getRequest, [requestId]);
     if (!row) return undefined;
@@ -431,7 +396,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Once ---------------------------------------------------------------------------------------
 
-  /** The stored result of `ctx.once(key)` for a task, if it ran. */
   async getOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -441,7 +405,6 @@ export class PostgresSaver implements Checkpointer {
     return row ? { value: this.#codec.de(row.value) } : undefined;
   }
 
-  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
   async putOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -464,7 +427,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
   async putRun(run: RunRecord, fence?: Fence): Promise<void> {
     const values = [
       run.runId,
@@ -478,7 +440,6 @@ export class PostgresSaver implements Checkpointer {
     await this.#fenced(this.#sql.upsertRun, values, fence);
   }
 
-  /** Runs in one status across threads, least recently updated first, from an index. */
   async listRunsByStatus(
     query: RunQuery,
   ): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
@@ -488,21 +449,18 @@ export class PostgresSaver implements Checkpointer {
       this.#sql.runsByStatus,
       [query.status, query.rootOnly ?? false, afterAt, afterId, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
     return {
-      items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
-      nextCursor: rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
+      items: page.rows.map((row) => this.#codec.de<RunRecord>(row.record)),
+      nextCursor: page.nextCursor,
     };
   }
 
-  /** One run by id. */
   async getRun(runId: RunId): Promise<RunRecord | undefined> {
     const [row] = await this.#rows<{ record: string }>(this.#sql.getRun, [runId]);
     return row ? this.#codec.de<RunRecord>(row.record) : undefined;
   }
 
-  /** Runs of a thread, oldest first. */
   async listRuns(threadId: ThreadId): Promise<RunRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listRuns, [threadId]);
     return rows.map((row) => this.#codec.de<RunRecord>(row.record));
@@ -510,44 +468,35 @@ export class PostgresSaver implements Checkpointer {
 
   // Steering and audit -------------------------------------------------------------------------
 
-  /** Appends a steering record to its thread's log. */
   async appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     const values = [record.id, record.threadId, this.#codec.ser(record)];
     await this.#fenced(this.#sql.insertSteering, values, fence);
   }
 
-  /** Steering records of a thread, oldest first. */
   async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
     return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
   }
 
-  /** Appends an audit record. */
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     const values = [record.threadId, this.#codec.ser(record)];
     await this.#fenced(this.#sql.insertAudit, values, fence);
   }
 
-  /** Audit records oldest first, by thread or by the tenant of their thread. */
   async listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
     const limit = pageLimit(query.limit);
     const q = auditQuery(this.#s, query, decodeSeqCursor(query.cursor), limit);
     // bigint identities arrive as strings: they are only echoed back as cursors.
     const rows = await this.#rows<{ seq: string; record: string }>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = keysetSlice(rows, limit, (row) => row.seq);
     return {
-      items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
-      nextCursor: rows.length > limit && last ? last.seq : null,
+      items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
+      nextCursor: page.nextCursor,
     };
   }
 
   // Leases -------------------------------------------------------------------------------------
 
-  /**
-   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
-   * its new fencing token; `null` when another owner holds it.
-   */
   async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     validateThreadId(threadId);
     const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, [
@@ -558,17 +507,14 @@ export class PostgresSaver implements Checkpointer {
     return row ? Number(row.token) : null;
   }
 
-  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   async renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return (await this.#run(this.#sql.renewLease, [threadId, owner, ttlMs])) === 1;
   }
 
-  /** Releases `owner`'s lease; no-op when someone else holds it. */
   async releaseLease(threadId: ThreadId, owner: string): Promise<void> {
     await this.#run(this.#sql.releaseLease, [threadId, owner]);
   }
 
-  /** The unexpired lease of the thread, if any (by the database clock). */
   async getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     const [row] = await this.#rows<{ owner: string; expires_at: Date; token: string }>(
       this.#sql.getLease,

@@ -99,7 +99,8 @@ export function statementsFor(s: string) {
      * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
-     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token.
+     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token, $38..$41 task result arrays,
+     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays.
      */
     commitStep: named(
       "commit_step",
@@ -138,6 +139,24 @@ export function statementsFor(s: string) {
            AS u (run_id, thread_id, created_at, updated_at, status, root, record)
          WHERE EXISTS (SELECT 1 FROM ok)
          ${RUN_UPSERT_TAIL}
+       ), tasks AS (
+         INSERT INTO ${s}.task_results AS t
+           (thread_id, stream, checkpoint_id, task_id, kind, value)
+         SELECT $1, $2, u.* FROM unnest($38::text[], $39::text[], $40::text[], $41::text[]) AS u
+         WHERE EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
+         DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
+         WHERE t.kind <> 'writes'
+       ), thread AS (
+         INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
+         SELECT $42, $43, $44, $45, $46 WHERE $42::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT (thread_id) DO UPDATE SET
+           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata
+       ), audit AS (
+         INSERT INTO ${s}.audit (thread_id, record)
+         SELECT a.thread_id, a.record
+         FROM unnest($47::text[], $48::text[]) WITH ORDINALITY AS a (thread_id, record, n)
+         WHERE EXISTS (SELECT 1 FROM ok) ORDER BY a.n
        )
        SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
     ),
@@ -241,17 +260,6 @@ export function statementsFor(s: string) {
        WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= $1
        ORDER BY deadline, id LIMIT $2`,
     ),
-    setStatus: named(
-      "set_status",
-      fencedWrite(
-        s,
-        4,
-        3,
-        `UPDATE ${s}.interrupts SET status = $2
-         WHERE id = ANY ($1::text[]) AND status = 'pending' AND ${fenceOk(4)}`,
-      ),
-    ),
-
     // answerInterrupts, inside one transaction ---------------------------------------------------
     claimRequest: named(
       "claim_request",

@@ -4,17 +4,19 @@
  * plain columns beside the encoded record.
  */
 import {
-  type ChannelBlob,
   type CheckpointId,
-  type CheckpointRecord,
   type InterruptStatus,
   type RunId,
-  type RunRecord,
   type Serializer,
-  type StoredInterrupt,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
+import type {
+  ChannelBlob,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  ThreadRecord,
+} from "@rein/core/store";
 import { channelValuesFromChains } from "@rein/core/store";
 import type {
   BlobValues,

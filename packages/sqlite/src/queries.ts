@@ -4,7 +4,7 @@
  * an index seek whatever its depth.
  */
 import type Database from "better-sqlite3";
-import type { AuditQuery, InterruptQuery } from "@rein/core";
+import type { AuditQuery, InterruptQuery } from "@rein/core/store";
 import { INTERRUPT_COLUMNS, type InterruptRow } from "./statements.ts";
 
 type Params = Record<string, string | number | null>;

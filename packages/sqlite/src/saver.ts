@@ -6,33 +6,35 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import {
   jsonSerializer,
-  type AnswerBatch,
-  type AnswerOutcome,
-  type AuditQuery,
   type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
-  type Checkpointer,
-  type Fence,
   type InterruptId,
-  type InterruptPage,
-  type InterruptQuery,
   type InterruptStatus,
-  type LeaseRecord,
   type RunId,
-  type RunQuery,
-  type RunRecord,
   type Serializer,
   type SteeringRecord,
-  type StepCommit,
-  type StoredInterrupt,
-  type StreamKey,
   type TaskId,
-  type TaskOutcome,
-  type TaskResult,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
+import type {
+  AnswerBatch,
+  AnswerOutcome,
+  AuditQuery,
+  CheckpointRecord,
+  Checkpointer,
+  Fence,
+  InterruptPage,
+  InterruptQuery,
+  LeaseRecord,
+  RunQuery,
+  RunRecord,
+  StepCommit,
+  StoredInterrupt,
+  StreamKey,
+  TaskOutcome,
+  TaskResult,
+  ThreadRecord,
+} from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
@@ -42,6 +44,7 @@ import {
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
+  keysetSlice,
   pageLimit,
   validateThreadId,
 } from "@rein/core/store";
@@ -154,7 +157,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Threads ------------------------------------------------------------------------------------
 
-  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       validateThreadId(thread.threadId);
@@ -163,7 +165,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** The thread record, if it was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getThread.get(threadId);
@@ -171,7 +172,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];
     nextCursor: string | null;
@@ -184,17 +184,14 @@ export class SqliteSaver implements Checkpointer {
         limit,
       );
       const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.thread_id]));
       return {
-        items: page.map((row) => this.#codec.thread(row)),
-        nextCursor:
-          rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
+        items: page.rows.map((row) => this.#codec.thread(row)),
+        nextCursor: page.nextCursor,
       };
     });
   }
 
-  /** Deletes the thread and every row stored under it, in one transaction. */
   deleteThread(threadId: ThreadId): Promise<void> {
     return settle(() => {
       this.#write(() => {
@@ -207,12 +204,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Checkpoints --------------------------------------------------------------------------------
 
-  /**
-   * Commits one step in one `BEGIN IMMEDIATE` transaction, after checking the stream head.
-   *
-   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
-   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
-   */
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
       const { checkpoint: cp } = commit;
@@ -222,6 +213,19 @@ export class SqliteSaver implements Checkpointer {
       const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
       const interrupts = (commit.interrupts ?? []).map((i) => this.#codec.interruptParams(i));
       const runs = (commit.runs ?? []).map((r) => this.#codec.runParams(r));
+      const tasks = (commit.taskResults ?? []).map(
+        ({ checkpointId, result }) =>
+          [
+            cp.threadId,
+            cp.stream,
+            checkpointId,
+            result.taskId,
+            result.kind,
+            this.#codec.ser(result),
+          ] as const,
+      );
+      const thread = commit.thread ? this.#codec.threadRow(commit.thread) : undefined;
+      const audit = (commit.audit ?? []).map((a) => [a.threadId, this.#codec.ser(a)] as const);
       const sql = this.#sql;
       this.#write(() => {
         this.#checkFence(commit.fence);
@@ -238,11 +242,13 @@ export class SqliteSaver implements Checkpointer {
         for (const blob of blobs) sql.insertBlob.run(...blob);
         for (const params of interrupts) sql.upsertInterrupt.run(params);
         for (const params of runs) sql.upsertRun.run(params);
+        for (const params of tasks) sql.putTaskResult.run(...params);
+        if (thread) sql.upsertThread.run(thread);
+        for (const [threadId, text] of audit) sql.insertAudit.run(threadId, text);
       });
     });
   }
 
-  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
   getCheckpoint(
     threadId: ThreadId,
     stream: StreamKey,
@@ -257,7 +263,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
   listCheckpoints(
     threadId: ThreadId,
     stream: StreamKey,
@@ -274,11 +279,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /**
-   * Values of the given channel versions, delta chains rebuilt (one recursive query).
-   *
-   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
-   */
   getChannelValues(
     threadId: ThreadId,
     stream: StreamKey,
@@ -298,7 +298,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Task results -------------------------------------------------------------------------------
 
-  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
   putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     return settle(() => {
       const { threadId, stream, checkpointId, result } = outcome;
@@ -307,9 +306,9 @@ export class SqliteSaver implements Checkpointer {
       const sql = this.#sql;
       this.#write(() => {
         this.#checkFence(outcome.fence);
-        const prior = sql.getTaskKind.get(threadId, stream, checkpointId, result.taskId);
-        if (prior?.kind === "writes") return;
-        sql.upsertTaskResult.run(threadId, stream, checkpointId, result.taskId, result.kind, value);
+        // No change means the task already has a `writes` result: the outcome is ignored.
+        const params = [threadId, stream, checkpointId, result.taskId, result.kind, value] as const;
+        if (sql.putTaskResult.run(...params).changes === 0) return;
         for (const params of interrupts) sql.upsertInterrupt.run(params);
         if (outcome.superseded.length > 0) {
           sql.supersede.run(JSON.stringify(outcome.superseded));
@@ -318,7 +317,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   getTaskResults(
     threadId: ThreadId,
     stream: StreamKey,
@@ -333,7 +331,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Interrupts ---------------------------------------------------------------------------------
 
-  /** One interrupt by id. */
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     return settle(() => {
       const row = this.#sql.getInterrupt.get(id);
@@ -341,7 +338,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   getThreadInterrupts(threadId: ThreadId, status?: InterruptStatus): Promise<StoredInterrupt[]> {
     return settle(() => {
       const rows =
@@ -352,7 +348,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Interrupts across threads, newest first (`createdAt`, then id), from an index. */
   listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
     return settle(() => {
       const limit = pageLimit(query.limit);
@@ -362,51 +357,31 @@ export class SqliteSaver implements Checkpointer {
         limit,
       );
       const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
       return {
-        items: page.map((row) => this.#codec.interrupt(row)),
-        nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+        items: page.rows.map((row) => this.#codec.interrupt(row)),
+        nextCursor: page.nextCursor,
       };
     });
   }
 
-  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     return settle(() =>
       this.#sql.expiredInterrupts.all(now, limit).map((row) => this.#codec.interrupt(row)),
     );
   }
 
-  /** Answers and cancels pending interrupts all-or-nothing, in one `BEGIN IMMEDIATE` transaction. */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return settle(() => {
-      const runs = (batch.runs ?? []).map((r) => this.#codec.runParams(r));
-      return this.#write(() => {
+    return settle(() =>
+      this.#write(() => {
         this.#checkFence(batch.fence);
-        const outcome = applyAnswers(this.#sql, this.#codec, batch);
-        if (outcome.ok) for (const params of runs) this.#sql.upsertRun.run(params);
-        return outcome;
-      });
-    });
-  }
-
-  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  setInterruptStatus(
-    ids: InterruptId[],
-    status: "cancelled" | "superseded",
-    fence?: Fence,
-  ): Promise<void> {
-    return settle(() => {
-      this.#fenced(fence, () => {
-        if (ids.length > 0) this.#sql.setStatus.run(status, JSON.stringify(ids));
-      });
-    });
+        return applyAnswers(this.#sql, this.#codec, batch);
+      }),
+    );
   }
 
   // Request ids --------------------------------------------------------------------------------
 
-  /** Stores what a request id produced, returned to later duplicates of that request. */
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(result);
@@ -414,7 +389,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Whether a request id was applied, with the outcome stored for it. */
   getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
     return settle(() => {
       const row = this.#sql.getRequest.get(requestId);
@@ -425,7 +399,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Once ---------------------------------------------------------------------------------------
 
-  /** The stored result of `ctx.once(key)` for a task, if it ran. */
   getOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -437,7 +410,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
   putOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -457,7 +429,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
   putRun(run: RunRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const params = this.#codec.runParams(run);
@@ -465,7 +436,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Runs in one status across threads, least recently updated first, from an index. */
   listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
     return settle(() => {
       const limit = pageLimit(query.limit);
@@ -477,17 +447,14 @@ export class SqliteSaver implements Checkpointer {
         afterId,
         limit: limit + 1,
       });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
       return {
-        items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
-        nextCursor:
-          rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
+        items: page.rows.map((row) => this.#codec.de<RunRecord>(row.record)),
+        nextCursor: page.nextCursor,
       };
     });
   }
 
-  /** One run by id. */
   getRun(runId: RunId): Promise<RunRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getRun.get(runId);
@@ -495,7 +462,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Runs of a thread, oldest first. */
   listRuns(threadId: ThreadId): Promise<RunRecord[]> {
     return settle(() =>
       this.#sql.listRuns.all(threadId).map((row) => this.#codec.de<RunRecord>(row.record)),
@@ -504,7 +470,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Steering and audit -------------------------------------------------------------------------
 
-  /** Appends a steering record to its thread's log. */
   appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(record);
@@ -512,14 +477,12 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Steering records of a thread, oldest first. */
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     return settle(() =>
       this.#sql.listSteering.all(threadId).map((row) => this.#codec.de<SteeringRecord>(row.record)),
     );
   }
 
-  /** Appends an audit record. */
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(record);
@@ -527,27 +490,21 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Audit records oldest first, by thread or by the tenant of their thread. */
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
     return settle(() => {
       const limit = pageLimit(query.limit);
       const { statement, params } = this.#lists.audit(query, decodeSeqCursor(query.cursor), limit);
       const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = keysetSlice(rows, limit, (row) => String(row.seq));
       return {
-        items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
-        nextCursor: rows.length > limit && last ? String(last.seq) : null,
+        items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
+        nextCursor: page.nextCursor,
       };
     });
   }
 
   // Leases -------------------------------------------------------------------------------------
 
-  /**
-   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
-   * its new fencing token; `null` when another owner holds it.
-   */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     return settle(() => {
       validateThreadId(threadId);
@@ -557,7 +514,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return settle(() => {
       const now = Date.now();
@@ -566,14 +522,12 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Releases `owner`'s lease; no-op when someone else holds it. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void> {
     return settle(() => {
       this.#sql.releaseLease.run(threadId, owner);
     });
   }
 
-  /** The unexpired lease of the thread, if any. */
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getLease.get(threadId, Date.now());

@@ -185,15 +185,13 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     // Task results -----------------------------------------------------------------------------
-    getTaskKind: prep<[string, string, string, string], { kind: string }>(
-      `SELECT kind FROM task_results
-       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ? AND task_id = ?`,
-    ),
-    upsertTaskResult: prep<[string, string, string, string, string, string]>(
+    // A task that has a `writes` result keeps it: no change then.
+    putTaskResult: prep<[string, string, string, string, string, string]>(
       `INSERT INTO task_results (thread_id, stream, checkpoint_id, task_id, kind, value)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
-       DO UPDATE SET kind = excluded.kind, value = excluded.value`,
+       DO UPDATE SET kind = excluded.kind, value = excluded.value
+       WHERE task_results.kind <> 'writes'`,
     ),
     listTaskResults: prep<[string, string, string], { value: string }>(
       `SELECT value FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?

@@ -216,3 +216,17 @@ export function channelValuesFromChains(
   }
   return out;
 }
+
+/**
+ * One page of a keyset query that fetched `limit + 1` rows: the first `limit` rows, and the
+ * cursor of the last of them when the extra row shows there is more.
+ */
+export function keysetSlice<Row>(
+  rows: readonly Row[],
+  limit: number,
+  cursorOf: (row: Row) => string,
+): { rows: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+}

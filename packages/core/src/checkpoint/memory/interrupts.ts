@@ -2,11 +2,11 @@
  * The interrupt rows of {@link MemorySaver}: each record kept serialized, with the fields that
  * queries filter on beside it, and an index by thread.
  */
-import type { InterruptId, RunId, ThreadId } from "../ids.ts";
-import type { Serializer } from "../serde.ts";
-import type { InterruptStatus } from "../types.ts";
-import { compareOldestFirst, keysetPage, pageLimit } from "./store-kit.ts";
-import type { InterruptPage, InterruptQuery, StoredInterrupt } from "./types.ts";
+import type { InterruptId, RunId, ThreadId } from "../../ids.ts";
+import type { Serializer } from "../../serde.ts";
+import type { InterruptStatus } from "../../types.ts";
+import { compareOldestFirst, keysetPage, pageLimit } from "../store-kit.ts";
+import type { InterruptPage, InterruptQuery, StoredInterrupt } from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
 export interface InterruptRow {
