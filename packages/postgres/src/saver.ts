@@ -34,6 +34,7 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
+import { commitStep } from "./commit.ts";
 import {
   RowCodec,
   type ChainRow,
@@ -42,10 +43,9 @@ import {
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
-import { guarded, inTransaction, storeError } from "./connection.ts";
+import { guarded, inTransaction } from "./connection.ts";
 import {
   checkFence,
-  conflictError,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
@@ -205,47 +205,8 @@ export class PostgresSaver implements Checkpointer {
   // Checkpoints --------------------------------------------------------------------------------
 
   async commitStep(commit: StepCommit): Promise<void> {
-    const { checkpoint: cp, expectedHeadId } = commit;
-    validateThreadId(cp.threadId);
-    const values = [
-      cp.threadId,
-      cp.stream,
-      cp.id,
-      expectedHeadId,
-      ...this.#codec.checkpointParams(cp),
-      ...this.#codec.blobArrays(commit.blobs),
-      ...this.#codec.interruptArrays(commit.interrupts ?? []),
-      ...this.#codec.runArrays(commit.runs ?? []),
-      commit.fence?.token ?? null,
-      ...this.#codec.taskArrays(commit.taskResults ?? []),
-      ...this.#codec.threadParams(commit.thread),
-      ...this.#codec.auditArrays(commit.audit ?? []),
-    ];
-    let ok: number;
-    try {
-      const [row] = await this.pool
-        .query<{ ok: number; current_token: string | null }>({
-          ...this.#sql.commitStep,
-          values,
-        })
-        .then((r) => r.rows);
-      ok = row?.ok ?? 0;
-      if (ok !== 1 && commit.fence)
-        checkFence(commit.fence, row?.current_token == null ? null : Number(row.current_token));
-    } catch (error) {
-      // The checkpoint id exists already: as much a lost race as a moved head.
-      if (!isUniqueViolation(error, "checkpoints_pkey")) throw storeError(error);
-      ok = 0;
-    }
-    if (ok !== 1) {
-      // Read the head afresh: the statement's snapshot may predate the commit that beat us.
-      const [head] = await this.#rows<{ checkpoint_id: string }>(this.#sql.getHead, [
-        cp.threadId,
-        cp.stream,
-      ]);
-      const current = (head?.checkpoint_id ?? null) as CheckpointId | null;
-      throw conflictError(cp, expectedHeadId, current);
-    }
+    validateThreadId(commit.checkpoint.threadId);
+    await commitStep(this.pool, this.#sql, this.#codec, commit);
   }
 
   async getCheckpoint(
@@ -529,10 +490,4 @@ export class PostgresSaver implements Checkpointer {
   async close(): Promise<void> {
     if (this.#ownsPool && !this.pool.ended) await this.pool.end();
   }
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, constraint: name } = error as Error & { code?: string; constraint?: string };
-  return code === "23505" && name === constraint;
 }

@@ -36,16 +36,11 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
+import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
 import {
   checkFence,
-  conflictError,
-  decodeCursor,
-  decodeSeqCursor,
-  encodeCursor,
-  keysetSlice,
-  pageLimit,
   validateThreadId,
 } from "@rein/core/store";
 import { settle } from "./errors.ts";
@@ -115,7 +110,7 @@ export class SqliteSaver implements Checkpointer {
       this.db.pragma("foreign_keys = OFF");
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
-      this.#lists = new ListQueries(this.db);
+      this.#lists = new ListQueries(this.db, this.#codec);
       // Made once: building a transaction function per call costs more than the commit itself.
       this.#transaction = this.db.transaction((body: () => unknown) => body());
     } catch (error) {
@@ -176,20 +171,7 @@ export class SqliteSaver implements Checkpointer {
     items: ThreadRecord[];
     nextCursor: string | null;
   }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.threads(
-        query.tenant,
-        decodeCursor(query.cursor),
-        limit,
-      );
-      const rows = statement.all(params);
-      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.thread_id]));
-      return {
-        items: page.rows.map((row) => this.#codec.thread(row)),
-        nextCursor: page.nextCursor,
-      };
-    });
+    return settle(() => this.#lists.threadsPage(query));
   }
 
   deleteThread(threadId: ThreadId): Promise<void> {
@@ -206,45 +188,11 @@ export class SqliteSaver implements Checkpointer {
 
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
-      const { checkpoint: cp } = commit;
-      validateThreadId(cp.threadId);
-      // Encode before taking the write lock: less time holding it, and nothing to undo.
-      const row = this.#codec.checkpointValues(cp);
-      const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
-      const interrupts = (commit.interrupts ?? []).map((i) => this.#codec.interruptParams(i));
-      const runs = (commit.runs ?? []).map((r) => this.#codec.runParams(r));
-      const tasks = (commit.taskResults ?? []).map(
-        ({ checkpointId, result }) =>
-          [
-            cp.threadId,
-            cp.stream,
-            checkpointId,
-            result.taskId,
-            result.kind,
-            this.#codec.ser(result),
-          ] as const,
-      );
-      const thread = commit.thread ? this.#codec.threadRow(commit.thread) : undefined;
-      const audit = (commit.audit ?? []).map((a) => [a.threadId, this.#codec.ser(a)] as const);
-      const sql = this.#sql;
+      validateThreadId(commit.checkpoint.threadId);
+      const encoded = encodeCommit(this.#codec, commit);
       this.#write(() => {
         this.#checkFence(commit.fence);
-        const head = (sql.getHead.get(cp.threadId, cp.stream)?.checkpoint_id ??
-          null) as CheckpointId | null;
-        if (head !== commit.expectedHeadId) throw conflictError(cp, commit.expectedHeadId, head);
-        try {
-          sql.insertCheckpoint.run(...row);
-        } catch (error) {
-          if (isConstraint(error)) throw conflictError(cp, commit.expectedHeadId, head);
-          throw error;
-        }
-        sql.setHead.run(cp.threadId, cp.stream, cp.id);
-        for (const blob of blobs) sql.insertBlob.run(...blob);
-        for (const params of interrupts) sql.upsertInterrupt.run(params);
-        for (const params of runs) sql.upsertRun.run(params);
-        for (const params of tasks) sql.putTaskResult.run(...params);
-        if (thread) sql.upsertThread.run(thread);
-        for (const [threadId, text] of audit) sql.insertAudit.run(threadId, text);
+        writeCommit(this.#sql, commit, encoded);
       });
     });
   }
@@ -349,20 +297,7 @@ export class SqliteSaver implements Checkpointer {
   }
 
   listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.interrupts(
-        query,
-        decodeCursor(query.cursor),
-        limit,
-      );
-      const rows = statement.all(params);
-      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
-      return {
-        items: page.rows.map((row) => this.#codec.interrupt(row)),
-        nextCursor: page.nextCursor,
-      };
-    });
+    return settle(() => this.#lists.interruptsPage(query));
   }
 
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
@@ -437,22 +372,7 @@ export class SqliteSaver implements Checkpointer {
   }
 
   listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
-      const rows = this.#sql.runsByStatus.all({
-        status: query.status,
-        rootOnly: query.rootOnly ? 1 : 0,
-        afterAt,
-        afterId,
-        limit: limit + 1,
-      });
-      const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
-      return {
-        items: page.rows.map((row) => this.#codec.de<RunRecord>(row.record)),
-        nextCursor: page.nextCursor,
-      };
-    });
+    return settle(() => this.#lists.runsPage(query));
   }
 
   getRun(runId: RunId): Promise<RunRecord | undefined> {
@@ -491,16 +411,7 @@ export class SqliteSaver implements Checkpointer {
   }
 
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.audit(query, decodeSeqCursor(query.cursor), limit);
-      const rows = statement.all(params);
-      const page = keysetSlice(rows, limit, (row) => String(row.seq));
-      return {
-        items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
-        nextCursor: page.nextCursor,
-      };
-    });
+    return settle(() => this.#lists.auditPage(query));
   }
 
   // Leases -------------------------------------------------------------------------------------
@@ -543,8 +454,4 @@ export class SqliteSaver implements Checkpointer {
       if (this.db.open) this.db.close();
     });
   }
-}
-
-function isConstraint(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code.startsWith("SQLITE_CONSTRAINT");
 }

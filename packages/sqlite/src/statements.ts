@@ -282,15 +282,6 @@ export function prepareStatements(db: Database.Database) {
          record = excluded.record
        WHERE runs.status NOT IN ('done', 'cancelled')`,
     ),
-    runsByStatus: prep<
-      [{ status: string; rootOnly: number; afterAt: string; afterId: string; limit: number }],
-      { record: string; updated_at: string; run_id: string }
-    >(
-      `SELECT record, updated_at, run_id FROM runs INDEXED BY runs_by_status
-       WHERE status = @status AND (@rootOnly = 0 OR root = 1)
-         AND (updated_at, run_id) > (@afterAt, @afterId)
-       ORDER BY updated_at, run_id LIMIT @limit`,
-    ),
     getRun: prep<[string], { record: string }>("SELECT record FROM runs WHERE run_id = ?"),
     listRuns: prep<[string], { record: string }>(
       "SELECT record FROM runs WHERE thread_id = ? ORDER BY created_at, seq",
