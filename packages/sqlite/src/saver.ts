@@ -39,10 +39,7 @@ import { applyAnswers } from "./answers.ts";
 import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
-import {
-  checkFence,
-  validateThreadId,
-} from "@rein/core/store";
+import { checkFence, validateThreadId } from "@rein/core/store";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
