@@ -28,5 +28,14 @@ export type {
   AnswerWrites,
   InterruptResolution,
 } from "./checkpoint/answer-plan.ts";
+export {
+  interruptBody,
+  joinInterrupt,
+  joinRun,
+  joinTaskResult,
+  runBody,
+  taskResultBody,
+} from "./checkpoint/columns.ts";
+export type { InterruptColumns, RunColumns } from "./checkpoint/columns.ts";
 export type * from "./checkpoint/types.ts";
 export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

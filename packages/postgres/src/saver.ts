@@ -40,6 +40,8 @@ import {
   type ChainRow,
   type CheckpointRow,
   type InterruptRow,
+  type RunRow,
+  type TaskResultRow,
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
@@ -269,7 +271,7 @@ export class PostgresSaver implements Checkpointer {
         outcome.checkpointId,
         result.taskId,
         result.kind,
-        this.#codec.ser(result),
+        this.#codec.taskValue(result),
         ...this.#codec.interruptArrays(outcome.interrupts),
         // A row may change once per statement: ids re-inserted above are not also superseded.
         outcome.superseded.filter((id) => !inserted.has(id)),
@@ -285,12 +287,12 @@ export class PostgresSaver implements Checkpointer {
     stream: StreamKey,
     checkpointId: CheckpointId,
   ): Promise<TaskResult[]> {
-    const rows = await this.#rows<{ value: string }>(this.#sql.listTaskResults, [
+    const rows = await this.#rows<TaskResultRow>(this.#sql.listTaskResults, [
       threadId,
       stream,
       checkpointId,
     ]);
-    return rows.map((row) => this.#codec.de<TaskResult>(row.value));
+    return rows.map((row) => this.#codec.taskResult(row));
   }
 
   // Interrupts ---------------------------------------------------------------------------------
@@ -314,7 +316,7 @@ export class PostgresSaver implements Checkpointer {
   async listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
     const limit = pageLimit(query.limit);
     const q = interruptsQuery(this.#s, query, decodeCursor(query.cursor), limit);
-    const rows = await this.#rows<InterruptRow & { id: string; created_at: string }>(q, q.values);
+    const rows = await this.#rows<InterruptRow>(q, q.values);
     const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
     return {
       items: page.rows.map((row) => this.#codec.interrupt(row)),
@@ -396,7 +398,7 @@ export class PostgresSaver implements Checkpointer {
       run.updatedAt,
       run.status,
       run.parentRunId === null,
-      this.#codec.ser(run),
+      this.#codec.runValue(run),
     ];
     await this.#fenced(this.#sql.upsertRun, values, fence);
   }
@@ -406,25 +408,28 @@ export class PostgresSaver implements Checkpointer {
   ): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
     const limit = pageLimit(query.limit);
     const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
-    const rows = await this.#rows<{ record: string; updated_at: string; run_id: string }>(
-      this.#sql.runsByStatus,
-      [query.status, query.rootOnly ?? false, afterAt, afterId, limit + 1],
-    );
+    const rows = await this.#rows<RunRow>(this.#sql.runsByStatus, [
+      query.status,
+      query.rootOnly ?? false,
+      afterAt,
+      afterId,
+      limit + 1,
+    ]);
     const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
     return {
-      items: page.rows.map((row) => this.#codec.de<RunRecord>(row.record)),
+      items: page.rows.map((row) => this.#codec.run(row)),
       nextCursor: page.nextCursor,
     };
   }
 
   async getRun(runId: RunId): Promise<RunRecord | undefined> {
-    const [row] = await this.#rows<{ record: string }>(this.#sql.getRun, [runId]);
-    return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+    const [row] = await this.#rows<RunRow>(this.#sql.getRun, [runId]);
+    return row ? this.#codec.run(row) : undefined;
   }
 
   async listRuns(threadId: ThreadId): Promise<RunRecord[]> {
-    const rows = await this.#rows<{ record: string }>(this.#sql.listRuns, [threadId]);
-    return rows.map((row) => this.#codec.de<RunRecord>(row.record));
+    const rows = await this.#rows<RunRow>(this.#sql.listRuns, [threadId]);
+    return rows.map((row) => this.#codec.run(row));
   }
 
   // Steering and audit -------------------------------------------------------------------------

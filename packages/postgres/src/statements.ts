@@ -11,7 +11,11 @@ export interface Named {
 }
 
 /** Columns an interrupt is read from. */
-export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+export const INTERRUPT_COLUMNS =
+  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+
+/** Columns a run is read from. */
+export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
 
 /** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
 const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
@@ -241,7 +245,7 @@ export function statementsFor(s: string) {
     ),
     listTaskResults: named(
       "list_task_results",
-      `SELECT value FROM ${s}.task_results
+      `SELECT task_id, kind, value FROM ${s}.task_results
        WHERE thread_id = $1 AND stream = $2 AND checkpoint_id = $3 ORDER BY seq`,
     ),
 
@@ -346,15 +350,15 @@ export function statementsFor(s: string) {
     ),
     runsByStatus: named(
       "runs_by_status",
-      `SELECT record, updated_at, run_id FROM ${s}.runs
+      `SELECT ${RUN_COLUMNS} FROM ${s}.runs
        WHERE status = $1 AND (NOT $2::boolean OR root) AND (updated_at, run_id) > ($3, $4)
        ORDER BY updated_at, run_id LIMIT $5`,
     ),
     lockLease: named("lock_lease", `SELECT token FROM ${s}.leases WHERE thread_id = $1 FOR SHARE`),
-    getRun: named("get_run", `SELECT record FROM ${s}.runs WHERE run_id = $1`),
+    getRun: named("get_run", `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = $1`),
     listRuns: named(
       "list_runs",
-      `SELECT record FROM ${s}.runs WHERE thread_id = $1 ORDER BY created_at, seq`,
+      `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE thread_id = $1 ORDER BY created_at, seq`,
     ),
     insertSteering: named(
       "insert_steering",

@@ -22,14 +22,14 @@ export function encodeCommit(codec: RowCodec, commit: StepCommit) {
     runs: (commit.runs ?? []).map((r) => codec.runParams(r)),
     tasks: (commit.taskResults ?? []).map(
       ({ checkpointId, result }) =>
-        [cp.threadId, cp.stream, checkpointId, result.taskId, result.kind, codec.ser(result)] as [
-          string,
-          string,
-          string,
-          string,
-          string,
-          string,
-        ],
+        [
+          cp.threadId,
+          cp.stream,
+          checkpointId,
+          result.taskId,
+          result.kind,
+          codec.taskValue(result),
+        ] as [string, string, string, string, string, string],
     ),
     thread: commit.thread ? codec.threadRow(commit.thread) : undefined,
     audit: (commit.audit ?? []).map((a) => [a.threadId, codec.ser(a)] as [string, string]),

@@ -19,7 +19,7 @@ import {
   type ThreadRecord,
 } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
-import { INTERRUPT_COLUMNS, type InterruptRow } from "./statements.ts";
+import { INTERRUPT_COLUMNS, RUN_COLUMNS, type InterruptRow, type RunRow } from "./statements.ts";
 
 type Params = Record<string, string | number | null>;
 
@@ -77,8 +77,8 @@ export class ListQueries {
   runsPage(query: RunQuery): Page<RunRecord> {
     const limit = pageLimit(query.limit);
     const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
-    const statement = this.#prepare<{ record: string; updated_at: string; run_id: string }>(
-      `SELECT record, updated_at, run_id FROM runs INDEXED BY runs_by_status
+    const statement = this.#prepare<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_by_status
        WHERE status = @status AND (@rootOnly = 0 OR root = 1)
          AND (updated_at, run_id) > (@afterAt, @afterId)
        ORDER BY updated_at, run_id LIMIT @limit`,
@@ -91,7 +91,7 @@ export class ListQueries {
       limit: limit + 1,
     });
     const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
-    const items = page.rows.map((row) => this.#codec.de<RunRecord>(row.record));
+    const items = page.rows.map((row) => this.#codec.run(row));
     return { items, nextCursor: page.nextCursor };
   }
 
@@ -147,7 +147,7 @@ export class ListQueries {
     query: InterruptQuery,
     after: [string, string] | null,
     limit: number,
-  ): Query<InterruptRow & { id: string; created_at: string }> {
+  ): Query<InterruptRow> {
     const where: string[] = [];
     const params: Params = { limit: limit + 1 };
     const filter = (column: string, value: string | null | undefined, op = "=") => {
@@ -165,7 +165,7 @@ export class ListQueries {
       params["after_at"] = after[0];
       params["after_id"] = after[1];
     }
-    const sql = `SELECT id, created_at, ${INTERRUPT_COLUMNS} FROM interrupts
+    const sql = `SELECT ${INTERRUPT_COLUMNS} FROM interrupts
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY created_at DESC, id DESC LIMIT @limit`;
     return { statement: this.#prepare(sql), params };

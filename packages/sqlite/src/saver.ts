@@ -246,7 +246,7 @@ export class SqliteSaver implements Checkpointer {
   putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     return settle(() => {
       const { threadId, stream, checkpointId, result } = outcome;
-      const value = this.#codec.ser(result);
+      const value = this.#codec.taskValue(result);
       const interrupts = outcome.interrupts.map((i) => this.#codec.interruptParams(i));
       const sql = this.#sql;
       this.#write(() => {
@@ -270,7 +270,7 @@ export class SqliteSaver implements Checkpointer {
     return settle(() =>
       this.#sql.listTaskResults
         .all(threadId, stream, checkpointId)
-        .map((row) => this.#codec.de<TaskResult>(row.value)),
+        .map((row) => this.#codec.taskResult(row)),
     );
   }
 
@@ -375,14 +375,12 @@ export class SqliteSaver implements Checkpointer {
   getRun(runId: RunId): Promise<RunRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getRun.get(runId);
-      return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+      return row ? this.#codec.run(row) : undefined;
     });
   }
 
   listRuns(threadId: ThreadId): Promise<RunRecord[]> {
-    return settle(() =>
-      this.#sql.listRuns.all(threadId).map((row) => this.#codec.de<RunRecord>(row.record)),
-    );
+    return settle(() => this.#sql.listRuns.all(threadId).map((row) => this.#codec.run(row)));
   }
 
   // Steering and audit -------------------------------------------------------------------------

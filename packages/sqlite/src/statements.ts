@@ -3,6 +3,7 @@
  * depends on the filters given (the list methods) are built in `queries.ts` and cached there.
  */
 import type Database from "better-sqlite3";
+import type { InterruptColumns, RunColumns } from "@rein/core/store";
 
 /** A row of `threads`. */
 export interface ThreadRow {
@@ -64,9 +65,8 @@ export type BlobValues = [
 ];
 
 /** The columns an interrupt record is rebuilt from. */
-export interface InterruptRow {
+export interface InterruptRow extends InterruptColumns {
   record: string;
-  status: string;
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
@@ -100,7 +100,23 @@ export interface RunParams {
 }
 
 /** Columns an interrupt is read from. */
-export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+export const INTERRUPT_COLUMNS =
+  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+
+/** The columns a run record is rebuilt from. */
+export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
+
+/** The columns a run record is rebuilt from. */
+export interface RunRow extends RunColumns {
+  record: string;
+}
+
+/** The columns a task result is rebuilt from. */
+export interface TaskResultRow {
+  task_id: string;
+  kind: string;
+  value: string;
+}
 
 type ThreadStream = { thread: string; stream: string };
 
@@ -193,8 +209,9 @@ export function prepareStatements(db: Database.Database) {
        DO UPDATE SET kind = excluded.kind, value = excluded.value
        WHERE task_results.kind <> 'writes'`,
     ),
-    listTaskResults: prep<[string, string, string], { value: string }>(
-      `SELECT value FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
+    listTaskResults: prep<[string, string, string], TaskResultRow>(
+      `SELECT task_id, kind, value FROM task_results
+       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
        ORDER BY seq`,
     ),
     deletePaused: prep<[string, string, string, string]>(
@@ -282,9 +299,9 @@ export function prepareStatements(db: Database.Database) {
          record = excluded.record
        WHERE runs.status NOT IN ('done', 'cancelled')`,
     ),
-    getRun: prep<[string], { record: string }>("SELECT record FROM runs WHERE run_id = ?"),
-    listRuns: prep<[string], { record: string }>(
-      "SELECT record FROM runs WHERE thread_id = ? ORDER BY created_at, seq",
+    getRun: prep<[string], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
+    listRuns: prep<[string], RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at, seq`,
     ),
 
     // Steering and audit -----------------------------------------------------------------------
