@@ -3,12 +3,7 @@
  * encoded with the store's serializer; fields that are queried (ids, statuses, timestamps) are
  * plain columns beside the encoded record.
  */
-import {
-  type CheckpointId,
-  type RunId,
-  type Serializer,
-  type ThreadId,
-} from "@rein/core";
+import { type CheckpointId, type RunId, type Serializer, type ThreadId } from "@rein/core";
 import type {
   ChannelBlob,
   CheckpointRecord,
