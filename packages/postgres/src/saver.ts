@@ -33,7 +33,7 @@ import type {
   TaskResult,
   ThreadRecord,
 } from "@rein/core/store";
-import { applyAnswers } from "./answers.ts";
+import { answerInterrupts } from "./answers.ts";
 import { commitStep } from "./commit.ts";
 import {
   RowCodec,
@@ -45,7 +45,7 @@ import {
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
-import { guarded, inTransaction } from "./connection.ts";
+import { guarded } from "./connection.ts";
 import {
   checkFence,
   decodeCursor,
@@ -330,20 +330,9 @@ export class PostgresSaver implements Checkpointer {
   }
 
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return inTransaction(this.pool, async (client) => {
-      if (batch.fence) {
-        const [lease] = await this.#rows<{ token: string }>(
-          this.#sql.lockLease,
-          [batch.threadId],
-          client,
-        );
-        checkFence(batch.fence, lease ? Number(lease.token) : null);
-      }
-      return applyAnswers(client, this.#sql, this.#codec, batch);
-    });
+    return answerInterrupts(this.pool, this.#sql, this.#codec, batch);
   }
 
-  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
   // Request ids --------------------------------------------------------------------------------
 
   async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
