@@ -7,6 +7,8 @@
  * @module
  */
 export {
+  chainFromRange,
+  chainLengthOfVersion,
   channelValuesFromChains,
   checkFence,
   FINAL_RUN_STATUSES,

@@ -47,6 +47,8 @@ import {
 import { migrate, quoteSchema } from "./migrations.ts";
 import { guarded } from "./connection.ts";
 import {
+  chainFromRange,
+  chainLengthOfVersion,
   checkFence,
   decodeCursor,
   decodeSeqCursor,
@@ -249,13 +251,34 @@ export class PostgresSaver implements Checkpointer {
   ): Promise<Record<string, unknown>> {
     const wanted = Object.entries(versions);
     if (wanted.length === 0) return {};
-    const rows = await this.#rows<ChainRow>(this.#sql.readChains, [
+    const ranges = await this.#rows<ChainRow & { version: string }>(this.#sql.chainRanges, [
       threadId,
       stream,
       wanted.map(([channel]) => channel),
       wanted.map(([, version]) => version),
+      wanted.map(([, version]) => chainLengthOfVersion(version)),
     ]);
-    return this.#codec.channelValues(wanted, rows);
+    const links: ChainRow[] = [];
+    const forked: [string, string][] = [];
+    for (const [channel, version] of wanted) {
+      const chain = chainFromRange(
+        version,
+        ranges.filter((row) => row.channel === channel),
+      );
+      if (chain) links.push(...chain);
+      else forked.push([channel, version]);
+    }
+    if (forked.length > 0) {
+      links.push(
+        ...(await this.#rows<ChainRow>(this.#sql.readChains, [
+          threadId,
+          stream,
+          forked.map(([channel]) => channel),
+          forked.map(([, version]) => version),
+        ])),
+      );
+    }
+    return this.#codec.channelValues(wanted, links);
   }
 
   // Task results -------------------------------------------------------------------------------

@@ -136,7 +136,21 @@ export function statementsFor(s: string) {
       `SELECT * FROM ${s}.checkpoints WHERE thread_id = $1 AND stream = $2 AND id < $3
        ORDER BY id DESC LIMIT $4`,
     ),
-    // All wanted channels in one query, each chain followed down to its full blob. Each link is
+    // For each wanted channel, its newest versions up to the wanted one, as many as the chain
+    // has links (an index range, backwards): in a stream that never forked, exactly the chain.
+    // $3 channels, $4 versions, $5 link counts.
+    chainRanges: named(
+      "chain_ranges",
+      `SELECT w.channel, b.version, b.kind, b.prev, b.value
+       FROM unnest($3::text[], $4::text[], $5::int[]) AS w (channel, version, links)
+       CROSS JOIN LATERAL (
+         SELECT version, kind, prev, value FROM ${s}.blobs b
+         WHERE b.thread_id = $1 AND b.stream = $2 AND b.channel = w.channel
+           AND b.version <= w.version
+         ORDER BY b.version DESC LIMIT w.links
+       ) b`,
+    ),
+    // The fallback for a forked stream: each chain followed link by link to its full blob. Each link is
     // a LATERAL primary-key lookup; `LIMIT 1` (the key is unique) keeps the planner from turning
     // it into a join that scans the whole stream's blobs once per link.
     readChains: named(

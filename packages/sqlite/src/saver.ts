@@ -39,10 +39,15 @@ import { applyAnswers } from "./answers.ts";
 import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
-import { checkFence, validateThreadId } from "@rein/core/store";
+import {
+  chainFromRange,
+  chainLengthOfVersion,
+  checkFence,
+  validateThreadId,
+} from "@rein/core/store";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
-import { prepareStatements, type Statements } from "./statements.ts";
+import { prepareStatements, type ChainRow, type Statements } from "./statements.ts";
 
 /** Options of {@link SqliteSaver}. */
 export interface SqliteSaverOptions {
@@ -231,13 +236,25 @@ export class SqliteSaver implements Checkpointer {
   ): Promise<Record<string, unknown>> {
     return settle(() => {
       const wanted = Object.entries(versions);
-      if (wanted.length === 0) return {};
-      const rows = this.#sql.readChains.all({
-        thread: threadId,
-        stream,
-        versions: JSON.stringify(versions),
-      });
-      return this.#codec.channelValues(wanted, rows);
+      const links: ChainRow[] = [];
+      const forked: Record<string, string> = {};
+      for (const [channel, version] of wanted) {
+        const range = this.#sql.chainRange.all(
+          threadId,
+          stream,
+          channel,
+          version,
+          chainLengthOfVersion(version),
+        );
+        const chain = chainFromRange(version, range);
+        if (chain) for (const link of chain) links.push({ channel, depth: 0, ...link });
+        else forked[channel] = version;
+      }
+      if (Object.keys(forked).length > 0) {
+        const params = { thread: threadId, stream, versions: JSON.stringify(forked) };
+        links.push(...this.#sql.readChains.all(params));
+      }
+      return this.#codec.channelValues(wanted, links);
     });
   }
 

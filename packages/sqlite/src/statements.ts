@@ -38,6 +38,14 @@ export interface ChainRow {
   value: string;
 }
 
+/** One version of a channel read by range. */
+export interface RangeRow {
+  version: string;
+  kind: "full" | "delta";
+  prev: string | null;
+  value: string;
+}
+
 /** Values of a checkpoint insert, in column order. */
 export type CheckpointValues = [
   thread_id: string,
@@ -182,7 +190,14 @@ export function prepareStatements(db: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     ),
-    // One query for all channels: each chain is followed down to its full blob. CROSS JOIN keeps
+    // The newest `limit` versions of a channel up to `version`: in a stream that never forked,
+    // exactly the version's chain, read as one index range.
+    chainRange: prep<[string, string, string, string, number], RangeRow>(
+      `SELECT version, kind, prev, value FROM blobs
+       WHERE thread_id = ? AND stream = ? AND channel = ? AND version <= ?
+       ORDER BY version DESC LIMIT ?`,
+    ),
+    // The fallback for a forked stream: each chain followed link by link to its full blob. CROSS JOIN keeps
     // json_each as the outer loop, so each link is one primary-key seek, never a stream scan.
     readChains: prep<[ThreadStream & { versions: string }], ChainRow>(
       `WITH RECURSIVE chain (channel, depth, kind, prev, value) AS (
