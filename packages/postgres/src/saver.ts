@@ -31,6 +31,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  ThreadHead,
   ThreadRecord,
 } from "@rein/core/store";
 import { answerInterrupts } from "./answers.ts";
@@ -188,6 +189,21 @@ export class PostgresSaver implements Checkpointer {
   async getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     const [row] = await this.#rows<ThreadRow>(this.#sql.getThread, [threadId]);
     return row ? this.#codec.thread(row) : undefined;
+  }
+
+  async getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+    const [row] = await this.#rows<{
+      checkpoint: CheckpointRow | null;
+      run: RunRow | null;
+      thread: ThreadRow | null;
+      pending: number;
+    }>(this.#sql.getThreadHead, [threadId, stream]);
+    return {
+      checkpoint: row?.checkpoint ? this.#codec.checkpoint(row.checkpoint) : undefined,
+      run: row?.run ? this.#codec.run(row.run) : undefined,
+      thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
+      pendingInterrupts: row?.pending ?? 0,
+    };
   }
 
   async listThreads(query: {

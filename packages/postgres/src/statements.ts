@@ -38,6 +38,24 @@ export function statementsFor(s: string) {
            metadata = EXCLUDED.metadata`,
       ),
     ),
+    // Everything a call on a thread reads first, in one round trip.
+    getThreadHead: named(
+      "get_thread_head",
+      `WITH c AS (
+         SELECT c.* FROM ${s}.heads h
+         JOIN ${s}.checkpoints c
+           ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
+         WHERE h.thread_id = $1 AND h.stream = $2
+       )
+       SELECT (SELECT row_to_json(c) FROM c) AS checkpoint,
+         (SELECT row_to_json(r) FROM (
+            SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = (SELECT run_id FROM c)) r) AS run,
+         (SELECT row_to_json(t) FROM (
+            SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+            WHERE thread_id = $1) t) AS thread,
+         (SELECT count(*)::int FROM ${s}.interrupts
+          WHERE thread_id = $1 AND status = 'pending') AS pending`,
+    ),
     getThread: named(
       "get_thread",
       `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads

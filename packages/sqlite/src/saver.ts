@@ -33,6 +33,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  ThreadHead,
   ThreadRecord,
 } from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
@@ -167,6 +168,24 @@ export class SqliteSaver implements Checkpointer {
       const row = this.#sql.getThread.get(threadId);
       return row ? this.#codec.thread(row) : undefined;
     });
+  }
+
+  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+    return settle(
+      () =>
+        // One read transaction: the four reads see one state even while another process writes.
+        this.#transaction(() => {
+          const head = this.#sql.getHeadCheckpoint.get(threadId, stream);
+          const run = head && this.#sql.getRun.get(head.run_id);
+          const thread = this.#sql.getThread.get(threadId);
+          return {
+            checkpoint: head ? this.#codec.checkpoint(head) : undefined,
+            run: run ? this.#codec.run(run) : undefined,
+            thread: thread ? this.#codec.thread(thread) : undefined,
+            pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
+          };
+        }) as ThreadHead,
+    );
   }
 
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{

@@ -163,6 +163,9 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO heads (thread_id, stream, checkpoint_id) VALUES (?, ?, ?)
        ON CONFLICT (thread_id, stream) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
     ),
+    pendingCount: prep<[string], { n: number }>(
+      "SELECT count(*) AS n FROM interrupts WHERE thread_id = ? AND status = 'pending'",
+    ),
     // Positional parameters on the hot path: binding by name costs about twice as much.
     insertCheckpoint: prep<CheckpointValues>(
       `INSERT INTO checkpoints

@@ -36,6 +36,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  ThreadHead,
   ThreadRecord,
 } from "./types.ts";
 
@@ -80,6 +81,20 @@ export class MemorySaver implements Checkpointer {
     return settle(() => {
       const record = this.#db.threads.get(threadId)?.record;
       return record ? this.#db.de<ThreadRecord>(record.data) : undefined;
+    });
+  }
+
+  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+    return settle(() => {
+      const checkpoint = checkpoints.getCheckpoint(this.#db, threadId, stream);
+      const run = checkpoint && this.#db.runs.get(checkpoint.runId);
+      const record = this.#db.threads.get(threadId)?.record;
+      return {
+        checkpoint,
+        run: run ? this.#db.de<RunRecord>(run.data) : undefined,
+        thread: record ? this.#db.de<ThreadRecord>(record.data) : undefined,
+        pendingInterrupts: this.#db.interrupts.pendingCount(threadId),
+      };
     });
   }
 

@@ -287,12 +287,29 @@ export interface AuditQuery {
   cursor?: string | null;
 }
 
+/** What a call on a thread reads first, fetched together by {@link ThreadStore.getThreadHead}. */
+export interface ThreadHead {
+  /** The head checkpoint of the stream, if it has one. */
+  checkpoint: CheckpointRecord | undefined;
+  /** The run of that checkpoint. */
+  run: RunRecord | undefined;
+  /** The thread row, if the thread was created. */
+  thread: ThreadRecord | undefined;
+  /** How many of the thread's interrupts (all streams) are pending. */
+  pendingInterrupts: number;
+}
+
 /** Threads: the row a thread's tenant and metadata live in. */
 export interface ThreadStore {
   /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
   /** The thread record, if the thread was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
+  /**
+   * The stream's head checkpoint, its run, the thread row and the count of pending interrupts, in
+   * one read (one round trip), none of it decoded beyond what is returned.
+   */
+  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead>;
   /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];

@@ -118,6 +118,15 @@ export class InterruptTable {
     }
   }
 
+  /** How many of a thread's interrupts are pending (no record is decoded). */
+  pendingCount(threadId: ThreadId): number {
+    let count = 0;
+    for (const id of this.#byThread.get(threadId) ?? []) {
+      if (this.#rows.get(id)?.status === "pending") count += 1;
+    }
+    return count;
+  }
+
   /** A thread's interrupts, oldest first, optionally of one status. */
   ofThread(threadId: ThreadId, status?: InterruptStatus): StoredInterrupt[] {
     const rows: InterruptRow[] = [];
