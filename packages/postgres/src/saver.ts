@@ -35,10 +35,10 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { answerInterrupts } from "./answers.ts";
+import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import {
   RowCodec,
-  type ChainRow,
   type CheckpointRow,
   type InterruptRow,
   type RunRow,
@@ -48,8 +48,6 @@ import {
 import { migrate, quoteSchema } from "./migrations.ts";
 import { guarded } from "./connection.ts";
 import {
-  chainFromRange,
-  chainLengthOfVersion,
   checkFence,
   decodeCursor,
   decodeSeqCursor,
@@ -265,36 +263,7 @@ export class PostgresSaver implements Checkpointer {
     stream: StreamKey,
     versions: Record<string, string>,
   ): Promise<Record<string, unknown>> {
-    const wanted = Object.entries(versions);
-    if (wanted.length === 0) return {};
-    const ranges = await this.#rows<ChainRow & { version: string }>(this.#sql.chainRanges, [
-      threadId,
-      stream,
-      wanted.map(([channel]) => channel),
-      wanted.map(([, version]) => version),
-      wanted.map(([, version]) => chainLengthOfVersion(version)),
-    ]);
-    const links: ChainRow[] = [];
-    const forked: [string, string][] = [];
-    for (const [channel, version] of wanted) {
-      const chain = chainFromRange(
-        version,
-        ranges.filter((row) => row.channel === channel),
-      );
-      if (chain) links.push(...chain);
-      else forked.push([channel, version]);
-    }
-    if (forked.length > 0) {
-      links.push(
-        ...(await this.#rows<ChainRow>(this.#sql.readChains, [
-          threadId,
-          stream,
-          forked.map(([channel]) => channel),
-          forked.map(([, version]) => version),
-        ])),
-      );
-    }
-    return this.#codec.channelValues(wanted, links);
+    return channelValues(this.pool, this.#sql, this.#codec, [threadId, stream], versions);
   }
 
   // Task results -------------------------------------------------------------------------------
