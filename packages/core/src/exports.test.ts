@@ -2,6 +2,16 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import type * as core from "./index.ts";
+import type * as store from "./store.ts";
+
+// Store-only records live in `@rein/core/store`; the app-facing index keeps the store type and
+// the records its public getters return. Checked by the compiler (`tsc -b`).
+export type AppFacing = [core.Checkpointer, core.RunRecord, core.ThreadRecord, store.StepCommit];
+// @ts-expect-error StepCommit is store-only.
+export type StoreOnlyStepCommit = core.StepCommit;
+// @ts-expect-error StoredInterrupt is store-only.
+export type StoreOnlyStoredInterrupt = core.StoredInterrupt;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const packages = readdirSync(join(root, "packages"))
@@ -82,5 +92,26 @@ describe("package export maps", () => {
       "steeringMessages",
     ])
       expect(core[name], name).toBeDefined();
+  });
+
+  it("the store entry point exports what a store author needs", async () => {
+    const store = (await import("./store.ts")) as Record<string, unknown>;
+    for (const name of [
+      "planAnswerBatch",
+      "answerTargets",
+      "keysetPage",
+      "keysetSlice",
+      "pageLimit",
+      "encodeCursor",
+      "decodeCursor",
+      "decodeSeqCursor",
+      "channelValuesFromChains",
+      "rebuildChannelValue",
+      "checkFence",
+      "conflictError",
+      "settle",
+      "validateThreadId",
+    ])
+      expect(store[name], name).toBeDefined();
   });
 });

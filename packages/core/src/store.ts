@@ -1,10 +1,14 @@
 /**
- * `@rein/core/store`: helpers for writing a checkpointer, shared by Rein's own stores so every
- * backend pages, encodes cursors, rebuilds delta chains and reports lost races the same way.
+ * `@rein/core/store`: the surface for writing a store. The {@link Checkpointer} interface and its
+ * role interfaces, the records that cross it, and the helpers Rein's own stores share so every
+ * backend plans answers, pages, encodes cursors, rebuilds delta chains and reports lost races the
+ * same way.
  *
  * @module
  */
 export {
+  chainFromRange,
+  chainLengthOfVersion,
   channelValuesFromChains,
   checkFence,
   FINAL_RUN_STATUSES,
@@ -12,9 +16,28 @@ export {
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
+  keysetPage,
+  keysetSlice,
   pageLimit,
   rebuildChannelValue,
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
+export { answerTargets, planAnswerBatch } from "./checkpoint/answer-plan.ts";
+export type {
+  AnswerBatchReads,
+  AnswerPlan,
+  AnswerWrites,
+  InterruptResolution,
+} from "./checkpoint/answer-plan.ts";
+export {
+  interruptBody,
+  joinInterrupt,
+  joinRun,
+  joinTaskResult,
+  runBody,
+  taskResultBody,
+} from "./checkpoint/columns.ts";
+export type { InterruptColumns, RunColumns } from "./checkpoint/columns.ts";
+export type * from "./checkpoint/types.ts";
 export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

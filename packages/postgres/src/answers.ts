@@ -1,139 +1,119 @@
 /**
- * `answerInterrupts` for Postgres: one transaction whose checks hold row locks, so exactly one of
- * several concurrent callers answering the same interrupt succeeds.
+ * `answerInterrupts` for Postgres in two round trips and one commit: a plain read of what the
+ * shared planner needs (only the targeted rows), then one statement that re-checks it all under
+ * row locks and writes the plan. Of several concurrent callers answering one interrupt exactly
+ * one succeeds; a caller that lost a race between its read and its write plans again from what
+ * the write statement found.
  */
-import { randomUUID } from "node:crypto";
-import type { PoolClient } from "pg";
-import type {
-  AnswerBatch,
-  AnswerOutcome,
-  AuditRecord,
-  CheckpointId,
-  InterruptId,
-  RunId,
-} from "@rein/core";
+import type pg from "pg";
+import type { CheckpointId, InterruptId, InterruptStatus, RunId } from "@rein/core";
+import {
+  answerTargets,
+  checkFence,
+  planAnswerBatch,
+  type AnswerBatch,
+  type AnswerBatchReads,
+  type AnswerOutcome,
+  type AnswerWrites,
+} from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
-import { Rollback } from "./connection.ts";
+import { guarded } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
-/** Thrown inside the transaction to roll it back and return a refusal. */
-class Refusal extends Rollback<AnswerOutcome> {}
+/** What the read and the write statement return about the batch's rows. */
+interface Found {
+  current_token: string | null;
+  seen: boolean;
+  seen_result: string | null;
+  head: string | null;
+  interrupts: [id: string, status: string, runId: string][] | null;
+}
 
-/**
- * Applies `batch` all-or-nothing on `client`, inside the caller's transaction. A refusal
- * (duplicate request, moved head, an interrupt not pending) throws a {@link Rollback} carrying
- * the outcome, so the caller's transaction rolls back and writes nothing.
- */
-export async function applyAnswers(
-  client: PoolClient,
+/** Races lost in a row before giving up: each needs another writer to win in between. */
+const MAX_ATTEMPTS = 5;
+
+/** Applies `batch` all-or-nothing; a refusal writes nothing. */
+export async function answerInterrupts(
+  pool: pg.Pool,
   sql: Statements,
   codec: RowCodec,
   batch: AnswerBatch,
 ): Promise<AnswerOutcome> {
-  // Encode first: a value the serializer refuses must fail before the transaction starts.
-  const requestId = batch.requestId ?? null;
-  const cancel = batch.cancel ?? [];
-  const resolutions = new Map<InterruptId, { status: string; answer: string | null }>();
-  for (const { id, value } of batch.answers) {
-    if (resolutions.has(id)) continue; // The first answer to an id wins, as in one-by-one order.
-    resolutions.set(id, {
-      status: "answered",
-      answer: codec.ser(value === undefined ? null : value),
-    });
+  const query = <Row extends pg.QueryResultRow>(
+    statement: { name: string; text: string },
+    values: unknown[],
+  ) => guarded(async () => (await pool.query<Row>({ ...statement, values })).rows[0]);
+  const targets = answerTargets(batch);
+  let found: Found = (await query<Found>(sql.answerRead, [
+    batch.threadId,
+    batch.requestId ?? null,
+    batch.expectedHead?.stream ?? null,
+    targets,
+  ])) ?? { current_token: null, seen: false, seen_result: null, head: null, interrupts: null };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    // A stale writer is told so before any refusal, as if it had been checked first.
+    if (batch.fence) checkFence(batch.fence, token(found));
+    const reads = readsOf(found, codec);
+    const plan = planAnswerBatch(batch, reads);
+    if (!plan.ok) return plan.outcome;
+    const row = await query<Found & { applied: boolean; checked: boolean }>(
+      sql.answerWrite,
+      writeValues(batch, plan.writes, reads, codec),
+    );
+    if (row?.applied) return { ok: true };
+    found = row ?? found;
+    if (row?.checked && batch.requestId != null) {
+      // Everything held but another caller claimed the request id after this statement's
+      // snapshot: read what it stored.
+      const stored = await query<{ result: string | null }>(sql.getRequest, [batch.requestId]);
+      found = { ...found, seen: true, seen_result: stored?.result ?? null };
+    }
   }
-  for (const id of cancel) {
-    if (!resolutions.has(id)) resolutions.set(id, { status: "cancelled", answer: null });
-  }
-  const at = new Date().toISOString();
-  const auditLines = [
-    ...batch.answers.map((a) => ({
-      id: a.id,
-      action: batch.action,
-      data: { value: a.value, requestId },
-    })),
-    ...cancel.map((id) => ({ id, action: "cancel" as const, data: { requestId } })),
-  ];
-  auditLines.forEach((line) => codec.ser(line.data));
-  const runs = codec.runArrays(batch.runs ?? []);
-  const outcome = await checkAndApply();
-  if (runs[0]?.length) await client.query({ ...sql.upsertRuns, values: runs });
-  return outcome;
+  return { ok: false, reason: "not_pending", ids: targets };
+}
 
-  async function checkAndApply(): Promise<AnswerOutcome> {
-    const { threadId } = batch;
-    if (requestId !== null) {
-      // A concurrent holder of the same request id makes this wait for its outcome.
-      const claimed = await client.query({ ...sql.claimRequest, values: [requestId, threadId] });
-      if (claimed.rowCount === 0) {
-        const row = await client.query<{ result: string | null }>({
-          ...sql.getRequest,
-          values: [requestId],
-        });
-        const text = row.rows[0]?.result ?? null;
-        const result = text === null ? undefined : codec.de(text);
-        throw new Refusal({ ok: false, reason: "duplicate", result });
-      }
-    }
-    if (batch.expectedHead) {
-      const { stream, checkpointId } = batch.expectedHead;
-      // FOR SHARE: the head cannot move until this transaction ends.
-      const head = await client.query<{ checkpoint_id: string }>({
-        ...sql.lockHead,
-        values: [threadId, stream],
-      });
-      const current = (head.rows[0]?.checkpoint_id ?? null) as CheckpointId | null;
-      if (current !== checkpointId) {
-        throw new Refusal({ ok: false, reason: "head_moved", headCheckpointId: current });
-      }
-    }
-    const targets = [...batch.answers.map((a) => a.id), ...cancel];
-    const locked = await client.query<{ id: string; status: string; run_id: string }>({
-      ...sql.lockInterrupts,
-      values: [[...resolutions.keys()]],
-    });
-    const states = new Map(locked.rows.map((row) => [row.id, row]));
-    const notPending = targets.filter((id) => states.get(id)?.status !== "pending");
-    if (notPending.length > 0) {
-      throw new Refusal({ ok: false, reason: "not_pending", ids: [...new Set(notPending)] });
-    }
-    const ids = [...resolutions.keys()];
-    const updated = await client.query({
-      ...sql.resolveInterrupts,
-      values: [
-        ids,
-        ids.map((id) => resolutions.get(id)?.status),
-        ids.map((id) => resolutions.get(id)?.answer ?? null),
-        batch.actor,
-        at,
-      ],
-    });
-    // Belt and braces: the rows are locked and pending, so every one of them must have moved.
-    if (updated.rowCount !== ids.length) {
-      throw new Refusal({ ok: false, reason: "not_pending", ids });
-    }
-    const records = auditLines.map((line) => {
-      const record: AuditRecord = {
-        id: randomUUID(),
-        threadId,
-        runId: (states.get(line.id)?.run_id ?? null) as RunId | null,
-        interruptId: line.id,
-        action: line.action,
-        actor: batch.actor,
-        data: line.data,
-        createdAt: at,
-      };
-      return codec.ser(record);
-    });
-    await client.query({
-      ...sql.wakeAndAudit,
-      values: [
-        threadId,
-        batch.wake.map((w) => w.stream),
-        batch.wake.map((w) => w.checkpointId),
-        batch.wake.map((w) => w.taskId),
-        records,
-      ],
-    });
-    return { ok: true };
+function token(found: Found): number | null {
+  return found.current_token == null ? null : Number(found.current_token);
+}
+
+function readsOf(found: Found, codec: RowCodec): AnswerBatchReads {
+  const interrupts = new Map<InterruptId, { status: InterruptStatus; runId: RunId }>();
+  for (const [id, status, runId] of found.interrupts ?? []) {
+    interrupts.set(id as InterruptId, { status: status as InterruptStatus, runId: runId as RunId });
   }
+  const result = found.seen_result == null ? undefined : codec.de(found.seen_result);
+  return {
+    request: found.seen ? { result } : undefined,
+    head: (found.head ?? null) as CheckpointId | null,
+    interrupts,
+  };
+}
+
+/** Parameters of the write statement for a plan made from `reads`. */
+function writeValues(
+  batch: AnswerBatch,
+  writes: AnswerWrites,
+  reads: AnswerBatchReads,
+  codec: RowCodec,
+): unknown[] {
+  const { resolutions } = writes;
+  return [
+    batch.threadId,
+    writes.requestId,
+    batch.expectedHead?.stream ?? null,
+    batch.expectedHead?.checkpointId ?? null,
+    resolutions.map((r) => r.id),
+    resolutions.map((r) => r.status),
+    resolutions.map((r) => (r.status === "answered" ? codec.ser(r.answer) : null)),
+    writes.actor,
+    writes.at,
+    // The audit lines name these runs: the write re-checks that they are still the rows' runs.
+    resolutions.map((r) => reads.interrupts.get(r.id)?.runId ?? null),
+    writes.wake.map((w) => w.stream),
+    writes.wake.map((w) => w.checkpointId),
+    writes.wake.map((w) => w.taskId),
+    writes.audit.map((record) => codec.ser(record)),
+    ...codec.runArrays(writes.runs),
+    batch.fence?.token ?? null,
+  ];
 }

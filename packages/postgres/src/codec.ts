@@ -4,18 +4,31 @@
  * statuses, timestamps) are plain columns beside the encoded record.
  */
 import {
-  type ChannelBlob,
+  type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
-  type InterruptStatus,
   type RunId,
-  type RunRecord,
   type Serializer,
-  type StoredInterrupt,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
-import { channelValuesFromChains } from "@rein/core/store";
+import type {
+  ChannelBlob,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  TaskResult,
+  ThreadRecord,
+} from "@rein/core/store";
+import {
+  channelValuesFromChains,
+  interruptBody,
+  joinInterrupt,
+  joinRun,
+  joinTaskResult,
+  runBody,
+  taskResultBody,
+  type InterruptColumns,
+  type RunColumns,
+} from "@rein/core/store";
 
 /** A row of `threads`. */
 export interface ThreadRow {
@@ -50,10 +63,21 @@ export interface ChainRow {
   value: string;
 }
 
-/** The columns an interrupt record is rebuilt from. */
-export interface InterruptRow {
+/** The columns a run is rebuilt from. */
+export interface RunRow extends RunColumns {
   record: string;
-  status: string;
+}
+
+/** The columns a task result is rebuilt from. */
+export interface TaskResultRow {
+  task_id: string;
+  kind: string;
+  value: string;
+}
+
+/** The columns an interrupt record is rebuilt from. */
+export interface InterruptRow extends InterruptColumns {
+  record: string;
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
@@ -152,20 +176,66 @@ export class RowCodec {
         record.answer === undefined ? null : this.ser(record.answer),
         record.answeredBy ?? null,
         record.answeredAt ?? null,
-        this.ser(record),
+        this.ser(interruptBody(record)),
       ]);
     }
     return arrays;
   }
 
-  /** The interrupt of a row: the stored record with the mutable columns laid over it. */
+  /**
+   * Four parallel arrays (checkpoint, task, kind, value) for the task results of a commit. One
+   * statement may not touch a row twice: a task's `writes` result is kept over later ones, as
+   * separate outcomes would keep it; otherwise the last result wins.
+   */
+  taskArrays(results: readonly { checkpointId: string; result: TaskResult }[]): string[][] {
+    const kept = new Map<string, { checkpointId: string; result: TaskResult }>();
+    for (const entry of results) {
+      const key = JSON.stringify([entry.checkpointId, entry.result.taskId]);
+      if (kept.get(key)?.result.kind !== "writes") kept.set(key, entry);
+    }
+    const arrays: string[][] = [[], [], [], []];
+    for (const { checkpointId, result } of kept.values()) {
+      push(arrays, [checkpointId, result.taskId, result.kind, this.taskValue(result)]);
+    }
+    return arrays;
+  }
+
+  /** The five thread columns of a commit's optional thread row (all null without one). */
+  threadParams(thread: ThreadRecord | undefined): (string | null)[] {
+    if (!thread) return [null, null, null, null, null];
+    const row = [thread.threadId, thread.tenant, thread.createdAt, thread.updatedAt];
+    return [...row, this.ser(thread.metadata)];
+  }
+
+  /** Two parallel arrays (thread, record) of audit lines, in order. */
+  auditArrays(records: readonly AuditRecord[]): string[][] {
+    return [records.map((r) => r.threadId), records.map((r) => this.ser(r))];
+  }
+
+  /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
-    const record = this.de<StoredInterrupt>(row.record);
-    record.status = row.status as InterruptStatus;
-    if (row.answer !== null) record.answer = this.de(row.answer);
-    if (row.answered_by !== null) record.answeredBy = row.answered_by;
-    if (row.answered_at !== null) record.answeredAt = row.answered_at;
-    return record;
+    const answer = row.answer === null ? undefined : this.de(row.answer);
+    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), { ...row, answer });
+  }
+
+  /** The encoded part of a run (its queried fields are columns). */
+  runValue(run: RunRecord): string {
+    return this.ser(runBody(run));
+  }
+
+  /** The run of a row. */
+  run(row: RunRow): RunRecord {
+    return joinRun(this.de<Partial<RunRecord>>(row.record), row);
+  }
+
+  /** The encoded value of a task result (its kind and task id are columns). */
+  taskValue(result: TaskResult): string {
+    return this.ser(taskResultBody(result));
+  }
+
+  /** The task result of a row. */
+  taskResult(row: TaskResultRow): TaskResult {
+    return joinTaskResult(this.de<Partial<TaskResult>>(row.value), row);
   }
 
   /** Four parallel arrays (run id, thread, created at, record) for the run upsert. */
@@ -180,7 +250,7 @@ export class RowCodec {
         run.updatedAt,
         run.status,
         run.parentRunId === null ? "true" : "false",
-        this.ser(run),
+        this.runValue(run),
       ]);
     }
     return arrays;

@@ -3,7 +3,6 @@
  * client checked out of the pool can neither kill the process with an unheard `'error'` event nor
  * hide the first error behind a failed `ROLLBACK`.
  */
-import type pg from "pg";
 import { ReinError, StoreUnavailableError } from "@rein/core";
 
 /** SQLSTATE classes and codes after which the same call may succeed later. */
@@ -57,45 +56,5 @@ export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
     return await operation();
   } catch (error) {
     throw storeError(error);
-  }
-}
-
-/** Thrown by a transaction body to roll back and return `value` instead of committing. */
-export class Rollback<T> extends Error {
-  constructor(readonly value: T) {
-    super("rollback");
-  }
-}
-
-/**
- * Runs `body` in a transaction on a client of its own. A {@link Rollback} thrown by `body` rolls
- * back and returns its value. The client listens for `'error'` (a
- * connection dropped while checked out emits it; unheard, that kills the process), a failed
- * `ROLLBACK` does not replace the body's error, and a broken client is destroyed, not pooled.
- */
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  body: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await guarded(() => pool.connect());
-  let broken: Error | undefined;
-  const onError = (error: Error): void => {
-    broken = error;
-  };
-  client.on("error", onError);
-  try {
-    await client.query("BEGIN");
-    const result = await body(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch((rollback: unknown) => {
-      broken ??= rollback instanceof Error ? rollback : new Error(String(rollback));
-    });
-    if (error instanceof Rollback && broken === undefined) return error.value as T;
-    throw storeError(error);
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
   }
 }

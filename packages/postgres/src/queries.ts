@@ -4,7 +4,7 @@
  * costs an index seek whatever its depth.
  */
 import { createHash } from "node:crypto";
-import type { AuditQuery, InterruptQuery } from "@rein/core";
+import type { AuditQuery, InterruptQuery } from "@rein/core/store";
 import { INTERRUPT_COLUMNS, type Named } from "./statements.ts";
 
 /** A named query with its values. */
@@ -71,7 +71,7 @@ export function interruptsQuery(
   else equals("tenant", query.tenant);
   equals("run_id", query.runId);
   if (after) where.add((p) => `(created_at, id) < (${p(after[0])}, ${p(after[1])})`);
-  const text = `SELECT id, created_at, ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+  const text = `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
     ${where.toString()} ORDER BY created_at DESC, id DESC LIMIT ${where.param(limit + 1)}`;
   return named(text, where.values);
 }

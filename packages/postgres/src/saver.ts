@@ -4,49 +4,55 @@
 import pg from "pg";
 import {
   jsonSerializer,
-  type AnswerBatch,
-  type AnswerOutcome,
-  type AuditQuery,
   type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
-  type Checkpointer,
-  type Fence,
   type InterruptId,
-  type InterruptPage,
-  type InterruptQuery,
   type InterruptStatus,
-  type LeaseRecord,
   type RunId,
-  type RunQuery,
-  type RunRecord,
   type Serializer,
   type SteeringRecord,
-  type StepCommit,
-  type StoredInterrupt,
-  type StreamKey,
   type TaskId,
-  type TaskOutcome,
-  type TaskResult,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
-import { applyAnswers } from "./answers.ts";
+import type {
+  AnswerBatch,
+  AnswerOutcome,
+  AuditQuery,
+  CheckpointRecord,
+  Checkpointer,
+  Fence,
+  InterruptPage,
+  InterruptQuery,
+  LeaseRecord,
+  RunQuery,
+  RunRecord,
+  StepCommit,
+  StoredInterrupt,
+  StreamKey,
+  TaskOutcome,
+  TaskResult,
+  ThreadHead,
+  ThreadRecord,
+} from "@rein/core/store";
+import { answerInterrupts } from "./answers.ts";
+import { channelValues } from "./chains.ts";
+import { commitStep } from "./commit.ts";
 import {
   RowCodec,
-  type ChainRow,
   type CheckpointRow,
   type InterruptRow,
+  type RunRow,
+  type TaskResultRow,
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
-import { guarded, inTransaction, storeError } from "./connection.ts";
+import { guarded } from "./connection.ts";
 import {
   checkFence,
-  conflictError,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
+  keysetSlice,
   pageLimit,
   validateThreadId,
 } from "@rein/core/store";
@@ -166,7 +172,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Threads ------------------------------------------------------------------------------------
 
-  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   async putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     validateThreadId(thread.threadId);
     const values = [
@@ -179,13 +184,26 @@ export class PostgresSaver implements Checkpointer {
     await this.#fenced(this.#sql.upsertThread, values, fence);
   }
 
-  /** The thread record, if it was created. */
   async getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     const [row] = await this.#rows<ThreadRow>(this.#sql.getThread, [threadId]);
     return row ? this.#codec.thread(row) : undefined;
   }
 
-  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
+  async getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+    const [row] = await this.#rows<{
+      checkpoint: CheckpointRow | null;
+      run: RunRow | null;
+      thread: ThreadRow | null;
+      pending: number;
+    }>(this.#sql.getThreadHead, [threadId, stream]);
+    return {
+      checkpoint: row?.checkpoint ? this.#codec.checkpoint(row.checkpoint) : undefined,
+      run: row?.run ? this.#codec.run(row.run) : undefined,
+      thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
+      pendingInterrupts: row?.pending ?? 0,
+    };
+  }
+
   async listThreads(query: {
     tenant?: string | null;
     limit?: number;
@@ -194,70 +212,21 @@ export class PostgresSaver implements Checkpointer {
     const limit = pageLimit(query.limit);
     const q = threadsQuery(this.#s, query.tenant, decodeCursor(query.cursor), limit);
     const rows = await this.#rows<ThreadRow>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((row) => this.#codec.thread(row)),
-      nextCursor:
-        rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
-    };
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.thread_id]));
+    return { items: page.rows.map((row) => this.#codec.thread(row)), nextCursor: page.nextCursor };
   }
 
-  /** Deletes the thread and every row stored under it, in one statement. */
   async deleteThread(threadId: ThreadId): Promise<void> {
     await this.#run(this.#sql.deleteThread, [threadId]);
   }
 
   // Checkpoints --------------------------------------------------------------------------------
 
-  /**
-   * Commits one step in one statement, compare-and-set on the stream head.
-   *
-   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
-   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
-   */
   async commitStep(commit: StepCommit): Promise<void> {
-    const { checkpoint: cp, expectedHeadId } = commit;
-    validateThreadId(cp.threadId);
-    const values = [
-      cp.threadId,
-      cp.stream,
-      cp.id,
-      expectedHeadId,
-      ...this.#codec.checkpointParams(cp),
-      ...this.#codec.blobArrays(commit.blobs),
-      ...this.#codec.interruptArrays(commit.interrupts ?? []),
-      ...this.#codec.runArrays(commit.runs ?? []),
-      commit.fence?.token ?? null,
-    ];
-    let ok: number;
-    try {
-      const [row] = await this.pool
-        .query<{ ok: number; current_token: string | null }>({
-          ...this.#sql.commitStep,
-          values,
-        })
-        .then((r) => r.rows);
-      ok = row?.ok ?? 0;
-      if (ok !== 1 && commit.fence)
-        checkFence(commit.fence, row?.current_token == null ? null : Number(row.current_token));
-    } catch (error) {
-      // The checkpoint id exists already: as much a lost race as a moved head.
-      if (!isUniqueViolation(error, "checkpoints_pkey")) throw storeError(error);
-      ok = 0;
-    }
-    if (ok !== 1) {
-      // Read the head afresh: the statement's snapshot may predate the commit that beat us.
-      const [head] = await this.#rows<{ checkpoint_id: string }>(this.#sql.getHead, [
-        cp.threadId,
-        cp.stream,
-      ]);
-      const current = (head?.checkpoint_id ?? null) as CheckpointId | null;
-      throw conflictError(cp, expectedHeadId, current);
-    }
+    validateThreadId(commit.checkpoint.threadId);
+    await commitStep(this.pool, this.#sql, this.#codec, commit);
   }
 
-  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
   async getCheckpoint(
     threadId: ThreadId,
     stream: StreamKey,
@@ -270,7 +239,6 @@ export class PostgresSaver implements Checkpointer {
     return row ? this.#codec.checkpoint(row) : undefined;
   }
 
-  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
   async listCheckpoints(
     threadId: ThreadId,
     stream: StreamKey,
@@ -290,30 +258,16 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.checkpoint(row));
   }
 
-  /**
-   * Values of the given channel versions, delta chains rebuilt (one recursive query).
-   *
-   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
-   */
   async getChannelValues(
     threadId: ThreadId,
     stream: StreamKey,
     versions: Record<string, string>,
   ): Promise<Record<string, unknown>> {
-    const wanted = Object.entries(versions);
-    if (wanted.length === 0) return {};
-    const rows = await this.#rows<ChainRow>(this.#sql.readChains, [
-      threadId,
-      stream,
-      wanted.map(([channel]) => channel),
-      wanted.map(([, version]) => version),
-    ]);
-    return this.#codec.channelValues(wanted, rows);
+    return channelValues(this.pool, this.#sql, this.#codec, [threadId, stream], versions);
   }
 
   // Task results -------------------------------------------------------------------------------
 
-  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
   async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     const { result } = outcome;
     const inserted = new Set(outcome.interrupts.map((i) => i.id));
@@ -325,7 +279,7 @@ export class PostgresSaver implements Checkpointer {
         outcome.checkpointId,
         result.taskId,
         result.kind,
-        this.#codec.ser(result),
+        this.#codec.taskValue(result),
         ...this.#codec.interruptArrays(outcome.interrupts),
         // A row may change once per statement: ids re-inserted above are not also superseded.
         outcome.superseded.filter((id) => !inserted.has(id)),
@@ -336,29 +290,26 @@ export class PostgresSaver implements Checkpointer {
       checkFence(outcome.fence, row?.current_token == null ? null : Number(row.current_token));
   }
 
-  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   async getTaskResults(
     threadId: ThreadId,
     stream: StreamKey,
     checkpointId: CheckpointId,
   ): Promise<TaskResult[]> {
-    const rows = await this.#rows<{ value: string }>(this.#sql.listTaskResults, [
+    const rows = await this.#rows<TaskResultRow>(this.#sql.listTaskResults, [
       threadId,
       stream,
       checkpointId,
     ]);
-    return rows.map((row) => this.#codec.de<TaskResult>(row.value));
+    return rows.map((row) => this.#codec.taskResult(row));
   }
 
   // Interrupts ---------------------------------------------------------------------------------
 
-  /** One interrupt by id. */
   async getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     const [row] = await this.#rows<InterruptRow>(this.#sql.getInterrupt, [id]);
     return row ? this.#codec.interrupt(row) : undefined;
   }
 
-  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   async getThreadInterrupts(
     threadId: ThreadId,
     status?: InterruptStatus,
@@ -370,59 +321,33 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.interrupt(row));
   }
 
-  /** Interrupts across threads, newest first (`createdAt`, then id), by keyset on an index. */
   async listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
     const limit = pageLimit(query.limit);
     const q = interruptsQuery(this.#s, query, decodeCursor(query.cursor), limit);
-    const rows = await this.#rows<InterruptRow & { id: string; created_at: string }>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const rows = await this.#rows<InterruptRow>(q, q.values);
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
     return {
-      items: page.map((row) => this.#codec.interrupt(row)),
-      nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      items: page.rows.map((row) => this.#codec.interrupt(row)),
+      nextCursor: page.nextCursor,
     };
   }
 
-  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
   async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
     return rows.map((row) => this.#codec.interrupt(row));
   }
 
-  /** Answers and cancels pending interrupts all-or-nothing, in one transaction. */
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return inTransaction(this.pool, async (client) => {
-      if (batch.fence) {
-        const [lease] = await this.#rows<{ token: string }>(
-          this.#sql.lockLease,
-          [batch.threadId],
-          client,
-        );
-        checkFence(batch.fence, lease ? Number(lease.token) : null);
-      }
-      return applyAnswers(client, this.#sql, this.#codec, batch);
-    });
-  }
-
-  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  async setInterruptStatus(
-    ids: InterruptId[],
-    status: "cancelled" | "superseded",
-    fence?: Fence,
-  ): Promise<void> {
-    if (ids.length === 0 && !fence) return;
-    await this.#fenced(this.#sql.setStatus, [ids, status, fence?.threadId ?? null], fence);
+    return answerInterrupts(this.pool, this.#sql, this.#codec, batch);
   }
 
   // Request ids --------------------------------------------------------------------------------
 
-  /** Stores what a request id produced, returned to later duplicates of that request. */
   async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     const values = [requestId, this.#codec.ser(result), fence?.threadId ?? null];
     await this.#fenced(this.#sql.putRequestResult, values, fence);
   }
 
-  /** Whether a request id was applied, with the outcome stored for it. */
   async getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
     const [row] = await this.#rows<{ result: string | null }>(this.#sql.getRequest, [requestId]);
     if (!row) return undefined;
@@ -431,7 +356,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Once ---------------------------------------------------------------------------------------
 
-  /** The stored result of `ctx.once(key)` for a task, if it ran. */
   async getOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -441,7 +365,6 @@ export class PostgresSaver implements Checkpointer {
     return row ? { value: this.#codec.de(row.value) } : undefined;
   }
 
-  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
   async putOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -464,7 +387,6 @@ export class PostgresSaver implements Checkpointer {
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
   async putRun(run: RunRecord, fence?: Fence): Promise<void> {
     const values = [
       run.runId,
@@ -473,81 +395,71 @@ export class PostgresSaver implements Checkpointer {
       run.updatedAt,
       run.status,
       run.parentRunId === null,
-      this.#codec.ser(run),
+      this.#codec.runValue(run),
     ];
     await this.#fenced(this.#sql.upsertRun, values, fence);
   }
 
-  /** Runs in one status across threads, least recently updated first, from an index. */
   async listRunsByStatus(
     query: RunQuery,
   ): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
     const limit = pageLimit(query.limit);
     const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
-    const rows = await this.#rows<{ record: string; updated_at: string; run_id: string }>(
-      this.#sql.runsByStatus,
-      [query.status, query.rootOnly ?? false, afterAt, afterId, limit + 1],
-    );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const rows = await this.#rows<RunRow>(this.#sql.runsByStatus, [
+      query.status,
+      query.rootOnly ?? false,
+      afterAt,
+      afterId,
+      limit + 1,
+    ]);
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
     return {
-      items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
-      nextCursor: rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
+      items: page.rows.map((row) => this.#codec.run(row)),
+      nextCursor: page.nextCursor,
     };
   }
 
-  /** One run by id. */
   async getRun(runId: RunId): Promise<RunRecord | undefined> {
-    const [row] = await this.#rows<{ record: string }>(this.#sql.getRun, [runId]);
-    return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+    const [row] = await this.#rows<RunRow>(this.#sql.getRun, [runId]);
+    return row ? this.#codec.run(row) : undefined;
   }
 
-  /** Runs of a thread, oldest first. */
   async listRuns(threadId: ThreadId): Promise<RunRecord[]> {
-    const rows = await this.#rows<{ record: string }>(this.#sql.listRuns, [threadId]);
-    return rows.map((row) => this.#codec.de<RunRecord>(row.record));
+    const rows = await this.#rows<RunRow>(this.#sql.listRuns, [threadId]);
+    return rows.map((row) => this.#codec.run(row));
   }
 
   // Steering and audit -------------------------------------------------------------------------
 
-  /** Appends a steering record to its thread's log. */
   async appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     const values = [record.id, record.threadId, this.#codec.ser(record)];
     await this.#fenced(this.#sql.insertSteering, values, fence);
   }
 
-  /** Steering records of a thread, oldest first. */
   async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
     return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
   }
 
-  /** Appends an audit record. */
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     const values = [record.threadId, this.#codec.ser(record)];
     await this.#fenced(this.#sql.insertAudit, values, fence);
   }
 
-  /** Audit records oldest first, by thread or by the tenant of their thread. */
   async listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
     const limit = pageLimit(query.limit);
     const q = auditQuery(this.#s, query, decodeSeqCursor(query.cursor), limit);
     // bigint identities arrive as strings: they are only echoed back as cursors.
     const rows = await this.#rows<{ seq: string; record: string }>(q, q.values);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = keysetSlice(rows, limit, (row) => row.seq);
     return {
-      items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
-      nextCursor: rows.length > limit && last ? last.seq : null,
+      items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
+      nextCursor: page.nextCursor,
     };
   }
 
   // Leases -------------------------------------------------------------------------------------
 
-  /**
-   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
-   * its new fencing token; `null` when another owner holds it.
-   */
   async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     validateThreadId(threadId);
     const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, [
@@ -558,17 +470,14 @@ export class PostgresSaver implements Checkpointer {
     return row ? Number(row.token) : null;
   }
 
-  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   async renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return (await this.#run(this.#sql.renewLease, [threadId, owner, ttlMs])) === 1;
   }
 
-  /** Releases `owner`'s lease; no-op when someone else holds it. */
   async releaseLease(threadId: ThreadId, owner: string): Promise<void> {
     await this.#run(this.#sql.releaseLease, [threadId, owner]);
   }
 
-  /** The unexpired lease of the thread, if any (by the database clock). */
   async getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     const [row] = await this.#rows<{ owner: string; expires_at: Date; token: string }>(
       this.#sql.getLease,
@@ -583,10 +492,4 @@ export class PostgresSaver implements Checkpointer {
   async close(): Promise<void> {
     if (this.#ownsPool && !this.pool.ended) await this.pool.end();
   }
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, constraint: name } = error as Error & { code?: string; constraint?: string };
-  return code === "23505" && name === constraint;
 }

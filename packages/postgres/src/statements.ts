@@ -3,6 +3,8 @@
  * connection parses and plans it once and then only binds and executes it.
  */
 import { createHash } from "node:crypto";
+import { answerStatements } from "./answer-statements.ts";
+import { fenceCte, fencedWrite, fenceOk, interruptUpsert, RUN_UPSERT_TAIL } from "./fragments.ts";
 
 /** A named statement: `name` is unique per schema, as prepared statements are per connection. */
 export interface Named {
@@ -11,69 +13,18 @@ export interface Named {
 }
 
 /** Columns an interrupt is read from. */
-export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+export const INTERRUPT_COLUMNS =
+  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
 
-/** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
-const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
-  (id, thread_id, run_id, graph, tenant, status, created_at, deadline, answer, answered_by,
-   answered_at, record)
-SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
-  %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[])
-WHERE %COND
-ON CONFLICT (id) DO UPDATE SET
-  thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, graph = EXCLUDED.graph,
-  tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
-  deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
-  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
-WHERE i.status = 'pending'`;
-
-/** The interrupt upsert with its arrays at parameters `$first`..`$first+11`. */
-function interruptUpsert(s: string, first: number, condition: string): string {
-  return INTERRUPT_INSERT.replace("%s", s)
-    .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
-    .replace("%COND", condition);
-}
-
-/**
- * The lease row of thread `$1`, share-locked, when the write carries a fencing token in
- * `$token`: a concurrent `acquireLease` waits for this statement, and this statement sees the
- * token of any acquisition that committed before it (so a stale holder writes nothing).
- */
-function fenceCte(s: string, token: number, thread = 1): string {
-  return `fence AS (
-    SELECT token FROM ${s}.leases
-    WHERE $${token}::bigint IS NOT NULL AND thread_id = $${thread} FOR SHARE
-  )`;
-}
-
-/**
- * One write statement made fence-aware in the same round trip: `write` (whose own WHERE must
- * include {@link fenceOk}) runs inside a CTE beside the lease lock, and the statement returns the
- * thread's current token so the caller can tell a refused fence from a write that matched
- * nothing. `$token` is the fencing token (NULL: unfenced), `$thread` the thread id.
- */
-function fencedWrite(s: string, token: number, thread: number, write: string): string {
-  return `WITH ${fenceCte(s, token, thread)}, w AS (${write})
-    SELECT (SELECT token FROM fence) AS current_token`;
-}
-
-/** True when the write carries no fencing token, or carries the current one. */
-function fenceOk(token: number): string {
-  return `($${token}::bigint IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $${token}))`;
-}
-
-/** Run columns in the order of {@link RowCodec.runArrays}. */
-const RUN_UPSERT_TAIL = `ON CONFLICT (run_id) DO UPDATE SET
-  thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
-  updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
-  record = EXCLUDED.record
-WHERE r.status NOT IN ('done', 'cancelled')`;
+/** Columns a run is read from. */
+export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
 
 /** The SQL of every fixed statement, for the quoted schema `s`. */
 export function statementsFor(s: string) {
   const prefix = `rein_${createHash("sha256").update(s).digest("hex").slice(0, 10)}_`;
   const named = (name: string, text: string): Named => ({ name: prefix + name, text });
   return {
+    ...answerStatements(s, named),
     upsertThread: named(
       "upsert_thread",
       fencedWrite(
@@ -87,6 +38,24 @@ export function statementsFor(s: string) {
            metadata = EXCLUDED.metadata`,
       ),
     ),
+    // Everything a call on a thread reads first, in one round trip.
+    getThreadHead: named(
+      "get_thread_head",
+      `WITH c AS (
+         SELECT c.* FROM ${s}.heads h
+         JOIN ${s}.checkpoints c
+           ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
+         WHERE h.thread_id = $1 AND h.stream = $2
+       )
+       SELECT (SELECT row_to_json(c) FROM c) AS checkpoint,
+         (SELECT row_to_json(r) FROM (
+            SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = (SELECT run_id FROM c)) r) AS run,
+         (SELECT row_to_json(t) FROM (
+            SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+            WHERE thread_id = $1) t) AS thread,
+         (SELECT count(*)::int FROM ${s}.interrupts
+          WHERE thread_id = $1 AND status = 'pending') AS pending`,
+    ),
     getThread: named(
       "get_thread",
       `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
@@ -99,7 +68,8 @@ export function statementsFor(s: string) {
      * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
-     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token.
+     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token, $38..$41 task result arrays,
+     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays.
      */
     commitStep: named(
       "commit_step",
@@ -138,16 +108,30 @@ export function statementsFor(s: string) {
            AS u (run_id, thread_id, created_at, updated_at, status, root, record)
          WHERE EXISTS (SELECT 1 FROM ok)
          ${RUN_UPSERT_TAIL}
+       ), tasks AS (
+         INSERT INTO ${s}.task_results AS t
+           (thread_id, stream, checkpoint_id, task_id, kind, value)
+         SELECT $1, $2, u.* FROM unnest($38::text[], $39::text[], $40::text[], $41::text[]) AS u
+         WHERE EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
+         DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
+         WHERE t.kind <> 'writes'
+       ), thread AS (
+         INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
+         SELECT $42, $43, $44, $45, $46 WHERE $42::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+         ON CONFLICT (thread_id) DO UPDATE SET
+           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata
+       ), audit AS (
+         INSERT INTO ${s}.audit (thread_id, record)
+         SELECT a.thread_id, a.record
+         FROM unnest($47::text[], $48::text[]) WITH ORDINALITY AS a (thread_id, record, n)
+         WHERE EXISTS (SELECT 1 FROM ok) ORDER BY a.n
        )
        SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
     ),
     getHead: named(
       "get_head",
       `SELECT checkpoint_id FROM ${s}.heads WHERE thread_id = $1 AND stream = $2`,
-    ),
-    lockHead: named(
-      "lock_head",
-      `SELECT checkpoint_id FROM ${s}.heads WHERE thread_id = $1 AND stream = $2 FOR SHARE`,
     ),
     getCheckpoint: named(
       "get_checkpoint",
@@ -170,7 +154,21 @@ export function statementsFor(s: string) {
       `SELECT * FROM ${s}.checkpoints WHERE thread_id = $1 AND stream = $2 AND id < $3
        ORDER BY id DESC LIMIT $4`,
     ),
-    // All wanted channels in one query, each chain followed down to its full blob. Each link is
+    // For each wanted channel, its newest versions up to the wanted one, as many as the chain
+    // has links (an index range, backwards): in a stream that never forked, exactly the chain.
+    // $3 channels, $4 versions, $5 link counts.
+    chainRanges: named(
+      "chain_ranges",
+      `SELECT w.channel, b.version, b.kind, b.prev, b.value
+       FROM unnest($3::text[], $4::text[], $5::int[]) AS w (channel, version, links)
+       CROSS JOIN LATERAL (
+         SELECT version, kind, prev, value FROM ${s}.blobs b
+         WHERE b.thread_id = $1 AND b.stream = $2 AND b.channel = w.channel
+           AND b.version <= w.version
+         ORDER BY b.version DESC LIMIT w.links
+       ) b`,
+    ),
+    // The fallback for a forked stream: each chain followed link by link to its full blob. Each link is
     // a LATERAL primary-key lookup; `LIMIT 1` (the key is unique) keeps the planner from turning
     // it into a join that scans the whole stream's blobs once per link.
     readChains: named(
@@ -222,7 +220,7 @@ export function statementsFor(s: string) {
     ),
     listTaskResults: named(
       "list_task_results",
-      `SELECT value FROM ${s}.task_results
+      `SELECT task_id, kind, value FROM ${s}.task_results
        WHERE thread_id = $1 AND stream = $2 AND checkpoint_id = $3 ORDER BY seq`,
     ),
 
@@ -241,51 +239,7 @@ export function statementsFor(s: string) {
        WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= $1
        ORDER BY deadline, id LIMIT $2`,
     ),
-    setStatus: named(
-      "set_status",
-      fencedWrite(
-        s,
-        4,
-        3,
-        `UPDATE ${s}.interrupts SET status = $2
-         WHERE id = ANY ($1::text[]) AND status = 'pending' AND ${fenceOk(4)}`,
-      ),
-    ),
-
-    // answerInterrupts, inside one transaction ---------------------------------------------------
-    claimRequest: named(
-      "claim_request",
-      `INSERT INTO ${s}.requests (request_id, thread_id) VALUES ($1, $2)
-       ON CONFLICT DO NOTHING RETURNING 1`,
-    ),
     getRequest: named("get_request", `SELECT result FROM ${s}.requests WHERE request_id = $1`),
-    // Row locks in id order: two batches over overlapping interrupts cannot deadlock.
-    lockInterrupts: named(
-      "lock_interrupts",
-      `SELECT id, status, run_id FROM ${s}.interrupts WHERE id = ANY ($1::text[])
-       ORDER BY id FOR UPDATE`,
-    ),
-    resolveInterrupts: named(
-      "resolve_interrupts",
-      `UPDATE ${s}.interrupts AS i SET
-         status = u.status,
-         answer = CASE WHEN u.status = 'answered' THEN u.answer ELSE i.answer END,
-         answered_by = CASE WHEN u.status = 'answered' THEN $4 ELSE i.answered_by END,
-         answered_at = CASE WHEN u.status = 'answered' THEN $5 ELSE i.answered_at END
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS u (id, status, answer)
-       WHERE i.id = u.id AND i.status = 'pending'`,
-    ),
-    wakeAndAudit: named(
-      "wake_and_audit",
-      `WITH woken AS (
-         DELETE FROM ${s}.task_results t
-         USING unnest($2::text[], $3::text[], $4::text[]) AS w (stream, checkpoint_id, task_id)
-         WHERE t.thread_id = $1 AND t.stream = w.stream AND t.checkpoint_id = w.checkpoint_id
-           AND t.task_id = w.task_id AND t.kind = 'paused'
-       )
-       INSERT INTO ${s}.audit (thread_id, record)
-       SELECT $1, a.record FROM unnest($5::text[]) WITH ORDINALITY AS a (record, n) ORDER BY a.n`,
-    ),
 
     putRequestResult: named(
       "put_request_result",
@@ -327,26 +281,16 @@ export function statementsFor(s: string) {
          ${RUN_UPSERT_TAIL}`,
       ),
     ),
-    upsertRuns: named(
-      "upsert_runs",
-      `INSERT INTO ${s}.runs AS r (run_id, thread_id, created_at, updated_at, status, root, record)
-       SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
-         u.record
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-         $7::text[]) AS u (run_id, thread_id, created_at, updated_at, status, root, record)
-       ${RUN_UPSERT_TAIL}`,
-    ),
     runsByStatus: named(
       "runs_by_status",
-      `SELECT record, updated_at, run_id FROM ${s}.runs
+      `SELECT ${RUN_COLUMNS} FROM ${s}.runs
        WHERE status = $1 AND (NOT $2::boolean OR root) AND (updated_at, run_id) > ($3, $4)
        ORDER BY updated_at, run_id LIMIT $5`,
     ),
-    lockLease: named("lock_lease", `SELECT token FROM ${s}.leases WHERE thread_id = $1 FOR SHARE`),
-    getRun: named("get_run", `SELECT record FROM ${s}.runs WHERE run_id = $1`),
+    getRun: named("get_run", `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = $1`),
     listRuns: named(
       "list_runs",
-      `SELECT record FROM ${s}.runs WHERE thread_id = $1 ORDER BY created_at, seq`,
+      `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE thread_id = $1 ORDER BY created_at, seq`,
     ),
     insertSteering: named(
       "insert_steering",

@@ -3,19 +3,24 @@
  * encoded with the store's serializer; fields that are queried (ids, statuses, timestamps) are
  * plain columns beside the encoded record.
  */
+import { type CheckpointId, type RunId, type Serializer, type ThreadId } from "@rein/core";
+import type {
+  ChannelBlob,
+  CheckpointRecord,
+  RunRecord,
+  StoredInterrupt,
+  TaskResult,
+  ThreadRecord,
+} from "@rein/core/store";
 import {
-  type ChannelBlob,
-  type CheckpointId,
-  type CheckpointRecord,
-  type InterruptStatus,
-  type RunId,
-  type RunRecord,
-  type Serializer,
-  type StoredInterrupt,
-  type ThreadId,
-  type ThreadRecord,
-} from "@rein/core";
-import { channelValuesFromChains } from "@rein/core/store";
+  channelValuesFromChains,
+  interruptBody,
+  joinInterrupt,
+  joinRun,
+  joinTaskResult,
+  runBody,
+  taskResultBody,
+} from "@rein/core/store";
 import type {
   BlobValues,
   ChainRow,
@@ -24,6 +29,8 @@ import type {
   InterruptParams,
   InterruptRow,
   RunParams,
+  RunRow,
+  TaskResultRow,
   ThreadRow,
 } from "./statements.ts";
 
@@ -115,7 +122,7 @@ export class RowCodec {
     };
   }
 
-  /** The bind parameters of an interrupt upsert: the record, plus its queried fields. */
+  /** The bind parameters of an interrupt upsert: its columns, and the rest encoded. */
   interruptParams(record: StoredInterrupt): InterruptParams {
     return {
       id: record.id,
@@ -129,18 +136,14 @@ export class RowCodec {
       answer: record.answer === undefined ? null : this.ser(record.answer),
       answered_by: record.answeredBy ?? null,
       answered_at: record.answeredAt ?? null,
-      record: this.ser(record),
+      record: this.ser(interruptBody(record)),
     };
   }
 
-  /** The interrupt of a row: the stored record with the mutable columns laid over it. */
+  /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
-    const record = this.de<StoredInterrupt>(row.record);
-    record.status = row.status as InterruptStatus;
-    if (row.answer !== null) record.answer = this.de(row.answer);
-    if (row.answered_by !== null) record.answeredBy = row.answered_by;
-    if (row.answered_at !== null) record.answeredAt = row.answered_at;
-    return record;
+    const answer = row.answer === null ? undefined : this.de(row.answer);
+    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), { ...row, answer });
   }
 
   /** The bind parameters of a run upsert. */
@@ -152,8 +155,23 @@ export class RowCodec {
       updated_at: run.updatedAt,
       status: run.status,
       root: run.parentRunId === null ? 1 : 0,
-      record: this.ser(run),
+      record: this.ser(runBody(run)),
     };
+  }
+
+  /** The run of a row. */
+  run(row: RunRow): RunRecord {
+    return joinRun(this.de<Partial<RunRecord>>(row.record), row);
+  }
+
+  /** The encoded value of a task result (its kind and task id are columns). */
+  taskValue(result: TaskResult): string {
+    return this.ser(taskResultBody(result));
+  }
+
+  /** The task result of a row. */
+  taskResult(row: TaskResultRow): TaskResult {
+    return joinTaskResult(this.de<Partial<TaskResult>>(row.value), row);
   }
 
   /**

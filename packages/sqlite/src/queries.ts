@@ -4,10 +4,30 @@
  * an index seek whatever its depth.
  */
 import type Database from "better-sqlite3";
-import type { AuditQuery, InterruptQuery } from "@rein/core";
-import { INTERRUPT_COLUMNS, type InterruptRow } from "./statements.ts";
+import type { AuditRecord } from "@rein/core";
+import {
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  keysetSlice,
+  pageLimit,
+  type AuditQuery,
+  type InterruptPage,
+  type InterruptQuery,
+  type RunQuery,
+  type RunRecord,
+  type ThreadRecord,
+} from "@rein/core/store";
+import type { RowCodec } from "./codec.ts";
+import { INTERRUPT_COLUMNS, RUN_COLUMNS, type InterruptRow, type RunRow } from "./statements.ts";
 
 type Params = Record<string, string | number | null>;
+
+/** One keyset page of records. */
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
 
 /** A statement plus the parameters to bind for one call. */
 interface Query<Row> {
@@ -15,13 +35,73 @@ interface Query<Row> {
   params: Params;
 }
 
-/** Builds and caches the list statements of one connection. */
+/** Builds and caches the list statements of one connection, and turns their rows into pages. */
 export class ListQueries {
   readonly #db: Database.Database;
+  readonly #codec: RowCodec;
   readonly #cache = new Map<string, Database.Statement<[Params], unknown>>();
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, codec: RowCodec) {
     this.#db = db;
+    this.#codec = codec;
+  }
+
+  /** One page of threads (see {@link ThreadStore.listThreads}). */
+  threadsPage(query: {
+    tenant?: string | null;
+    limit?: number;
+    cursor?: string | null;
+  }): Page<ThreadRecord> {
+    const limit = pageLimit(query.limit);
+    const { statement, params } = this.threads(query.tenant, decodeCursor(query.cursor), limit);
+    const page = keysetSlice(statement.all(params), limit, (row) =>
+      encodeCursor([row.created_at, row.thread_id]),
+    );
+    return { items: page.rows.map((row) => this.#codec.thread(row)), nextCursor: page.nextCursor };
+  }
+
+  /** One page of interrupts (see {@link InterruptStore.listInterrupts}). */
+  interruptsPage(query: InterruptQuery): InterruptPage {
+    const limit = pageLimit(query.limit);
+    const { statement, params } = this.interrupts(query, decodeCursor(query.cursor), limit);
+    const page = keysetSlice(statement.all(params), limit, (row) =>
+      encodeCursor([row.created_at, row.id]),
+    );
+    return {
+      items: page.rows.map((row) => this.#codec.interrupt(row)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /** One page of runs in one status (see {@link RunStore.listRunsByStatus}). */
+  runsPage(query: RunQuery): Page<RunRecord> {
+    const limit = pageLimit(query.limit);
+    const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
+    const statement = this.#prepare<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_by_status
+       WHERE status = @status AND (@rootOnly = 0 OR root = 1)
+         AND (updated_at, run_id) > (@afterAt, @afterId)
+       ORDER BY updated_at, run_id LIMIT @limit`,
+    );
+    const rows = statement.all({
+      status: query.status,
+      rootOnly: query.rootOnly ? 1 : 0,
+      afterAt,
+      afterId,
+      limit: limit + 1,
+    });
+    const page = keysetSlice(rows, limit, (row) => encodeCursor([row.updated_at, row.run_id]));
+    const items = page.rows.map((row) => this.#codec.run(row));
+    return { items, nextCursor: page.nextCursor };
+  }
+
+  /** One page of audit lines (see {@link LogStore.listAudit}). */
+  auditPage(query: AuditQuery): Page<AuditRecord> {
+    const limit = pageLimit(query.limit);
+    const { statement, params } = this.audit(query, decodeSeqCursor(query.cursor), limit);
+    const page = keysetSlice(statement.all(params), limit, (row) => String(row.seq));
+    const items = page.rows.map((row) => this.#codec.de<AuditRecord>(row.record));
+    return { items, nextCursor: page.nextCursor };
   }
 
   #prepare<Row>(sql: string): Database.Statement<[Params], Row> {
@@ -67,7 +147,7 @@ export class ListQueries {
     query: InterruptQuery,
     after: [string, string] | null,
     limit: number,
-  ): Query<InterruptRow & { id: string; created_at: string }> {
+  ): Query<InterruptRow> {
     const where: string[] = [];
     const params: Params = { limit: limit + 1 };
     const filter = (column: string, value: string | null | undefined, op = "=") => {
@@ -85,7 +165,7 @@ export class ListQueries {
       params["after_at"] = after[0];
       params["after_id"] = after[1];
     }
-    const sql = `SELECT id, created_at, ${INTERRUPT_COLUMNS} FROM interrupts
+    const sql = `SELECT ${INTERRUPT_COLUMNS} FROM interrupts
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY created_at DESC, id DESC LIMIT @limit`;
     return { statement: this.#prepare(sql), params };

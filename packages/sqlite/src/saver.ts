@@ -6,48 +6,49 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import {
   jsonSerializer,
-  type AnswerBatch,
-  type AnswerOutcome,
-  type AuditQuery,
   type AuditRecord,
   type CheckpointId,
-  type CheckpointRecord,
-  type Checkpointer,
-  type Fence,
   type InterruptId,
-  type InterruptPage,
-  type InterruptQuery,
   type InterruptStatus,
-  type LeaseRecord,
   type RunId,
-  type RunQuery,
-  type RunRecord,
   type Serializer,
   type SteeringRecord,
-  type StepCommit,
-  type StoredInterrupt,
-  type StreamKey,
   type TaskId,
-  type TaskOutcome,
-  type TaskResult,
   type ThreadId,
-  type ThreadRecord,
 } from "@rein/core";
+import type {
+  AnswerBatch,
+  AnswerOutcome,
+  AuditQuery,
+  CheckpointRecord,
+  Checkpointer,
+  Fence,
+  InterruptPage,
+  InterruptQuery,
+  LeaseRecord,
+  RunQuery,
+  RunRecord,
+  StepCommit,
+  StoredInterrupt,
+  StreamKey,
+  TaskOutcome,
+  TaskResult,
+  ThreadHead,
+  ThreadRecord,
+} from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
+import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
 import {
+  chainFromRange,
+  chainLengthOfVersion,
   checkFence,
-  conflictError,
-  decodeCursor,
-  decodeSeqCursor,
-  encodeCursor,
-  pageLimit,
   validateThreadId,
 } from "@rein/core/store";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
-import { prepareStatements, type Statements } from "./statements.ts";
+import { prepareStatements, type ChainRow, type Statements } from "./statements.ts";
 
 /** Options of {@link SqliteSaver}. */
 export interface SqliteSaverOptions {
@@ -112,7 +113,7 @@ export class SqliteSaver implements Checkpointer {
       this.db.pragma("foreign_keys = OFF");
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
-      this.#lists = new ListQueries(this.db);
+      this.#lists = new ListQueries(this.db, this.#codec);
       // Made once: building a transaction function per call costs more than the commit itself.
       this.#transaction = this.db.transaction((body: () => unknown) => body());
     } catch (error) {
@@ -154,7 +155,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Threads ------------------------------------------------------------------------------------
 
-  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       validateThreadId(thread.threadId);
@@ -163,7 +163,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** The thread record, if it was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getThread.get(threadId);
@@ -171,30 +170,31 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Threads newest first (by `createdAt`, then id), optionally of one tenant. */
+  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+    return settle(
+      () =>
+        // One read transaction: the four reads see one state even while another process writes.
+        this.#transaction(() => {
+          const head = this.#sql.getHeadCheckpoint.get(threadId, stream);
+          const run = head && this.#sql.getRun.get(head.run_id);
+          const thread = this.#sql.getThread.get(threadId);
+          return {
+            checkpoint: head ? this.#codec.checkpoint(head) : undefined,
+            run: run ? this.#codec.run(run) : undefined,
+            thread: thread ? this.#codec.thread(thread) : undefined,
+            pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
+          };
+        }) as ThreadHead,
+    );
+  }
+
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];
     nextCursor: string | null;
   }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.threads(
-        query.tenant,
-        decodeCursor(query.cursor),
-        limit,
-      );
-      const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => this.#codec.thread(row)),
-        nextCursor:
-          rows.length > limit && last ? encodeCursor([last.created_at, last.thread_id]) : null,
-      };
-    });
+    return settle(() => this.#lists.threadsPage(query));
   }
 
-  /** Deletes the thread and every row stored under it, in one transaction. */
   deleteThread(threadId: ThreadId): Promise<void> {
     return settle(() => {
       this.#write(() => {
@@ -207,42 +207,17 @@ export class SqliteSaver implements Checkpointer {
 
   // Checkpoints --------------------------------------------------------------------------------
 
-  /**
-   * Commits one step in one `BEGIN IMMEDIATE` transaction, after checking the stream head.
-   *
-   * @throws {CheckpointConflictError} when the head is not `expectedHeadId`; nothing is written.
-   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
-   */
   commitStep(commit: StepCommit): Promise<void> {
     return settle(() => {
-      const { checkpoint: cp } = commit;
-      validateThreadId(cp.threadId);
-      // Encode before taking the write lock: less time holding it, and nothing to undo.
-      const row = this.#codec.checkpointValues(cp);
-      const blobs = commit.blobs.map((blob) => this.#codec.blobValues(cp, blob));
-      const interrupts = (commit.interrupts ?? []).map((i) => this.#codec.interruptParams(i));
-      const runs = (commit.runs ?? []).map((r) => this.#codec.runParams(r));
-      const sql = this.#sql;
+      validateThreadId(commit.checkpoint.threadId);
+      const encoded = encodeCommit(this.#codec, commit);
       this.#write(() => {
         this.#checkFence(commit.fence);
-        const head = (sql.getHead.get(cp.threadId, cp.stream)?.checkpoint_id ??
-          null) as CheckpointId | null;
-        if (head !== commit.expectedHeadId) throw conflictError(cp, commit.expectedHeadId, head);
-        try {
-          sql.insertCheckpoint.run(...row);
-        } catch (error) {
-          if (isConstraint(error)) throw conflictError(cp, commit.expectedHeadId, head);
-          throw error;
-        }
-        sql.setHead.run(cp.threadId, cp.stream, cp.id);
-        for (const blob of blobs) sql.insertBlob.run(...blob);
-        for (const params of interrupts) sql.upsertInterrupt.run(params);
-        for (const params of runs) sql.upsertRun.run(params);
+        writeCommit(this.#sql, commit, encoded);
       });
     });
   }
 
-  /** The checkpoint `id` of the stream, or its head when `id` is omitted. */
   getCheckpoint(
     threadId: ThreadId,
     stream: StreamKey,
@@ -257,7 +232,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Checkpoints of a stream, newest first; `before` keeps only ids lower than it. */
   listCheckpoints(
     threadId: ThreadId,
     stream: StreamKey,
@@ -274,11 +248,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /**
-   * Values of the given channel versions, delta chains rebuilt (one recursive query).
-   *
-   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
-   */
   getChannelValues(
     threadId: ThreadId,
     stream: StreamKey,
@@ -286,30 +255,41 @@ export class SqliteSaver implements Checkpointer {
   ): Promise<Record<string, unknown>> {
     return settle(() => {
       const wanted = Object.entries(versions);
-      if (wanted.length === 0) return {};
-      const rows = this.#sql.readChains.all({
-        thread: threadId,
-        stream,
-        versions: JSON.stringify(versions),
-      });
-      return this.#codec.channelValues(wanted, rows);
+      const links: ChainRow[] = [];
+      const forked: Record<string, string> = {};
+      for (const [channel, version] of wanted) {
+        const range = this.#sql.chainRange.all(
+          threadId,
+          stream,
+          channel,
+          version,
+          chainLengthOfVersion(version),
+        );
+        const chain = chainFromRange(version, range);
+        if (chain) for (const link of chain) links.push({ channel, depth: 0, ...link });
+        else forked[channel] = version;
+      }
+      if (Object.keys(forked).length > 0) {
+        const params = { thread: threadId, stream, versions: JSON.stringify(forked) };
+        links.push(...this.#sql.readChains.all(params));
+      }
+      return this.#codec.channelValues(wanted, links);
     });
   }
 
   // Task results -------------------------------------------------------------------------------
 
-  /** Records a task outcome with its interrupts; ignored once the task has a `writes` result. */
   putTaskOutcome(outcome: TaskOutcome): Promise<void> {
     return settle(() => {
       const { threadId, stream, checkpointId, result } = outcome;
-      const value = this.#codec.ser(result);
+      const value = this.#codec.taskValue(result);
       const interrupts = outcome.interrupts.map((i) => this.#codec.interruptParams(i));
       const sql = this.#sql;
       this.#write(() => {
         this.#checkFence(outcome.fence);
-        const prior = sql.getTaskKind.get(threadId, stream, checkpointId, result.taskId);
-        if (prior?.kind === "writes") return;
-        sql.upsertTaskResult.run(threadId, stream, checkpointId, result.taskId, result.kind, value);
+        // No change means the task already has a `writes` result: the outcome is ignored.
+        const params = [threadId, stream, checkpointId, result.taskId, result.kind, value] as const;
+        if (sql.putTaskResult.run(...params).changes === 0) return;
         for (const params of interrupts) sql.upsertInterrupt.run(params);
         if (outcome.superseded.length > 0) {
           sql.supersede.run(JSON.stringify(outcome.superseded));
@@ -318,7 +298,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   getTaskResults(
     threadId: ThreadId,
     stream: StreamKey,
@@ -327,13 +306,12 @@ export class SqliteSaver implements Checkpointer {
     return settle(() =>
       this.#sql.listTaskResults
         .all(threadId, stream, checkpointId)
-        .map((row) => this.#codec.de<TaskResult>(row.value)),
+        .map((row) => this.#codec.taskResult(row)),
     );
   }
 
   // Interrupts ---------------------------------------------------------------------------------
 
-  /** One interrupt by id. */
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     return settle(() => {
       const row = this.#sql.getInterrupt.get(id);
@@ -341,7 +319,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   getThreadInterrupts(threadId: ThreadId, status?: InterruptStatus): Promise<StoredInterrupt[]> {
     return settle(() => {
       const rows =
@@ -352,61 +329,27 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Interrupts across threads, newest first (`createdAt`, then id), from an index. */
   listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.interrupts(
-        query,
-        decodeCursor(query.cursor),
-        limit,
-      );
-      const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => this.#codec.interrupt(row)),
-        nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
-      };
-    });
+    return settle(() => this.#lists.interruptsPage(query));
   }
 
-  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     return settle(() =>
       this.#sql.expiredInterrupts.all(now, limit).map((row) => this.#codec.interrupt(row)),
     );
   }
 
-  /** Answers and cancels pending interrupts all-or-nothing, in one `BEGIN IMMEDIATE` transaction. */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return settle(() => {
-      const runs = (batch.runs ?? []).map((r) => this.#codec.runParams(r));
-      return this.#write(() => {
+    return settle(() =>
+      this.#write(() => {
         this.#checkFence(batch.fence);
-        const outcome = applyAnswers(this.#sql, this.#codec, batch);
-        if (outcome.ok) for (const params of runs) this.#sql.upsertRun.run(params);
-        return outcome;
-      });
-    });
-  }
-
-  /** Moves pending interrupts to `cancelled` or `superseded`; others are left as they are. */
-  setInterruptStatus(
-    ids: InterruptId[],
-    status: "cancelled" | "superseded",
-    fence?: Fence,
-  ): Promise<void> {
-    return settle(() => {
-      this.#fenced(fence, () => {
-        if (ids.length > 0) this.#sql.setStatus.run(status, JSON.stringify(ids));
-      });
-    });
+        return applyAnswers(this.#sql, this.#codec, batch);
+      }),
+    );
   }
 
   // Request ids --------------------------------------------------------------------------------
 
-  /** Stores what a request id produced, returned to later duplicates of that request. */
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(result);
@@ -414,7 +357,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Whether a request id was applied, with the outcome stored for it. */
   getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
     return settle(() => {
       const row = this.#sql.getRequest.get(requestId);
@@ -425,7 +367,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Once ---------------------------------------------------------------------------------------
 
-  /** The stored result of `ctx.once(key)` for a task, if it ran. */
   getOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -437,7 +378,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Stores a once-result unless one exists (first write wins); returns the stored one. */
   putOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -457,7 +397,6 @@ export class SqliteSaver implements Checkpointer {
 
   // Runs ---------------------------------------------------------------------------------------
 
-  /** Inserts or replaces a run record; a `done` or `cancelled` run keeps its status. */
   putRun(run: RunRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const params = this.#codec.runParams(run);
@@ -465,46 +404,23 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Runs in one status across threads, least recently updated first, from an index. */
   listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const [afterAt, afterId] = decodeCursor(query.cursor) ?? ["", ""];
-      const rows = this.#sql.runsByStatus.all({
-        status: query.status,
-        rootOnly: query.rootOnly ? 1 : 0,
-        afterAt,
-        afterId,
-        limit: limit + 1,
-      });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => this.#codec.de<RunRecord>(row.record)),
-        nextCursor:
-          rows.length > limit && last ? encodeCursor([last.updated_at, last.run_id]) : null,
-      };
-    });
+    return settle(() => this.#lists.runsPage(query));
   }
 
-  /** One run by id. */
   getRun(runId: RunId): Promise<RunRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getRun.get(runId);
-      return row ? this.#codec.de<RunRecord>(row.record) : undefined;
+      return row ? this.#codec.run(row) : undefined;
     });
   }
 
-  /** Runs of a thread, oldest first. */
   listRuns(threadId: ThreadId): Promise<RunRecord[]> {
-    return settle(() =>
-      this.#sql.listRuns.all(threadId).map((row) => this.#codec.de<RunRecord>(row.record)),
-    );
+    return settle(() => this.#sql.listRuns.all(threadId).map((row) => this.#codec.run(row)));
   }
 
   // Steering and audit -------------------------------------------------------------------------
 
-  /** Appends a steering record to its thread's log. */
   appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(record);
@@ -512,14 +428,12 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Steering records of a thread, oldest first. */
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     return settle(() =>
       this.#sql.listSteering.all(threadId).map((row) => this.#codec.de<SteeringRecord>(row.record)),
     );
   }
 
-  /** Appends an audit record. */
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(record);
@@ -527,27 +441,12 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Audit records oldest first, by thread or by the tenant of their thread. */
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
-    return settle(() => {
-      const limit = pageLimit(query.limit);
-      const { statement, params } = this.#lists.audit(query, decodeSeqCursor(query.cursor), limit);
-      const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => this.#codec.de<AuditRecord>(row.record)),
-        nextCursor: rows.length > limit && last ? String(last.seq) : null,
-      };
-    });
+    return settle(() => this.#lists.auditPage(query));
   }
 
   // Leases -------------------------------------------------------------------------------------
 
-  /**
-   * Takes the lease if it is free, expired or already `owner`'s (one atomic upsert) and returns
-   * its new fencing token; `null` when another owner holds it.
-   */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     return settle(() => {
       validateThreadId(threadId);
@@ -557,7 +456,6 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return settle(() => {
       const now = Date.now();
@@ -566,14 +464,12 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  /** Releases `owner`'s lease; no-op when someone else holds it. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void> {
     return settle(() => {
       this.#sql.releaseLease.run(threadId, owner);
     });
   }
 
-  /** The unexpired lease of the thread, if any. */
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     return settle(() => {
       const row = this.#sql.getLease.get(threadId, Date.now());
@@ -589,8 +485,4 @@ export class SqliteSaver implements Checkpointer {
       if (this.db.open) this.db.close();
     });
   }
-}
-
-function isConstraint(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code.startsWith("SQLITE_CONSTRAINT");
 }

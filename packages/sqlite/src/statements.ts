@@ -3,6 +3,7 @@
  * depends on the filters given (the list methods) are built in `queries.ts` and cached there.
  */
 import type Database from "better-sqlite3";
+import type { InterruptColumns, RunColumns } from "@rein/core/store";
 
 /** A row of `threads`. */
 export interface ThreadRow {
@@ -37,6 +38,14 @@ export interface ChainRow {
   value: string;
 }
 
+/** One version of a channel read by range. */
+export interface RangeRow {
+  version: string;
+  kind: "full" | "delta";
+  prev: string | null;
+  value: string;
+}
+
 /** Values of a checkpoint insert, in column order. */
 export type CheckpointValues = [
   thread_id: string,
@@ -64,9 +73,8 @@ export type BlobValues = [
 ];
 
 /** The columns an interrupt record is rebuilt from. */
-export interface InterruptRow {
+export interface InterruptRow extends InterruptColumns {
   record: string;
-  status: string;
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
@@ -100,7 +108,23 @@ export interface RunParams {
 }
 
 /** Columns an interrupt is read from. */
-export const INTERRUPT_COLUMNS = "record, status, answer, answered_by, answered_at";
+export const INTERRUPT_COLUMNS =
+  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+
+/** The columns a run record is rebuilt from. */
+export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
+
+/** The columns a run record is rebuilt from. */
+export interface RunRow extends RunColumns {
+  record: string;
+}
+
+/** The columns a task result is rebuilt from. */
+export interface TaskResultRow {
+  task_id: string;
+  kind: string;
+  value: string;
+}
 
 type ThreadStream = { thread: string; stream: string };
 
@@ -139,6 +163,9 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO heads (thread_id, stream, checkpoint_id) VALUES (?, ?, ?)
        ON CONFLICT (thread_id, stream) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
     ),
+    pendingCount: prep<[string], { n: number }>(
+      "SELECT count(*) AS n FROM interrupts WHERE thread_id = ? AND status = 'pending'",
+    ),
     // Positional parameters on the hot path: binding by name costs about twice as much.
     insertCheckpoint: prep<CheckpointValues>(
       `INSERT INTO checkpoints
@@ -166,7 +193,14 @@ export function prepareStatements(db: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     ),
-    // One query for all channels: each chain is followed down to its full blob. CROSS JOIN keeps
+    // The newest `limit` versions of a channel up to `version`: in a stream that never forked,
+    // exactly the version's chain, read as one index range.
+    chainRange: prep<[string, string, string, string, number], RangeRow>(
+      `SELECT version, kind, prev, value FROM blobs
+       WHERE thread_id = ? AND stream = ? AND channel = ? AND version <= ?
+       ORDER BY version DESC LIMIT ?`,
+    ),
+    // The fallback for a forked stream: each chain followed link by link to its full blob. CROSS JOIN keeps
     // json_each as the outer loop, so each link is one primary-key seek, never a stream scan.
     readChains: prep<[ThreadStream & { versions: string }], ChainRow>(
       `WITH RECURSIVE chain (channel, depth, kind, prev, value) AS (
@@ -185,18 +219,17 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     // Task results -----------------------------------------------------------------------------
-    getTaskKind: prep<[string, string, string, string], { kind: string }>(
-      `SELECT kind FROM task_results
-       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ? AND task_id = ?`,
-    ),
-    upsertTaskResult: prep<[string, string, string, string, string, string]>(
+    // A task that has a `writes` result keeps it: no change then.
+    putTaskResult: prep<[string, string, string, string, string, string]>(
       `INSERT INTO task_results (thread_id, stream, checkpoint_id, task_id, kind, value)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
-       DO UPDATE SET kind = excluded.kind, value = excluded.value`,
+       DO UPDATE SET kind = excluded.kind, value = excluded.value
+       WHERE task_results.kind <> 'writes'`,
     ),
-    listTaskResults: prep<[string, string, string], { value: string }>(
-      `SELECT value FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
+    listTaskResults: prep<[string, string, string], TaskResultRow>(
+      `SELECT task_id, kind, value FROM task_results
+       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
        ORDER BY seq`,
     ),
     deletePaused: prep<[string, string, string, string]>(
@@ -284,18 +317,9 @@ export function prepareStatements(db: Database.Database) {
          record = excluded.record
        WHERE runs.status NOT IN ('done', 'cancelled')`,
     ),
-    runsByStatus: prep<
-      [{ status: string; rootOnly: number; afterAt: string; afterId: string; limit: number }],
-      { record: string; updated_at: string; run_id: string }
-    >(
-      `SELECT record, updated_at, run_id FROM runs INDEXED BY runs_by_status
-       WHERE status = @status AND (@rootOnly = 0 OR root = 1)
-         AND (updated_at, run_id) > (@afterAt, @afterId)
-       ORDER BY updated_at, run_id LIMIT @limit`,
-    ),
-    getRun: prep<[string], { record: string }>("SELECT record FROM runs WHERE run_id = ?"),
-    listRuns: prep<[string], { record: string }>(
-      "SELECT record FROM runs WHERE thread_id = ? ORDER BY created_at, seq",
+    getRun: prep<[string], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
+    listRuns: prep<[string], RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at, seq`,
     ),
 
     // Steering and audit -----------------------------------------------------------------------

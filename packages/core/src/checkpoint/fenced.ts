@@ -12,7 +12,7 @@ import type {
   ThreadRecord,
 } from "./types.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
-import type { InterruptId, TaskId, ThreadId } from "../ids.ts";
+import type { TaskId, ThreadId } from "../ids.ts";
 
 /**
  * Returns `store` with `fence` attached to every write; reads go straight through.
@@ -31,8 +31,6 @@ export function fencedStore(store: Checkpointer, fence: Fence): Checkpointer {
       store.putTaskOutcome({ ...outcome, fence: own(outcome.threadId) }),
     answerInterrupts: (batch: AnswerBatch) =>
       store.answerInterrupts({ ...batch, fence: own(batch.threadId) }),
-    setInterruptStatus: (ids: InterruptId[], status: "cancelled" | "superseded") =>
-      store.setInterruptStatus(ids, status, fence),
     putRequestResult: (requestId: string, result: unknown) =>
       store.putRequestResult(requestId, result, fence),
     putOnce: (threadId: ThreadId, taskId: TaskId, key: string, value: unknown) =>

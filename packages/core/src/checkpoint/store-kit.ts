@@ -216,3 +216,50 @@ export function channelValuesFromChains(
   }
   return out;
 }
+
+/**
+ * One page of a keyset query that fetched `limit + 1` rows: the first `limit` rows, and the
+ * cursor of the last of them when the extra row shows there is more.
+ */
+export function keysetSlice<Row>(
+  rows: readonly Row[],
+  limit: number,
+  cursorOf: (row: Row) => string,
+): { rows: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+}
+
+/**
+ * How many links the chain of a channel version has, read from the version itself: the runtime
+ * writes a delta as `<checkpointId>~<depth>` (depth deltas since the last full value) and a full
+ * value as the bare checkpoint id (one link). A store fetches that many versions by range.
+ */
+export function chainLengthOfVersion(version: string): number {
+  const mark = version.lastIndexOf("~");
+  if (mark < 0) return 1;
+  const depth = Number(version.slice(mark + 1));
+  return Number.isSafeInteger(depth) && depth > 0 ? depth + 1 : 1;
+}
+
+/**
+ * The chain of `version`, oldest link first, picked out of a range of a channel's versions (any
+ * order) by following `prev` links; `undefined` when the range does not hold the whole chain (a
+ * forked stream interleaves other branches' versions), so the store reads it link by link.
+ */
+export function chainFromRange<Link extends Omit<ChainLink, "channel"> & { version: string }>(
+  version: string,
+  range: readonly Link[],
+): Link[] | undefined {
+  const byVersion = new Map(range.map((link) => [link.version, link]));
+  const chain: Link[] = [];
+  let current: string | null = version;
+  while (current !== null) {
+    const link = byVersion.get(current);
+    if (!link) return undefined;
+    chain.push(link);
+    current = link.kind === "delta" ? link.prev : null;
+  }
+  return chain.reverse();
+}

@@ -160,7 +160,7 @@ export interface LeaseRecord {
   token: number;
 }
 
-/** Filter of {@link Checkpointer.listRunsByStatus}. Oldest `updatedAt` first. */
+/** Filter of {@link RunStore.listRunsByStatus}. Oldest `updatedAt` first. */
 export interface RunQuery {
   status: RunStatus;
   /** Only root runs (no parent). */
@@ -183,6 +183,15 @@ export interface StepCommit {
   interrupts?: StoredInterrupt[];
   /** Run rows to insert or replace with this commit. */
   runs?: RunRecord[];
+  /**
+   * Task results to record with this commit, as {@link TaskResultStore.putTaskOutcome} would
+   * (a task that has a `writes` result keeps it), in the commit's stream.
+   */
+  taskResults?: { checkpointId: CheckpointId; result: TaskResult }[];
+  /** The thread row to create or update with this commit, as {@link ThreadStore.putThread}. */
+  thread?: ThreadRecord;
+  /** Audit lines to append with this commit, in order. */
+  audit?: AuditRecord[];
   /** Lease proof of the writer; checked in the commit's transaction. */
   fence?: Fence | undefined;
 }
@@ -241,7 +250,7 @@ export interface AnswerBatch {
   fence?: Fence | undefined;
 }
 
-/** Result of {@link Checkpointer.answerInterrupts}. Nothing is written unless `ok`. */
+/** Result of {@link InterruptStore.answerInterrupts}. Nothing is written unless `ok`. */
 export type AnswerOutcome =
   | { ok: true }
   /** Some targeted interrupts were no longer pending (another caller won, or they were resolved). */
@@ -251,7 +260,7 @@ export type AnswerOutcome =
   /** The request id was applied before; `result` is what was stored for it (if anything). */
   | { ok: false; reason: "duplicate"; result: unknown };
 
-/** Filter of {@link Checkpointer.listInterrupts}. Results are newest first. */
+/** Filter of {@link InterruptStore.listInterrupts}. Results are newest first. */
 export interface InterruptQuery {
   status?: Interrupt["status"];
   threadId?: ThreadId;
@@ -270,7 +279,7 @@ export interface InterruptPage {
   nextCursor: string | null;
 }
 
-/** Filter of {@link Checkpointer.listAudit}. Oldest first. */
+/** Filter of {@link LogStore.listAudit}. Oldest first. */
 export interface AuditQuery {
   threadId?: ThreadId;
   tenant?: string | null;
@@ -278,101 +287,125 @@ export interface AuditQuery {
   cursor?: string | null;
 }
 
-/**
- * Durable storage of threads, checkpoints, task results, interrupts, runs, steering, audit,
- * once-results, request ids and leases.
- *
- * Every write takes an optional {@link Fence}: when given, the store checks in the write's own
- * transaction that the thread's lease still carries that token, and throws
- * {@link FencedOutError} without writing anything otherwise. Two rules hold for every writer,
- * fenced or not: an interrupt that is no longer `pending` is never set back to `pending` (nor its
- * answer erased), and a run that is `done` or `cancelled` never changes status again.
- */
-export interface Checkpointer {
-  /** The serializer this store encodes values with. */
-  readonly serializer: Serializer;
+/** What a call on a thread reads first, fetched together by {@link ThreadStore.getThreadHead}. */
+export interface ThreadHead {
+  /** The head checkpoint of the stream, if it has one. */
+  checkpoint: CheckpointRecord | undefined;
+  /** The run of that checkpoint. */
+  run: RunRecord | undefined;
+  /** The thread row, if the thread was created. */
+  thread: ThreadRecord | undefined;
+  /** How many of the thread's interrupts (all streams) are pending. */
+  pendingInterrupts: number;
+}
 
-  // Threads ------------------------------------------------------------------------------------
-  /** Creates the thread, or updates tenant/metadata of an existing one. */
+/** Threads: the row a thread's tenant and metadata live in. */
+export interface ThreadStore {
+  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
+  /** The thread record, if the thread was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
-  /** Threads newest first. */
+  /**
+   * The stream's head checkpoint, its run, the thread row and the count of pending interrupts, in
+   * one read (one round trip), none of it decoded beyond what is returned.
+   */
+  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead>;
+  /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];
     nextCursor: string | null;
   }>;
-  /** Deletes the thread and everything stored under it. */
+  /**
+   * Deletes the thread and everything stored under it (also its audit lines and request ids), at
+   * once. The lease row stays, expired: its fencing token must keep growing if the thread is made
+   * again.
+   */
   deleteThread(threadId: ThreadId): Promise<void>;
+}
 
-  // Checkpoints --------------------------------------------------------------------------------
-  /** Commits one step atomically, with compare-and-set on the stream head. */
+/** Checkpoints and the channel values they reference. */
+export interface CheckpointStore {
+  /**
+   * Commits one step atomically: the checkpoint, its blobs and everything else the commit carries,
+   * with compare-and-set on the stream head, in one transaction.
+   *
+   * @throws {CheckpointConflictError} when the head is not `expectedHeadId` (or the id exists);
+   *   nothing is written.
+   * @throws {FencedOutError} when the fence is stale; nothing is written.
+   * @throws {NonSerializableError} when a value cannot be encoded; nothing is written.
+   */
   commitStep(commit: StepCommit): Promise<void>;
-  /** The checkpoint `id`, or the stream head when `id` is omitted. */
+  /** The checkpoint `id` of the stream, or the stream head when `id` is omitted. */
   getCheckpoint(
     threadId: ThreadId,
     stream: StreamKey,
     id?: CheckpointId,
   ): Promise<CheckpointRecord | undefined>;
-  /** Checkpoints of a stream, newest first, optionally only those older than `before`. */
+  /** Checkpoints of a stream, newest first, optionally only those with an id below `before`. */
   listCheckpoints(
     threadId: ThreadId,
     stream: StreamKey,
     options?: { limit?: number; before?: CheckpointId },
   ): Promise<CheckpointRecord[]>;
-  /** Values of the given channel versions, with delta chains rebuilt into full values. */
+  /**
+   * Values of the given channel versions, with delta chains rebuilt into full values.
+   *
+   * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
+   */
   getChannelValues(
     threadId: ThreadId,
     stream: StreamKey,
     versions: Record<string, string>,
   ): Promise<Record<string, unknown>>;
+}
 
-  // Task results -------------------------------------------------------------------------------
+/** What the tasks of an uncommitted step left behind. */
+export interface TaskResultStore {
   /**
    * Records a task's outcome (its writes, or that it paused) with its interrupt rows, atomically.
    * Idempotent: once a task has a `writes` result, later outcomes for it are ignored.
    */
   putTaskOutcome(outcome: TaskOutcome): Promise<void>;
-  /** Results of the tasks of the step that starts at `checkpointId`. */
+  /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   getTaskResults(
     threadId: ThreadId,
     stream: StreamKey,
     checkpointId: CheckpointId,
   ): Promise<TaskResult[]>;
+}
 
-  // Interrupts ---------------------------------------------------------------------------------
+/** Interrupts: the questions paused tasks wait on, and their answers. */
+export interface InterruptStore {
+  /** One interrupt by id. */
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
   /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   getThreadInterrupts(threadId: ThreadId, status?: Interrupt["status"]): Promise<StoredInterrupt[]>;
-  /** Interrupts across threads, newest first, served from an index. */
+  /** Interrupts across threads, newest first (`createdAt`, then id), one keyset page from an index. */
   listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
   /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
   /**
    * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
    * (else nothing is written), the listed tasks are woken, one audit record per interrupt is
-   * appended with the actor, and the request id is remembered.
+   * appended with the actor, and the request id is remembered. Planned by `planAnswerBatch`
+   * (`@rein/core/store`), which says how repeated ids and refusals are decided; reads and writes
+   * only the targeted rows, whatever else the thread holds.
    */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
-  /** Marks pending interrupts with another status (`cancelled`, `superseded`); others are left. */
-  setInterruptStatus(
-    ids: InterruptId[],
-    status: "cancelled" | "superseded",
-    fence?: Fence,
-  ): Promise<void>;
+}
 
-  // Request ids --------------------------------------------------------------------------------
-  /** Stores the outcome of a request id recorded by {@link Checkpointer.answerInterrupts}. */
+/** Results that make a retried call or a re-run node idempotent: request ids and `ctx.once`. */
+export interface IdempotencyStore {
+  /** Stores the outcome of a request id recorded by {@link InterruptStore.answerInterrupts}. */
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void>;
   /**
    * Whether a request id was applied, and the outcome stored for it (`result` is `undefined` while
    * none is stored yet). `undefined` when the id was never applied.
    */
   getRequestResult(requestId: string): Promise<{ result: unknown } | undefined>;
-
-  // Once ---------------------------------------------------------------------------------------
   /** The stored result of `ctx.once(key)` for a task, if it ran. */
   getOnce(threadId: ThreadId, taskId: TaskId, key: string): Promise<{ value: unknown } | undefined>;
-  /** Stores a once-result; first write wins and the stored value is returned. */
+  /** Stores a once-result; the first write wins and the stored value is returned. */
   putOnce(
     threadId: ThreadId,
     taskId: TaskId,
@@ -380,40 +413,75 @@ export interface Checkpointer {
     value: unknown,
     fence?: Fence,
   ): Promise<{ value: unknown }>;
+}
 
-  // Runs ---------------------------------------------------------------------------------------
+/** Runs: root invocations and child (subgraph) runs. */
+export interface RunStore {
   /** Inserts or replaces a run; a `done` or `cancelled` run keeps its status. */
   putRun(run: RunRecord, fence?: Fence): Promise<void>;
+  /** One run by id. */
   getRun(runId: RunId): Promise<RunRecord | undefined>;
   /** Runs of a thread, oldest first. */
   listRuns(threadId: ThreadId): Promise<RunRecord[]>;
   /**
-   * Runs in one status across threads, least recently updated first (served from an index):
-   * the recovery sweep finds runs a crashed process left `running` with it.
+   * Runs in one status across threads, least recently updated first, one keyset page from an
+   * index: the recovery sweep finds runs a crashed process left `running` with it.
    */
   listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }>;
+}
 
-  // Steering and audit (append-only) ------------------------------------------------------------
+/** The append-only logs of a thread: steering messages and the audit trail. */
+export interface LogStore {
+  /** Appends a steering record to its thread's log. */
   appendSteering(record: SteeringRecord, fence?: Fence): Promise<void>;
   /** Steering records of a thread, oldest first. */
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
+  /** Appends an audit record. */
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void>;
+  /** Audit records oldest first, by thread or by the tenant of their thread; sequence cursors. */
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }>;
+}
 
-  // Leases -------------------------------------------------------------------------------------
+/** Thread leases: one writer per thread, with fencing tokens. */
+export interface LeaseStore {
   /**
    * Takes the thread's lease for `ttlMs` if it is free, expired, or already `owner`'s, and returns
    * its fencing token: larger than every token handed out before for this thread (also across a
    * release). Returns `null` when another owner holds an unexpired lease.
    */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null>;
-  /** Extends `owner`'s lease; false if `owner` no longer holds it. */
+  /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
   /** Releases `owner`'s lease (no-op if someone else holds it); the token is kept for the next holder to exceed. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void>;
   /** The current lease holder, if unexpired. */
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined>;
+}
 
+/**
+ * Durable storage of threads, checkpoints, task results, interrupts, runs, steering, audit,
+ * once-results, request ids and leases: the role interfaces above, in one store.
+ *
+ * Every write takes an optional {@link Fence}: when given, the store checks in the write's own
+ * transaction that the thread's lease still carries that token, and throws
+ * {@link FencedOutError} without writing anything otherwise. Two rules hold for every writer,
+ * fenced or not: an interrupt that is no longer `pending` is never set back to `pending` (nor its
+ * answer erased), and a run that is `done` or `cancelled` never changes status again.
+ *
+ * The method contracts are written here once; implementations inherit them.
+ */
+export interface Checkpointer
+  extends
+    ThreadStore,
+    CheckpointStore,
+    TaskResultStore,
+    InterruptStore,
+    IdempotencyStore,
+    RunStore,
+    LogStore,
+    LeaseStore {
+  /** The serializer this store encodes values with. */
+  readonly serializer: Serializer;
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }

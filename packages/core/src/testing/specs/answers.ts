@@ -205,6 +205,51 @@ export const answerSpecs: SpecModule = {
       expect(new Set(items.map((a) => a.id)).size).toBe(4);
     });
 
+    spec(
+      "an id repeated in one batch counts once: the first answer wins, one audit line",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2"]);
+        const outcome = await saver.answerInterrupts(
+          batch({
+            answers: [
+              { id: interruptId("i1"), value: "first" },
+              { id: interruptId("i2"), value: "other" },
+              { id: interruptId("i1"), value: "second" },
+            ],
+            // Answered and cancelled in one batch: the answer wins.
+            cancel: [interruptId("i2"), interruptId("i2")],
+            wake: [wake("i1"), wake("i1")],
+          }),
+        );
+        expect(outcome).toEqual({ ok: true });
+        const i1 = await saver.getInterrupt(interruptId("i1"));
+        expect([i1?.status, i1?.answer]).toEqual(["answered", "first"]);
+        const i2 = await saver.getInterrupt(interruptId("i2"));
+        expect([i2?.status, i2?.answer]).toEqual(["answered", "other"]);
+        const { items } = await saver.listAudit({ threadId: T });
+        expect(items.map((a) => [a.interruptId, a.action])).toEqual([
+          ["i1", "answer"],
+          ["i2", "answer"],
+        ]);
+        expect(items[0]?.data).toEqual({ value: "first", requestId: null });
+        expect(await taskIds(saver)).toEqual(["task-done", "task-i2"]);
+      },
+    );
+
+    spec("a repeated id that is not pending is reported once", async (saver) => {
+      await pausedThread(saver, ["i1"]);
+      const outcome = await saver.answerInterrupts(
+        batch({
+          answers: [
+            { id: interruptId("gone"), value: 1 },
+            { id: interruptId("gone"), value: 2 },
+          ],
+          cancel: [interruptId("gone")],
+        }),
+      );
+      expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("gone")] });
+    });
+
     spec("a repeated request id is refused as duplicate with the stored result", async (saver) => {
       await pausedThread(saver, ["i1", "i2"]);
       const first = batch({ answers: [{ id: interruptId("i1"), value: 1 }], requestId: "req-1" });

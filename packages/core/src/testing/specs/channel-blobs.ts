@@ -133,6 +133,38 @@ export const channelBlobSpecs: SpecModule = {
       });
     });
 
+    spec(
+      "chains named as the runtime names them (`<id>~<depth>`) rebuild, on a line and across a fork",
+      async (saver) => {
+        // The runtime's version names: a full value is its checkpoint id, a delta adds its depth.
+        const v = (n: number, depth = 0) =>
+          depth === 0 ? `${checkpointId(n)}` : `${checkpointId(n)}~${depth}`;
+        const c1 = await commit(saver, 1, null, { m: v(1) }, [fullBlob("m", v(1), ["a"])]);
+        const c2 = await commit(saver, 2, c1, { m: v(2, 1) }, [
+          deltaBlob("m", v(2, 1), v(1), ["b"]),
+        ]);
+        const c3 = await commit(saver, 3, c2, { m: v(3, 2) }, [
+          deltaBlob("m", v(3, 2), v(2, 1), ["c"]),
+        ]);
+        // A fork from c2 whose versions interleave with the first branch's.
+        const c4 = await commit(saver, 4, c3, { m: v(4, 2) }, [
+          deltaBlob("m", v(4, 2), v(2, 1), ["x"]),
+        ]);
+        const c5 = await commit(saver, 5, c4, { m: v(5, 3) }, [
+          deltaBlob("m", v(5, 3), v(4, 2), ["y"]),
+        ]);
+        // A snapshot then a delta on it: the chain stops at the newest full value.
+        const c6 = await commit(saver, 6, c5, { m: v(6) }, [fullBlob("m", v(6), ["s"])]);
+        await commit(saver, 7, c6, { m: v(7, 1) }, [deltaBlob("m", v(7, 1), v(6), ["t"])]);
+        const read = async (version: string) =>
+          (await saver.getChannelValues(T, "", { m: version }))["m"];
+        expect(await read(v(3, 2))).toEqual(["a", "b", "c"]);
+        expect(await read(v(5, 3))).toEqual(["a", "b", "x", "y"]);
+        expect(await read(v(7, 1))).toEqual(["s", "t"]);
+        expect(await read(v(2, 1))).toEqual(["a", "b"]);
+      },
+    );
+
     spec("getChannelValues returns only the channels asked for", async (saver) => {
       await commit(saver, 1, null, { a: "v1", b: "v1" }, [
         fullBlob("a", "v1", 1),

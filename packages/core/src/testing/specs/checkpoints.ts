@@ -7,13 +7,18 @@ import {
   at,
   checkpointId,
   fullBlob,
+  makeAudit,
   makeCheckpoint,
   makeCommit,
   makeInterrupt,
+  makeOutcome,
   makeRun,
+  makeThread,
+  pausedResult,
   runId,
   taskId,
   threadId,
+  writesResult,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 
@@ -218,6 +223,52 @@ export const checkpointSpecs: SpecModule = {
       expect((await saver.getInterrupt(makeInterrupt("t1", "i1").id))?.payload).toEqual({ v: 2 });
       expect((await saver.getRun(runId("run-1")))?.status).toBe("done");
       expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
+    });
+
+    spec(
+      "a commit records task results, the thread row and audit lines with the checkpoint",
+      async (saver) => {
+        const c1 = checkpointId(1);
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", c1), null));
+        await saver.putTaskOutcome(makeOutcome("t1", c1, writesResult("task-w", [["x", 1]])));
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(2)), c1, {
+            taskResults: [
+              // A task that has a writes result keeps it.
+              { checkpointId: c1, result: writesResult("task-w", [["x", 2]]) },
+              { checkpointId: c1, result: pausedResult("task-p") },
+              { checkpointId: c1, result: writesResult("task-p", [["y", 3]]) },
+            ],
+            thread: makeThread("t1", { tenant: "acme", metadata: { topic: "refund" } }),
+            audit: [makeAudit("t1", "a1"), makeAudit("t1", "a2")],
+          }),
+        );
+        const results = await saver.getTaskResults(T, "", c1);
+        expect(results).toEqual([
+          writesResult("task-w", [["x", 1]]),
+          writesResult("task-p", [["y", 3]]),
+        ]);
+        expect(await saver.getThread(T)).toMatchObject({
+          tenant: "acme",
+          metadata: { topic: "refund" },
+        });
+        const audit = (await saver.listAudit({ threadId: T })).items.map((a) => a.id);
+        expect(audit).toEqual(["a1", "a2"]);
+      },
+    );
+
+    spec("a refused commit writes none of its task results, thread row or audit", async (saver) => {
+      const c1 = checkpointId(1);
+      await saver.commitStep(makeCommit(makeCheckpoint("t1", c1), null));
+      const stale = makeCommit(makeCheckpoint("t1", checkpointId(3)), checkpointId(2), {
+        taskResults: [{ checkpointId: c1, result: pausedResult("task-p") }],
+        thread: makeThread("t1"),
+        audit: [makeAudit("t1", "a1")],
+      });
+      await expect(saver.commitStep(stale)).rejects.toBeInstanceOf(CheckpointConflictError);
+      expect(await saver.getTaskResults(T, "", c1)).toEqual([]);
+      expect(await saver.getThread(T)).toBeUndefined();
+      expect((await saver.listAudit({ threadId: T })).items).toEqual([]);
     });
 
     spec(

@@ -114,8 +114,6 @@ export const fencingSpecs: SpecModule = {
         );
         expect((await saver.getInterrupt(interruptId("i1")))?.status).toBe("pending");
         expect(await saver.getRequestResult("req-1")).toBeUndefined();
-        await expectFencedOut(saver.setInterruptStatus([interruptId("i1")], "cancelled", stale));
-        expect((await saver.getInterrupt(interruptId("i1")))?.status).toBe("pending");
         await expectFencedOut(saver.appendAudit(makeAudit("t1", "a1"), stale));
         await expectFencedOut(saver.appendSteering(makeSteering("t1", "s1"), stale));
         expect((await saver.listAudit({ threadId: T })).items).toEqual([]);

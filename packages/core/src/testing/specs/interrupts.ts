@@ -39,7 +39,7 @@ async function listAll(saver: Checkpointer, query: InterruptQuery): Promise<stri
   throw new Error("listInterrupts did not terminate");
 }
 
-/** Specs of the interrupt read methods and setInterruptStatus. */
+/** Specs of the interrupt read methods. */
 export const interruptSpecs: SpecModule = {
   concern: "interrupts",
   register({ spec }) {
@@ -180,25 +180,5 @@ export const interruptSpecs: SpecModule = {
         expect(await ids(2)).toEqual(["due-early", "due-late"]);
       },
     );
-
-    spec("setInterruptStatus moves pending interrupts only", async (saver) => {
-      await store(saver, [
-        makeInterrupt("t1", "p1"),
-        makeInterrupt("t1", "p2"),
-        makeInterrupt("t1", "a1", { status: "answered", answer: "yes" }),
-      ]);
-      await saver.setInterruptStatus(
-        [makeInterrupt("t1", "p1").id, makeInterrupt("t1", "a1").id],
-        "cancelled",
-      );
-      const status = async (id: string) =>
-        (await saver.getInterrupt(makeInterrupt("t1", id).id))?.status;
-      expect(await status("p1")).toBe("cancelled");
-      expect(await status("a1")).toBe("answered");
-      expect(await status("p2")).toBe("pending");
-      await saver.setInterruptStatus([makeInterrupt("t1", "p2").id], "superseded");
-      expect(await status("p2")).toBe("superseded");
-      expect((await saver.listInterrupts({ status: "pending" })).items).toEqual([]);
-    });
   },
 };

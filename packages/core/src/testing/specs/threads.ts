@@ -2,7 +2,16 @@
 import { expect } from "vitest";
 import type { Checkpointer, ThreadRecord } from "../../checkpoint/types.ts";
 import { InvalidIdError } from "../../errors.ts";
-import { at, checkpointId, makeCheckpoint, makeCommit, makeThread, threadId } from "../fixtures.ts";
+import {
+  at,
+  checkpointId,
+  makeCheckpoint,
+  makeCommit,
+  makeInterrupt,
+  makeRun,
+  makeThread,
+  threadId,
+} from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 
 async function listAll(
@@ -127,5 +136,43 @@ export const threadSpecs: SpecModule = {
       (read?.metadata["nested"] as { n: number }).n = 3;
       expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({ nested: { n: 1 } });
     });
+
+    spec(
+      "getThreadHead reads the head checkpoint, its run, the thread and the pending count",
+      async (saver) => {
+        const T = threadId("t1");
+        expect(await saver.getThreadHead(T, "")).toEqual({
+          checkpoint: undefined,
+          run: undefined,
+          thread: undefined,
+          pendingInterrupts: 0,
+        });
+        const run = makeRun("t1", "run-1", { status: "interrupted" });
+        const c1 = makeCheckpoint("t1", checkpointId(1));
+        const c2 = makeCheckpoint("t1", checkpointId(2), { parentId: c1.id });
+        await saver.commitStep(makeCommit(c1, null, { thread: makeThread("t1", { tenant: "a" }) }));
+        await saver.commitStep(
+          makeCommit(c2, c1.id, {
+            runs: [run],
+            interrupts: [
+              makeInterrupt("t1", "p1"),
+              makeInterrupt("t1", "p2", { stream: "child" }),
+              makeInterrupt("t1", "done", { status: "answered", answer: 1 }),
+            ],
+          }),
+        );
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t2", checkpointId(1)), null, {
+            interrupts: [makeInterrupt("t2", "other")],
+          }),
+        );
+        const head = await saver.getThreadHead(T, "");
+        expect(head.checkpoint).toEqual(c2);
+        expect(head.run).toEqual(run);
+        expect(head.thread).toMatchObject({ threadId: "t1", tenant: "a" });
+        expect(head.pendingInterrupts).toBe(2);
+        expect((await saver.getThreadHead(T, "child")).checkpoint).toBeUndefined();
+      },
+    );
   },
 };

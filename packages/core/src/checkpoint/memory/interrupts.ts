@@ -2,11 +2,11 @@
  * The interrupt rows of {@link MemorySaver}: each record kept serialized, with the fields that
  * queries filter on beside it, and an index by thread.
  */
-import type { InterruptId, RunId, ThreadId } from "../ids.ts";
-import type { Serializer } from "../serde.ts";
-import type { InterruptStatus } from "../types.ts";
-import { compareOldestFirst, keysetPage, pageLimit } from "./store-kit.ts";
-import type { InterruptPage, InterruptQuery, StoredInterrupt } from "./types.ts";
+import type { InterruptId, RunId, ThreadId } from "../../ids.ts";
+import type { Serializer } from "../../serde.ts";
+import type { InterruptStatus } from "../../types.ts";
+import { compareOldestFirst, keysetPage, pageLimit } from "../store-kit.ts";
+import type { InterruptPage, InterruptQuery, StoredInterrupt } from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
 export interface InterruptRow {
@@ -116,6 +116,15 @@ export class InterruptTable {
       row.status = "superseded";
       row.data = this.#serializer.serialize(record);
     }
+  }
+
+  /** How many of a thread's interrupts are pending (no record is decoded). */
+  pendingCount(threadId: ThreadId): number {
+    let count = 0;
+    for (const id of this.#byThread.get(threadId) ?? []) {
+      if (this.#rows.get(id)?.status === "pending") count += 1;
+    }
+    return count;
   }
 
   /** A thread's interrupts, oldest first, optionally of one status. */

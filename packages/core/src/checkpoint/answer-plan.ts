@@ -1,0 +1,126 @@
+/**
+ * The planning half of `answerInterrupts`, shared by every store: which rows a batch targets,
+ * which refusal applies, and what exactly to write. A store reads (and, where it can, locks) the
+ * few rows the plan needs inside its transaction, asks {@link planAnswerBatch}, and writes what
+ * it is told; so the three backends cannot drift on repeated ids, audit lines or refusal order.
+ */
+import { randomUUID } from "node:crypto";
+import type { CheckpointId, InterruptId, RunId } from "../ids.ts";
+import type { AuditRecord, InterruptStatus } from "../types.ts";
+import type { AnswerBatch, AnswerOutcome, RunRecord, TaskRef } from "./types.ts";
+
+/** What a store read, inside the answer's transaction, before planning it. */
+export interface AnswerBatchReads {
+  /** What was stored for `batch.requestId` if that id was applied before; else `undefined`. */
+  request: { result: unknown } | undefined;
+  /** The head of `batch.expectedHead.stream` (ignored when the batch expects no head). */
+  head: CheckpointId | null;
+  /** Status and run of each targeted interrupt that exists (see {@link answerTargets}). */
+  interrupts: ReadonlyMap<InterruptId, { status: InterruptStatus; runId: RunId }>;
+}
+
+/** One interrupt leaving `pending`: answered with a value, or cancelled. */
+export type InterruptResolution =
+  | { id: InterruptId; status: "answered"; answer: unknown }
+  | { id: InterruptId; status: "cancelled" };
+
+/** The writes of an accepted batch, all in the answer's transaction. */
+export interface AnswerWrites {
+  /** One per targeted interrupt, in batch order; `undefined` answers are already `null`. */
+  resolutions: InterruptResolution[];
+  /** Who answered and when: the `answered_by` / `answered_at` of every answered interrupt. */
+  actor: string;
+  at: string;
+  /** Tasks whose `paused` result to delete (a `writes` result must stay). */
+  wake: TaskRef[];
+  /** One audit line per resolved interrupt, in batch order. */
+  audit: AuditRecord[];
+  /** Run rows to upsert (a final run keeps its status, as for every run write). */
+  runs: RunRecord[];
+  /** The request id to remember, with no result yet (`null`: none). */
+  requestId: string | null;
+}
+
+/** Either the refusal to return (nothing written) or the writes to make. */
+export type AnswerPlan =
+  { ok: false; outcome: Exclude<AnswerOutcome, { ok: true }> } | { ok: true; writes: AnswerWrites };
+
+/**
+ * The interrupt ids a batch targets, each once, answers first: the rows a store reads (or locks,
+ * in this order) before planning.
+ */
+export function answerTargets(batch: AnswerBatch): InterruptId[] {
+  return [...new Set([...batch.answers.map((answer) => answer.id), ...(batch.cancel ?? [])])];
+}
+
+/**
+ * Plans an answer batch from what the store read. Refusals are decided in a fixed order (a
+ * duplicate request id, then a moved head, then interrupts that are not pending), so a store may
+ * stop reading at the first refusal that applies.
+ *
+ * An id given more than once counts once: the first answer to it wins, as if the answers were
+ * applied one by one, and an id both answered and cancelled is answered. One audit line is
+ * written per interrupt, never for an answer that was not applied.
+ */
+export function planAnswerBatch(
+  batch: AnswerBatch,
+  reads: AnswerBatchReads,
+  now: Date = new Date(),
+): AnswerPlan {
+  const requestId = batch.requestId ?? null;
+  if (requestId !== null && reads.request !== undefined) {
+    return { ok: false, outcome: { ok: false, reason: "duplicate", result: reads.request.result } };
+  }
+  if (batch.expectedHead && reads.head !== batch.expectedHead.checkpointId) {
+    return {
+      ok: false,
+      outcome: { ok: false, reason: "head_moved", headCheckpointId: reads.head },
+    };
+  }
+  const targets = answerTargets(batch);
+  const notPending = targets.filter((id) => reads.interrupts.get(id)?.status !== "pending");
+  if (notPending.length > 0) {
+    return { ok: false, outcome: { ok: false, reason: "not_pending", ids: notPending } };
+  }
+
+  const at = now.toISOString();
+  const resolutions: InterruptResolution[] = [];
+  const audit: AuditRecord[] = [];
+  const seen = new Set<InterruptId>();
+  const line = (interruptId: InterruptId, action: AuditRecord["action"], data: unknown) =>
+    audit.push({
+      id: randomUUID(),
+      threadId: batch.threadId,
+      runId: reads.interrupts.get(interruptId)?.runId ?? null,
+      interruptId,
+      action,
+      actor: batch.actor,
+      data,
+      createdAt: at,
+    });
+  for (const { id, value } of batch.answers) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    // `undefined` answers are stored as null, as the interface says.
+    resolutions.push({ id, status: "answered", answer: value === undefined ? null : value });
+    line(id, batch.action, { value, requestId });
+  }
+  for (const id of batch.cancel ?? []) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    resolutions.push({ id, status: "cancelled" });
+    line(id, "cancel", { requestId });
+  }
+  return {
+    ok: true,
+    writes: {
+      resolutions,
+      actor: batch.actor,
+      at,
+      wake: batch.wake,
+      audit,
+      runs: batch.runs ?? [],
+      requestId,
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * `answerInterrupts` of {@link MemorySaver}: reads only the targeted interrupts, the head and the
+ * request id, plans with the shared planner and applies its writes; no scan of the thread.
+ */
+import type { InterruptId, RunId } from "../../ids.ts";
+import type { InterruptStatus } from "../../types.ts";
+import { answerTargets, planAnswerBatch } from "../answer-plan.ts";
+import type { AnswerBatch, AnswerOutcome } from "../types.ts";
+import type { MemoryTables } from "./tables.ts";
+
+/** Answers and cancels pending interrupts all-or-nothing. */
+export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOutcome {
+  const { threadId } = batch;
+  db.fence(batch.fence);
+  const stored = batch.requestId == null ? undefined : db.requests.get(batch.requestId);
+  const interrupts = new Map<InterruptId, { status: InterruptStatus; runId: RunId }>();
+  for (const id of answerTargets(batch)) {
+    const row = db.interrupts.peek(id);
+    if (row) interrupts.set(id, { status: row.status, runId: row.runId });
+  }
+  const plan = planAnswerBatch(batch, {
+    request: stored && {
+      result: stored.result === undefined ? undefined : db.de(stored.result),
+    },
+    head: batch.expectedHead
+      ? (db.peekStream(threadId, batch.expectedHead.stream)?.head ?? null)
+      : null,
+    interrupts,
+  });
+  if (!plan.ok) return plan.outcome;
+  const { writes } = plan;
+  // Encode first: a value the serializer refuses leaves everything untouched (the audit lines
+  // carry every answer value).
+  const audit = writes.audit.map((record) => db.ser(record));
+  const runs = writes.runs.map((run) => ({ run, data: db.ser(run) }));
+
+  for (const resolution of writes.resolutions) {
+    if (resolution.status === "cancelled") db.interrupts.setStatus([resolution.id], "cancelled");
+    else {
+      const fields = { value: resolution.answer, actor: writes.actor, at: writes.at };
+      db.interrupts.setStatus([resolution.id], "answered", fields);
+    }
+  }
+  const thread = db.thread(threadId);
+  for (const ref of writes.wake) {
+    const tasks = thread.streams.get(ref.stream)?.tasks.get(ref.checkpointId);
+    if (tasks?.get(ref.taskId)?.kind === "paused") tasks.delete(ref.taskId);
+  }
+  for (const data of audit) db.storeAudit(threadId, data);
+  for (const { run, data } of runs) db.storeRun(run, data);
+  if (writes.requestId !== null) {
+    db.requests.set(writes.requestId, { result: undefined });
+    thread.requests.add(writes.requestId);
+  }
+  return { ok: true };
+}

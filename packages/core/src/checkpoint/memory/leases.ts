@@ -1,0 +1,51 @@
+/** Thread leases of {@link MemorySaver}, with fencing tokens that only grow. */
+import { validateThreadId, type ThreadId } from "../../ids.ts";
+import type { LeaseRecord } from "../types.ts";
+import type { MemoryTables } from "./tables.ts";
+
+/** Takes the lease if it is free, expired or already `owner`'s; its new token, or null. */
+export function acquireLease(
+  db: MemoryTables,
+  threadId: ThreadId,
+  owner: string,
+  ttlMs: number,
+): number | null {
+  validateThreadId(threadId);
+  const now = Date.now();
+  const lease = db.leases.get(threadId);
+  if (lease && lease.owner !== owner && lease.expiresAt > now) return null;
+  const token = (lease?.token ?? 0) + 1;
+  db.leases.set(threadId, { owner, expiresAt: now + ttlMs, token });
+  return token;
+}
+
+/** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
+export function renewLease(
+  db: MemoryTables,
+  threadId: ThreadId,
+  owner: string,
+  ttlMs: number,
+): boolean {
+  const now = Date.now();
+  const lease = db.leases.get(threadId);
+  if (!lease || lease.owner !== owner || lease.expiresAt <= now) return false;
+  lease.expiresAt = now + ttlMs;
+  return true;
+}
+
+/** Releases `owner`'s lease: expired, not deleted, so the token keeps growing. */
+export function releaseLease(db: MemoryTables, threadId: ThreadId, owner: string): void {
+  const lease = db.leases.get(threadId);
+  if (lease?.owner === owner) lease.expiresAt = 0;
+}
+
+/** The unexpired lease of the thread, if any. */
+export function getLease(db: MemoryTables, threadId: ThreadId): LeaseRecord | undefined {
+  const lease = db.leases.get(threadId);
+  if (!lease || lease.expiresAt <= Date.now()) return undefined;
+  return {
+    owner: lease.owner,
+    expiresAt: new Date(lease.expiresAt).toISOString(),
+    token: lease.token,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * SQL fragments several statements of the Postgres store share: the interrupt upsert, the
+ * fence check and the run upsert tail.
+ */
+/** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
+const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
+  (id, thread_id, run_id, graph, tenant, status, created_at, deadline, answer, answered_by,
+   answered_at, record)
+SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
+  %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[])
+WHERE %COND
+ON CONFLICT (id) DO UPDATE SET
+  thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, graph = EXCLUDED.graph,
+  tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
+  deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
+  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
+WHERE i.status = 'pending'`;
+
+/** The interrupt upsert with its arrays at parameters `$first`..`$first+11`. */
+export function interruptUpsert(s: string, first: number, condition: string): string {
+  return INTERRUPT_INSERT.replace("%s", s)
+    .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
+    .replace("%COND", condition);
+}
+
+/**
+ * The lease row of thread `$1`, share-locked, when the write carries a fencing token in
+ * `$token`: a concurrent `acquireLease` waits for this statement, and this statement sees the
+ * token of any acquisition that committed before it (so a stale holder writes nothing).
+ */
+export function fenceCte(s: string, token: number, thread = 1): string {
+  return `fence AS (
+    SELECT token FROM ${s}.leases
+    WHERE $${token}::bigint IS NOT NULL AND thread_id = $${thread} FOR SHARE
+  )`;
+}
+
+/**
+ * One write statement made fence-aware in the same round trip: `write` (whose own WHERE must
+ * include {@link fenceOk}) runs inside a CTE beside the lease lock, and the statement returns the
+ * thread's current token so the caller can tell a refused fence from a write that matched
+ * nothing. `$token` is the fencing token (NULL: unfenced), `$thread` the thread id.
+ */
+export function fencedWrite(s: string, token: number, thread: number, write: string): string {
+  return `WITH ${fenceCte(s, token, thread)}, w AS (${write})
+    SELECT (SELECT token FROM fence) AS current_token`;
+}
+
+/** True when the write carries no fencing token, or carries the current one. */
+export function fenceOk(token: number): string {
+  return `($${token}::bigint IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $${token}))`;
+}
+
+/** Run columns in the order of {@link RowCodec.runArrays}. */
+export const RUN_UPSERT_TAIL = `ON CONFLICT (run_id) DO UPDATE SET
+  thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
+  updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
+  record = EXCLUDED.record
+WHERE r.status NOT IN ('done', 'cancelled')`;
