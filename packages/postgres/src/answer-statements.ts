@@ -3,8 +3,7 @@
  * then one write statement that re-checks all of it under row locks and applies the plan, so an
  * answer costs two round trips and one commit whatever the thread holds.
  */
-import type { Named } from "./statements.ts";
-import { fenceCte, fenceOk, RUN_UPSERT_TAIL } from "./fragments.ts";
+import { fenceCte, fenceOk, RUN_UPSERT_TAIL, type Named } from "./fragments.ts";
 
 /** The answer statements for the quoted schema `s`. */
 export function answerStatements(s: string, named: (name: string, text: string) => Named) {

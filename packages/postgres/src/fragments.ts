@@ -2,6 +2,12 @@
  * SQL fragments several statements of the Postgres store share: the interrupt upsert, the
  * fence check and the run upsert tail.
  */
+/** A named statement: `name` is unique per schema, as prepared statements are per connection. */
+export interface Named {
+  name: string;
+  text: string;
+}
+
 /** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
 const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
   (id, thread_id, run_id, graph, tenant, status, created_at, deadline, answer, answered_by,

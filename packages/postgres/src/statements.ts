@@ -4,13 +4,16 @@
  */
 import { createHash } from "node:crypto";
 import { answerStatements } from "./answer-statements.ts";
-import { fenceCte, fencedWrite, fenceOk, interruptUpsert, RUN_UPSERT_TAIL } from "./fragments.ts";
+import {
+  fenceCte,
+  fencedWrite,
+  fenceOk,
+  interruptUpsert,
+  RUN_UPSERT_TAIL,
+  type Named,
+} from "./fragments.ts";
 
-/** A named statement: `name` is unique per schema, as prepared statements are per connection. */
-export interface Named {
-  name: string;
-  text: string;
-}
+export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
