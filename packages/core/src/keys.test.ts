@@ -73,5 +73,8 @@ describe("on-disk keys", () => {
     );
     expect(encodeVersion({ checkpointId: "c1", depth: 0 })).toBe("c1");
     expect(encodeVersion({ checkpointId: "c1", depth: 3 })).toBe("c1~3");
+    // With a snapshot budget, the bytes of deltas the chain may still take ride along.
+    expect(encodeVersion({ checkpointId: "c1", depth: 0, room: 4096 })).toBe("c1~0~4096");
+    expect(decodeVersion("c1~3~100")).toEqual({ checkpointId: "c1", depth: 3, room: 100 });
   });
 });

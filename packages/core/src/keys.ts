@@ -85,7 +85,10 @@ export function decodeSlot(key: string): InterruptSlot {
   throw new InvalidInputError(`"${key}" is not an interrupt slot.`, { key });
 }
 
-/** Encoded channel version: the checkpoint id (a full value), or `<checkpointId>~<depth>`. */
+/**
+ * Encoded channel version: the checkpoint id (a full value written before snapshot budgets), or
+ * `<checkpointId>~<depth>` (a delta of that older layout), or `<checkpointId>~<depth>~<room>`.
+ */
 export type VersionKey = string & {};
 
 /**
@@ -95,16 +98,27 @@ export type VersionKey = string & {};
 export interface ChannelVersion {
   checkpointId: string;
   depth: number;
+  /**
+   * Bytes of deltas the chain may still grow by before the next full snapshot (append channels).
+   * Absent in versions written before the budget existed: they follow the depth rule.
+   */
+  room?: number | undefined;
 }
 
 /** The stored form of a version. Checkpoint ids never contain `~`. */
 export function encodeVersion(version: ChannelVersion): VersionKey {
+  if (version.room !== undefined)
+    return `${version.checkpointId}~${version.depth}~${Math.max(0, Math.floor(version.room))}`;
   return version.depth === 0 ? version.checkpointId : `${version.checkpointId}~${version.depth}`;
 }
 
 /** Reads a stored version; text without `~` is a full value written at that checkpoint. */
 export function decodeVersion(key: string): ChannelVersion {
-  const mark = key.lastIndexOf("~");
-  if (mark < 0) return { checkpointId: key, depth: 0 };
-  return { checkpointId: key.slice(0, mark), depth: Number(key.slice(mark + 1)) };
+  const [checkpointId = key, depth, room] = key.split("~");
+  if (depth === undefined) return { checkpointId, depth: 0 };
+  return {
+    checkpointId,
+    depth: Number(depth),
+    ...(room === undefined ? {} : { room: Number(room) }),
+  };
 }

@@ -9,15 +9,54 @@ import { taskIdFor } from "../ids.ts";
 import { Send } from "../graph/command.ts";
 import { END, type GraphDefinition } from "../graph/definition.ts";
 import { decodeVersion, encodeTrigger, encodeVersion } from "../keys.ts";
+import { jsonSerializer } from "../serde.ts";
 import type { Execution } from "./execution.ts";
 
 type Writes = Extract<TaskResult, { kind: "writes" }>;
 
 /**
- * An append channel writes a full snapshot once every this many versions and deltas in between:
- * bytes per step stay flat (amortized) while a read follows at most this many links.
+ * Versions written before snapshot budgets (`<id>~<depth>`) snapshot once every this many
+ * versions, as they always did; their next snapshot starts a budgeted chain.
  */
 export const SNAPSHOT_EVERY = 64;
+
+/**
+ * An append channel writes deltas until the bytes appended since its last full snapshot exceed
+ * this many times that snapshot's size (at least {@link MIN_SNAPSHOT_ROOM}). Snapshot sizes then
+ * grow geometrically, so all snapshots together stay within (1 + 1/F) times the value, and total
+ * bytes within (2 + 1/F) times the payload at worst (about 1.5× on average).
+ */
+export const SNAPSHOT_FACTOR = 3;
+
+/** Bytes of deltas a small value may gather before its next snapshot (tiny values stay chains). */
+export const MIN_SNAPSHOT_ROOM = 64 * 1024;
+
+/**
+ * Longest delta chain: a read rebuilds at most this many links, whatever the item sizes (many
+ * tiny items would otherwise grow a chain without bound before their bytes call for a snapshot).
+ */
+export const MAX_CHAIN = 1024;
+
+/** Approximate stored size of a value (the default serializer's text length). */
+function sizeOf(value: unknown): number {
+  try {
+    return jsonSerializer.serialize(value).length;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
+
+/** The delta version that extends `prev` by `bytes`, or null when a snapshot is due. */
+function nextDelta(prev: string | null, bytes: number, newVersion: string): string | null {
+  if (prev === null) return null;
+  const { depth, room } = decodeVersion(prev);
+  if (room === undefined)
+    return depth + 1 < SNAPSHOT_EVERY
+      ? encodeVersion({ checkpointId: newVersion, depth: depth + 1 })
+      : null;
+  if (bytes > room || depth + 1 > MAX_CHAIN) return null;
+  return encodeVersion({ checkpointId: newVersion, depth: depth + 1, room: room - bytes });
+}
 
 /** State after a barrier, and what to store for it. */
 export interface BarrierOutcome {
@@ -79,19 +118,7 @@ export function applyWrites(
       throw error;
     }
     const prev = versions[name] ?? null;
-    const depth = prev === null ? SNAPSHOT_EVERY : decodeVersion(prev).depth;
-    if (channel.kind === "append" && depth + 1 < SNAPSHOT_EVERY) {
-      // Only what this step appended; the version records how long the chain has grown.
-      const version = encodeVersion({ checkpointId: newVersion, depth: depth + 1 });
-      blobs.push({
-        channel: name,
-        version,
-        kind: "delta",
-        prev,
-        value: appendedItems(entry.values),
-      });
-      nextVersions[name] = version;
-    } else {
+    if (channel.kind !== "append") {
       blobs.push({
         channel: name,
         version: newVersion,
@@ -100,6 +127,20 @@ export function applyWrites(
         value: nextValues[name],
       });
       nextVersions[name] = newVersion;
+      continue;
+    }
+    // Only what this step appended; the version records how long the chain has grown and how
+    // many more bytes it may take before the next snapshot.
+    const appended = appendedItems(entry.values);
+    const delta = nextDelta(prev, prev === null ? 0 : sizeOf(appended), newVersion);
+    if (delta !== null) {
+      blobs.push({ channel: name, version: delta, kind: "delta", prev, value: appended });
+      nextVersions[name] = delta;
+    } else {
+      const room = Math.max(MIN_SNAPSHOT_ROOM, SNAPSHOT_FACTOR * sizeOf(nextValues[name]));
+      const version = encodeVersion({ checkpointId: newVersion, depth: 0, room });
+      blobs.push({ channel: name, version, kind: "full", prev: null, value: nextValues[name] });
+      nextVersions[name] = version;
     }
   }
   return { values: nextValues, versions: nextVersions, blobs, writers: results.map((r) => r.node) };

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { append, lastValue } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import { MissingCheckpointerError, MissingThreadIdError } from "../errors.ts";
-import { taskIdFor, type ThreadId } from "../ids.ts";
+import { asTaskId, taskIdFor, type ThreadId } from "../ids.ts";
 import { Command } from "../graph/command.ts";
 import { END, START, StateGraph } from "../graph/state-graph.ts";
+import { applyWrites, MAX_CHAIN, SNAPSHOT_FACTOR } from "./barrier.ts";
 import type { StreamEvent } from "./events.ts";
 
 async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
@@ -387,31 +388,81 @@ describe("subgraph events and history", () => {
 });
 
 describe("append channels are stored as deltas", () => {
-  it("each step stores only what it appended, with a full snapshot every 64 versions, and every checkpoint reads back whole", async () => {
-    const saver = new MemorySaver();
-    const stored: { kind: string; items: number }[] = [];
+  function recording(saver: MemorySaver): { kind: string; items: number; bytes: number }[] {
+    const stored: { kind: string; items: number; bytes: number }[] = [];
     const commit = saver.commitStep.bind(saver);
     saver.commitStep = (step) => {
       for (const blob of step.blobs)
         if (blob.channel === "messages")
-          stored.push({ kind: blob.kind, items: (blob.value as unknown[]).length });
+          stored.push({
+            kind: blob.kind,
+            items: (blob.value as unknown[]).length,
+            bytes: JSON.stringify(blob.value).length,
+          });
       return commit(step);
     };
+    return stored;
+  }
+
+  it("each step stores only what it appended, snapshots stay within a constant times the payload, and every checkpoint reads back whole", async () => {
+    const saver = new MemorySaver();
+    const stored = recording(saver);
+    const text = (turn: number): string => `m${turn}:${"x".repeat(1000)}`;
     const graph = new StateGraph({ messages: append<string>(), turn: lastValue<number>(() => 0) })
-      .addNode("say", (s) => ({ messages: `m${s.turn}`, turn: s.turn + 1 }))
+      .addNode("say", (s) => ({ messages: text(s.turn), turn: s.turn + 1 }))
       .addEdge(START, "say")
-      .addConditionalEdges("say", (s) => (s.turn < 150 ? "say" : END))
-      .compile({ checkpointer: saver, recursionLimit: 200 });
-    const result = await graph.invoke({ messages: ["hello"] }, { threadId: "chat" });
-    expect(result.values.messages).toHaveLength(151);
-    // Input write (full), then 63 one-item deltas, a full snapshot, 63 deltas, ...
-    expect(stored[0]).toEqual({ kind: "full", items: 1 });
-    expect(stored.slice(1, 64).every((b) => b.kind === "delta" && b.items === 1)).toBe(true);
-    expect(stored[64]).toEqual({ kind: "full", items: 65 });
-    expect(stored.filter((b) => b.kind === "full")).toHaveLength(3);
-    const history = await graph.getStateHistory({ threadId: "chat" }, { limit: 200 });
+      .addConditionalEdges("say", (s) => (s.turn < 300 ? "say" : END))
+      .compile({ checkpointer: saver, recursionLimit: 400 });
+    const result = await graph.invoke({ messages: [text(-1)] }, { threadId: "chat" });
+    expect(result.values.messages).toHaveLength(301);
+    expect(stored[0]).toMatchObject({ kind: "full", items: 1 });
+    expect(stored.filter((b) => b.kind === "delta").every((b) => b.items === 1)).toBe(true);
+    const fulls = stored.filter((b) => b.kind === "full");
+    // A snapshot only once the deltas since the last one outweigh it: a few, growing sizes.
+    expect(fulls.length).toBeGreaterThan(1);
+    expect(fulls.length).toBeLessThan(5);
+    const payload = JSON.stringify(result.values.messages).length;
+    const total = stored.reduce((sum, b) => sum + b.bytes, 0);
+    expect(total).toBeLessThan((2 + 1 / SNAPSHOT_FACTOR) * payload);
+    const history = await graph.getStateHistory({ threadId: "chat" }, { limit: 400 });
     for (const snapshot of history)
       expect(snapshot.values.messages).toHaveLength(snapshot.values.turn + 1);
-    expect(history[0]?.values.messages.slice(-2)).toEqual(["m148", "m149"]);
+    expect(history[0]?.values.messages.slice(-1)).toEqual([text(299)]);
+  });
+
+  it("a chain of tiny items is cut at MAX_CHAIN links, whatever its bytes", () => {
+    const definition = new StateGraph({ messages: append<number>() })
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile().definition;
+    const write = (prev: string) =>
+      applyWrites(
+        definition,
+        { messages: [1] },
+        { messages: prev },
+        [
+          {
+            kind: "writes",
+            taskId: asTaskId("t"),
+            node: "a",
+            writes: [["messages", 2]],
+            gotos: [],
+            sends: [],
+          },
+        ],
+        "c9",
+      ).blobs[0];
+    expect(write(`c1~${MAX_CHAIN - 1}~60000`)).toMatchObject({
+      kind: "delta",
+      version: expect.stringMatching(new RegExp(`^c9~${MAX_CHAIN}~599\\d\\d$`)),
+    });
+    expect(write(`c1~${MAX_CHAIN}~60000`)).toMatchObject({ kind: "full", prev: null });
+    // Versions of the older depth-only layout keep their rule: a snapshot every 64 versions.
+    expect(write("c1~5")).toMatchObject({ kind: "delta", version: "c9~6", prev: "c1~5" });
+    expect(write("c1~63")).toMatchObject({
+      kind: "full",
+      version: expect.stringMatching(/^c9~0~\d+$/),
+    });
+    expect(write("c1")).toMatchObject({ kind: "delta", version: "c9~1", prev: "c1" });
   });
 });
