@@ -70,7 +70,8 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     if (steps++ >= definition.recursionLimit)
       return { status: "error", error: new RecursionLimitError(definition.recursionLimit) };
 
-    const recorded = new Map(state.results.map((r) => [r.taskId as string, r]));
+    const recorded = new Map<string, TaskResult>();
+    for (const r of state.results) recorded.set(r.taskId, r);
     const toRun: TaskSpec[] = [];
     let paused = false;
     for (const task of head.next) {
@@ -162,15 +163,18 @@ async function commitBarrier(
     createdAt: new Date().toISOString(),
     metadata: { writers: barrier.writers },
   };
-  const afterInterrupts = writes
-    .filter((w) => selects(options.selectors.after, exec.namespace, w.node))
-    .map((w) =>
-      staticInterrupt(exec, "after", id, {
-        id: w.taskId,
-        node: w.node,
-        trigger: encodeTrigger({ kind: "edge" }),
-      }),
-    );
+  const afterInterrupts: StoredInterrupt[] = [];
+  // Most runs select no `after` pause: skip the scan of every step's writes then.
+  if (options.selectors.after.length > 0)
+    for (const w of writes)
+      if (selects(options.selectors.after, exec.namespace, w.node))
+        afterInterrupts.push(
+          staticInterrupt(exec, "after", id, {
+            id: w.taskId,
+            node: w.node,
+            trigger: encodeTrigger({ kind: "edge" }),
+          }),
+        );
   await exec.store.commitStep({
     checkpoint,
     expectedHeadId: head.id,

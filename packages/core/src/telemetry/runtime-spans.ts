@@ -7,6 +7,7 @@ import type { Execution } from "../engine/execution.ts";
 import {
   inSpan,
   markSpan,
+  tracingOn,
   outcomeOn,
   runAttributes,
   SpanAttributes,
@@ -18,6 +19,8 @@ export function traceRun<T extends { outcome: { status: string; error?: unknown 
   run: RunRecord,
   fn: () => Promise<T>,
 ): Promise<T> {
+  // Without a tracer, no attributes are built: these hooks run for every run, step and task.
+  if (!tracingOn()) return fn();
   return inSpan(SpanNames.run, runAttributes(run), fn, (r, span) =>
     outcomeOn(span, r.outcome.status, r.outcome.error),
   );
@@ -25,6 +28,7 @@ export function traceRun<T extends { outcome: { status: string; error?: unknown 
 
 /** Spans the tasks of one superstep; its tasks' spans are children. */
 export function traceStep<T>(exec: Execution, step: number, fn: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return fn();
   return inSpan(
     SpanNames.step,
     {
@@ -43,6 +47,7 @@ export function traceTask<T extends { kind: string; error?: unknown }>(
   task: TaskSpec,
   fn: () => Promise<T>,
 ): Promise<T> {
+  if (!tracingOn()) return fn();
   return inSpan(
     SpanNames.task,
     {

@@ -61,7 +61,7 @@ const noopProvider = new ProxyTracerProvider().getDelegate();
  * no-op span costs about a microsecond and a context switch, paid several times per superstep.
  * Checked per call, so an SDK registered later is picked up at once.
  */
-function tracingOn(): boolean {
+export function tracingOn(): boolean {
   const provider = trace.getTracerProvider();
   return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === noopProvider);
 }
