@@ -137,10 +137,20 @@ export class InterruptTable {
     return rows.sort(compareOldestFirst).map((row) => this.#decode(row));
   }
 
+  *#threadRows(threadId: ThreadId): Generator<InterruptRow> {
+    for (const id of this.#byThread.get(threadId) ?? []) {
+      const row = this.#rows.get(id);
+      if (row) yield row;
+    }
+  }
+
   /** Interrupts across threads, newest first, filtered, one keyset page. */
   list(query: InterruptQuery): InterruptPage {
     const rows: { key: [string, string]; item: InterruptRow }[] = [];
-    for (const row of this.#rows.values()) {
+    // A thread's query walks only that thread's rows: a long-lived process holds many threads.
+    const candidates =
+      query.threadId === undefined ? this.#rows.values() : this.#threadRows(query.threadId);
+    for (const row of candidates) {
       if (query.status !== undefined && row.status !== query.status) continue;
       if (query.threadId !== undefined && row.threadId !== query.threadId) continue;
       if (query.graph !== undefined && row.graph !== query.graph) continue;
