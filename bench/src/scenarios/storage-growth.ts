@@ -317,7 +317,7 @@ export const storageGrowth: Scenario = {
     "on a fresh SQLite file and a fresh Postgres database per system. The node measures the store's logical bytes when it starts (so after the previous step's " +
     'checkpoint committed; LangGraph.js runs with `durability: "sync"` here so that its checkpoint has landed too). The peer is measured twice: with its ' +
     "default reducer channel (`Annotation({ reducer })`), and with `DeltaChannel`, the beta channel of @langchain/langgraph 1.x that stores writes instead of the " +
-    "whole list, and writes a full snapshot every 100 updates by default (so steps 100 and 200 are snapshot steps); Rein writes a full snapshot of an append channel every 64 versions (steps 64, 128 and 192 here). " +
+    "whole list, and writes a full snapshot every 100 updates by default (so steps 100 and 200 are snapshot steps); Rein writes a full snapshot of an append channel once the bytes appended since the last one exceed three times its size (at least 64 KB). " +
     "Bytes per checkpoint are means over ranges of steps (all 200, and each half), never one chosen step: a step between snapshots would flatter whichever system snapshots less often. " +
     "Messages are pseudo-random text, so Postgres TOAST compression does not shrink them. The last row reads the final state back (`getState`): " +
     "Rein rebuilds the list from its 200 delta rows (one recursive query), while the peer's default reducer keeps the whole list in the newest " +
