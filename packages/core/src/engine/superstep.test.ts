@@ -452,17 +452,15 @@ describe("append channels are stored as deltas", () => {
         ],
         "c9",
       ).blobs[0];
-    expect(write(`c1~${MAX_CHAIN - 1}~60000`)).toMatchObject({
-      kind: "delta",
-      version: expect.stringMatching(new RegExp(`^c9~${MAX_CHAIN}~599\\d\\d$`)),
-    });
+    const longest = write(`c1~${MAX_CHAIN - 1}~60000`);
+    expect(longest?.kind).toBe("delta");
+    expect(longest?.version).toMatch(new RegExp(`^c9~${MAX_CHAIN}~599\\d\\d$`));
     expect(write(`c1~${MAX_CHAIN}~60000`)).toMatchObject({ kind: "full", prev: null });
     // Versions of the older depth-only layout keep their rule: a snapshot every 64 versions.
     expect(write("c1~5")).toMatchObject({ kind: "delta", version: "c9~6", prev: "c1~5" });
-    expect(write("c1~63")).toMatchObject({
-      kind: "full",
-      version: expect.stringMatching(/^c9~0~\d+$/),
-    });
+    const snapshot = write("c1~63");
+    expect(snapshot?.kind).toBe("full");
+    expect(snapshot?.version).toMatch(/^c9~0~\d+$/);
     expect(write("c1")).toMatchObject({ kind: "delta", version: "c9~1", prev: "c1" });
   });
 });
