@@ -22,6 +22,8 @@ export class PgFanout {
     Set<(message: FanoutMessage & { kind: "event" }) => void>
   >();
   private readonly changeListeners = new Set<(threadId: string) => void>();
+  /** Messages published in this tick, sent together by {@link PgFanout.flush}. */
+  private readonly outbox: FanoutMessage[] = [];
   /** This process's id, so it can ignore its own notifications. */
   readonly origin = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -40,34 +42,74 @@ export class PgFanout {
     await client.connect();
     client.on("notification", (n) => {
       if (n.channel !== this.channel || !n.payload) return;
-      let parsed: { origin: string; message: FanoutMessage };
+      let parsed: { origin: string; messages?: FanoutMessage[]; message?: FanoutMessage };
       try {
-        parsed = JSON.parse(n.payload) as { origin: string; message: FanoutMessage };
+        parsed = JSON.parse(n.payload) as typeof parsed;
       } catch {
         return;
       }
       if (parsed.origin === this.origin) return;
-      const message = parsed.message;
-      if (message.kind === "change") for (const l of this.changeListeners) l(message.threadId);
-      else for (const l of this.runListeners.get(message.runId) ?? []) l(message);
+      // `message`: one message per notification, as processes of earlier versions send them.
+      for (const message of parsed.messages ?? (parsed.message ? [parsed.message] : [])) {
+        if (message.kind === "change") for (const l of this.changeListeners) l(message.threadId);
+        else for (const l of this.runListeners.get(message.runId) ?? []) l(message);
+      }
     });
     client.on("error", () => undefined);
     await client.query(`LISTEN "${this.channel}"`);
     this.listener = client;
   }
 
-  /** Publishes a message to every other process. Failures are dropped: joiners also poll. */
+  /**
+   * Publishes a message to every other process. Messages published in one tick of the event loop
+   * go out together, packed into as few notifications as fit, in one query: a resume emits
+   * several events, and each `NOTIFY` takes Postgres's global notification lock at commit, so one
+   * notification per event made concurrent resumes queue behind each other. Failures are
+   * dropped: joiners also poll.
+   */
   publish(message: FanoutMessage): void {
-    let payload = JSON.stringify({ origin: this.origin, message });
-    if (payload.length > MAX_PAYLOAD && message.kind === "event")
-      payload = JSON.stringify({
-        origin: this.origin,
-        message: {
-          ...message,
-          event: { ...message.event, data: { truncated: true, type: message.event.event } },
-        },
-      });
-    this.pool.query("SELECT pg_notify($1, $2)", [this.channel, payload]).catch(() => undefined);
+    this.outbox.push(message);
+    if (this.outbox.length === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const messages = this.outbox.splice(0);
+    const payloads: string[] = [];
+    let batch: string[] = [];
+    let size = 0;
+    const close = (): void => {
+      if (batch.length > 0) payloads.push(this.envelope(batch));
+      batch = [];
+      size = 0;
+    };
+    for (const message of messages) {
+      const text = this.encode(message);
+      // The envelope and a separator per message stay well inside the margin below the limit.
+      if (size + text.length + 64 > MAX_PAYLOAD) close();
+      batch.push(text);
+      size += text.length + 1;
+    }
+    close();
+    this.pool
+      .query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [
+        this.channel,
+        payloads,
+      ])
+      .catch(() => undefined);
+  }
+
+  /** One message as JSON, with an event too large for a notification replaced by a stub. */
+  private encode(message: FanoutMessage): string {
+    const text = JSON.stringify(message);
+    if (text.length + 64 <= MAX_PAYLOAD || message.kind !== "event") return text;
+    return JSON.stringify({
+      ...message,
+      event: { ...message.event, data: { truncated: true, type: message.event.event } },
+    });
+  }
+
+  private envelope(encoded: string[]): string {
+    return `{"origin":${JSON.stringify(this.origin)},"messages":[${encoded.join(",")}]}`;
   }
 
   /** Receives the events of one run published by other processes. */
