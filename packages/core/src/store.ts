@@ -38,6 +38,11 @@ export {
   runBody,
   taskResultBody,
 } from "./checkpoint/columns.ts";
-export type { InterruptColumns, RunColumns } from "./checkpoint/columns.ts";
+export type {
+  EncodedRunRow,
+  EncodedTaskResultRow,
+  InterruptColumns,
+  RunColumns,
+} from "./checkpoint/columns.ts";
 export type * from "./checkpoint/types.ts";
 export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

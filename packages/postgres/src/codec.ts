@@ -18,6 +18,10 @@ import type {
   TaskResult,
   ThreadRecord,
 } from "@rein/core/store";
+import type {
+  EncodedRunRow as RunRow,
+  EncodedTaskResultRow as TaskResultRow,
+} from "@rein/core/store";
 import {
   channelValuesFromChains,
   interruptBody,
@@ -27,7 +31,6 @@ import {
   runBody,
   taskResultBody,
   type InterruptColumns,
-  type RunColumns,
 } from "@rein/core/store";
 
 /** A row of `threads`. */
@@ -63,17 +66,8 @@ export interface ChainRow {
   value: string;
 }
 
-/** The columns a run is rebuilt from. */
-export interface RunRow extends RunColumns {
-  record: string;
-}
-
-/** The columns a task result is rebuilt from. */
-export interface TaskResultRow {
-  task_id: string;
-  kind: string;
-  value: string;
-}
+/** The run and task-result rows this store reads, as every SQL store shapes them. */
+export type { RunRow, TaskResultRow };
 
 /** The columns an interrupt record is rebuilt from. */
 export interface InterruptRow extends InterruptColumns {

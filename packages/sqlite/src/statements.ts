@@ -3,7 +3,11 @@
  * depends on the filters given (the list methods) are built in `queries.ts` and cached there.
  */
 import type Database from "better-sqlite3";
-import type { InterruptColumns, RunColumns } from "@rein/core/store";
+import type { InterruptColumns } from "@rein/core/store";
+import type {
+  EncodedRunRow as RunRow,
+  EncodedTaskResultRow as TaskResultRow,
+} from "@rein/core/store";
 
 /** A row of `threads`. */
 export interface ThreadRow {
@@ -81,14 +85,7 @@ export interface InterruptRow extends InterruptColumns {
 }
 
 /** Bind parameters of an interrupt upsert. */
-export interface InterruptParams {
-  id: string;
-  thread_id: string;
-  run_id: string;
-  graph: string;
-  tenant: string | null;
-  status: string;
-  created_at: string;
+export interface InterruptParams extends InterruptColumns {
   deadline: string | null;
   answer: string | null;
   answered_by: string | null;
@@ -114,17 +111,8 @@ export const INTERRUPT_COLUMNS =
 /** The columns a run record is rebuilt from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
 
-/** The columns a run record is rebuilt from. */
-export interface RunRow extends RunColumns {
-  record: string;
-}
-
-/** The columns a task result is rebuilt from. */
-export interface TaskResultRow {
-  task_id: string;
-  kind: string;
-  value: string;
-}
+/** The run and task-result rows this store reads, as every SQL store shapes them. */
+export type { RunRow, TaskResultRow };
 
 type ThreadStream = { thread: string; stream: string };
 

@@ -63,6 +63,18 @@ export interface RunColumns {
   status: string;
 }
 
+/** A run row as SQL stores read it: its columns and its encoded record. */
+export interface EncodedRunRow extends RunColumns {
+  record: string;
+}
+
+/** A task-result row as SQL stores read it: its task id, its kind and its encoded value. */
+export interface EncodedTaskResultRow {
+  task_id: string;
+  kind: string;
+  value: string;
+}
+
 /** The part of a run a store encodes: all but its column fields. */
 export function runBody(run: RunRecord): Partial<RunRecord> {
   const { runId: _r, threadId: _t, createdAt: _c, updatedAt: _u, status: _s, ...body } = run;

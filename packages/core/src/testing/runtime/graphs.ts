@@ -66,6 +66,47 @@ export function subAgent(saver: Checkpointer, name: string, counter: Counter) {
     .compile({ checkpointer: saver, name });
 }
 
+/** A sub-agent: state `{ task, log }`, as {@link subAgent} builds it. */
+export type SubAgent = ReturnType<typeof subAgent>;
+
+/**
+ * A supervisor that sends each task to `agent` in parallel and asks at its own gate while the
+ * sub-agents ask too: a pause with both a root question and child questions.
+ */
+export function gatedSupervisor(saver: Checkpointer, agent: SubAgent, name: string) {
+  return new StateGraph({ tasks: lastValue<string[]>(() => []), log: append<string>() })
+    .addNode("fan", () => ({}))
+    .addNode("agent", agent)
+    .addNode("gate", (_s, ctx) => ({ log: `gate: ${ctx.interrupt<string>({ gate: true })}` }))
+    .addEdge(START, "fan")
+    .addEdge("fan", "gate")
+    .addConditionalEdges("fan", (s) => s.tasks.map((task) => new Send("agent", { task })))
+    .compile({ checkpointer: saver, name });
+}
+
+/**
+ * A two-node chain `a` → `b`, each logging its name and counting its runs, compiled with
+ * `options` (static interrupt selectors, a name).
+ */
+export function chainAB(
+  saver: Checkpointer,
+  counter: Counter,
+  options: { name?: string; interruptBefore?: string[]; interruptAfter?: string[] } = {},
+) {
+  return new StateGraph({ log: append<string>() })
+    .addNode("a", () => {
+      counter.hit("a");
+      return { log: "a" };
+    })
+    .addNode("b", () => {
+      counter.hit("b");
+      return { log: "b" };
+    })
+    .addEdge(START, "a")
+    .addEdge("a", "b")
+    .compile({ checkpointer: saver, ...options });
+}
+
 /** An orchestrator that fans out to `agent` once per task, in parallel. */
 export function orchestrator(saver: Checkpointer, counter: Counter, agentName = "research_agent") {
   const agent = subAgent(saver, agentName, counter);

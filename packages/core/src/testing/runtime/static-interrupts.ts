@@ -4,7 +4,7 @@
  */
 import { it, expect } from "vitest";
 import { append, Command, START, StateGraph } from "../../index.ts";
-import { orchestrator } from "./graphs.ts";
+import { chainAB, orchestrator } from "./graphs.ts";
 import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** Contracts of interruptBefore and interruptAfter. */
@@ -49,18 +49,7 @@ export function staticInterruptContracts(env: RuntimeEnv): void {
     env.withStore(async (saver) => {
       const counter = new Counter();
       const build = (interruptAfter?: string[]) =>
-        new StateGraph({ log: append<string>() })
-          .addNode("a", () => {
-            counter.hit("a");
-            return { log: "a" };
-          })
-          .addNode("b", () => {
-            counter.hit("b");
-            return { log: "b" };
-          })
-          .addEdge(START, "a")
-          .addEdge("a", "b")
-          .compile({ checkpointer: saver, ...(interruptAfter ? { interruptAfter } : {}) });
+        chainAB(saver, counter, interruptAfter ? { interruptAfter } : {});
       const threadId = threadName("after");
       const r1 = await build(["a"]).invoke({}, { threadId });
       expect(r1.status).toBe("interrupted");

@@ -18,6 +18,7 @@ import {
   type InterruptId,
   type ThreadId,
 } from "../../index.ts";
+import { chainAB, gatedSupervisor } from "./graphs.ts";
 import { Counter, threadName, rejection, type RuntimeEnv } from "./harness.ts";
 
 /** Two parallel root tasks, each asking one question. */
@@ -41,14 +42,7 @@ function gated(saver: Checkpointer) {
     }))
     .addEdge(START, "approve")
     .compile({ checkpointer: saver, name: "email_agent" });
-  return new StateGraph({ tasks: lastValue<string[]>(() => []), log: append<string>() })
-    .addNode("fan", () => ({}))
-    .addNode("agent", agent)
-    .addNode("gate", (_s, ctx) => ({ log: `gate: ${ctx.interrupt<string>({ gate: true })}` }))
-    .addEdge(START, "fan")
-    .addEdge("fan", "gate")
-    .addConditionalEdges("fan", (s) => s.tasks.map((task) => new Send("agent", { task })))
-    .compile({ checkpointer: saver, name: "gated-supervisor" });
+  return gatedSupervisor(saver, agent, "gated-supervisor");
 }
 
 function itemOf(i: Interrupt): string {
@@ -196,18 +190,7 @@ export function steeringEdgeContracts(env: RuntimeEnv): void {
     env.withStore(async (saver) => {
       const counter = new Counter();
       const build = (selectors: { interruptBefore?: string[]; interruptAfter?: string[] }) =>
-        new StateGraph({ log: append<string>() })
-          .addNode("a", () => {
-            counter.hit("a");
-            return { log: "a" };
-          })
-          .addNode("b", () => {
-            counter.hit("b");
-            return { log: "b" };
-          })
-          .addEdge(START, "a")
-          .addEdge("a", "b")
-          .compile({ checkpointer: saver, name: "static-null", ...selectors });
+        chainAB(saver, counter, { name: "static-null", ...selectors });
       const before = threadName("null-before");
       const r1 = await build({ interruptBefore: ["b"] }).invoke({}, { threadId: before });
       expect(r1.interrupts[0]).toMatchObject({ kind: "before", node: "b" });

@@ -5,18 +5,13 @@
  */
 import { it, expect } from "vitest";
 import {
-  append,
   Command,
-  lastValue,
   NoMatchingTargetError,
-  Send,
   StaleTargetError,
-  START,
-  StateGraph,
   type Interrupt,
   type ThreadId,
 } from "../../index.ts";
-import { subAgent, orchestrator, taskOf } from "./graphs.ts";
+import { gatedSupervisor, subAgent, orchestrator, taskOf } from "./graphs.ts";
 import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** Contracts of targeted resume. */
@@ -90,15 +85,7 @@ export function targetedResumeContracts(env: RuntimeEnv): void {
     env.withStore(async (saver) => {
       const counter = new Counter();
       const agent = subAgent(saver, "email_agent", counter);
-      const build = () =>
-        new StateGraph({ tasks: lastValue<string[]>(() => []), log: append<string>() })
-          .addNode("fan", () => ({}))
-          .addNode("agent", agent)
-          .addNode("gate", (_s, ctx) => ({ log: `gate: ${ctx.interrupt<string>({ gate: true })}` }))
-          .addEdge(START, "fan")
-          .addEdge("fan", "gate")
-          .addConditionalEdges("fan", (s) => s.tasks.map((task) => new Send("agent", { task })))
-          .compile({ checkpointer: saver, name: "supervisor" });
+      const build = () => gatedSupervisor(saver, agent, "supervisor");
       for (const policy of ["keep", "cancel", "resolve"] as const) {
         const threadId = threadName(`policy-${policy}`);
         const graph = build();
