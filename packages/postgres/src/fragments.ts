@@ -63,3 +63,17 @@ export const RUN_UPSERT_TAIL = `ON CONFLICT (run_id) DO UPDATE SET
   updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
   record = EXCLUDED.record
 WHERE r.status NOT IN ('done', 'cancelled')`;
+
+/**
+ * The upsert of the runs given as seven parallel arrays (see {@link RowCodec.runArrays}) at
+ * parameters `$first`..`$first+6`, written only when `condition` holds.
+ */
+export function runUpsert(s: string, first: number, condition: string): string {
+  const arrays = Array.from({ length: 7 }, (_, i) => `$${first + i}::text[]`).join(", ");
+  return `INSERT INTO ${s}.runs AS r
+    (run_id, thread_id, created_at, updated_at, status, root, record)
+  SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean, u.record
+  FROM unnest(${arrays}) AS u (run_id, thread_id, created_at, updated_at, status, root, record)
+  WHERE ${condition}
+  ${RUN_UPSERT_TAIL}`;
+}

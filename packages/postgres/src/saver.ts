@@ -195,12 +195,14 @@ export class PostgresSaver implements Checkpointer {
       run: RunRow | null;
       thread: ThreadRow | null;
       pending: number;
+      steering: string[];
     }>(this.#sql.getThreadHead, [threadId, stream]);
     return {
       checkpoint: row?.checkpoint ? this.#codec.checkpoint(row.checkpoint) : undefined,
       run: row?.run ? this.#codec.run(row.run) : undefined,
       thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
       pendingInterrupts: row?.pending ?? 0,
+      steering: (row?.steering ?? []).map((record) => this.#codec.de<SteeringRecord>(record)),
     };
   }
 
@@ -284,6 +286,7 @@ export class PostgresSaver implements Checkpointer {
         // A row may change once per statement: ids re-inserted above are not also superseded.
         outcome.superseded.filter((id) => !inserted.has(id)),
         outcome.fence?.token ?? null,
+        ...this.#codec.runArrays(outcome.runs ?? []),
       ],
     );
     if (outcome.fence && row?.applied !== 1)

@@ -10,6 +10,7 @@ import {
   fenceOk,
   interruptUpsert,
   RUN_UPSERT_TAIL,
+  runUpsert,
   type Named,
 } from "./fragments.ts";
 
@@ -57,7 +58,9 @@ export function statementsFor(s: string) {
             SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
             WHERE thread_id = $1) t) AS thread,
          (SELECT count(*)::int FROM ${s}.interrupts
-          WHERE thread_id = $1 AND status = 'pending') AS pending`,
+          WHERE thread_id = $1 AND status = 'pending') AS pending,
+         (SELECT coalesce(json_agg(record ORDER BY seq), '[]') FROM ${s}.steering
+          WHERE thread_id = $1) AS steering`,
     ),
     getThread: named(
       "get_thread",
@@ -102,15 +105,7 @@ export function statementsFor(s: string) {
        ), interrupts AS (
          ${interruptUpsert(s, 18, "EXISTS (SELECT 1 FROM ok)")}
        ), runs AS (
-         INSERT INTO ${s}.runs AS r
-           (run_id, thread_id, created_at, updated_at, status, root, record)
-         SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
-           u.record
-         FROM unnest($30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
-           $35::text[], $36::text[])
-           AS u (run_id, thread_id, created_at, updated_at, status, root, record)
-         WHERE EXISTS (SELECT 1 FROM ok)
-         ${RUN_UPSERT_TAIL}
+         ${runUpsert(s, 30, "EXISTS (SELECT 1 FROM ok)")}
        ), tasks AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
@@ -198,7 +193,8 @@ export function statementsFor(s: string) {
     /**
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token.
+     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token,
+     * $21..$27 run arrays (stored only with an applied result).
      */
     putTaskOutcome: named(
       "put_task_outcome",
@@ -217,6 +213,8 @@ export function statementsFor(s: string) {
          UPDATE ${s}.interrupts SET status = 'superseded'
          WHERE id = ANY ($19::text[]) AND status IN ('pending', 'answered')
            AND EXISTS (SELECT 1 FROM result)
+       ), runs AS (
+         ${runUpsert(s, 21, "EXISTS (SELECT 1 FROM result)")}
        )
        SELECT (SELECT count(*)::int FROM result) AS applied,
          (SELECT token FROM fence) AS current_token`,

@@ -183,6 +183,9 @@ export class SqliteSaver implements Checkpointer {
             run: run ? this.#codec.run(run) : undefined,
             thread: thread ? this.#codec.thread(thread) : undefined,
             pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
+            steering: this.#sql.listSteering
+              .all(threadId)
+              .map((row) => this.#codec.de<SteeringRecord>(row.record)),
           };
         }) as ThreadHead,
     );
@@ -284,6 +287,7 @@ export class SqliteSaver implements Checkpointer {
       const { threadId, stream, checkpointId, result } = outcome;
       const value = this.#codec.taskValue(result);
       const interrupts = outcome.interrupts.map((i) => this.#codec.interruptParams(i));
+      const runs = (outcome.runs ?? []).map((r) => this.#codec.runParams(r));
       const sql = this.#sql;
       this.#write(() => {
         this.#checkFence(outcome.fence);
@@ -294,6 +298,7 @@ export class SqliteSaver implements Checkpointer {
         if (outcome.superseded.length > 0) {
           sql.supersede.run(JSON.stringify(outcome.superseded));
         }
+        for (const params of runs) sql.upsertRun.run(params);
       });
     });
   }

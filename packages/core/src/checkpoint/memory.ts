@@ -94,6 +94,9 @@ export class MemorySaver implements Checkpointer {
         run: run ? this.#db.de<RunRecord>(run.data) : undefined,
         thread: record ? this.#db.de<ThreadRecord>(record.data) : undefined,
         pendingInterrupts: this.#db.interrupts.pendingCount(threadId),
+        steering: (this.#db.threads.get(threadId)?.steering ?? []).map((data) =>
+          this.#db.de<SteeringRecord>(data),
+        ),
       };
     });
   }

@@ -209,6 +209,12 @@ export interface TaskOutcome {
    * pending or answered: an answer to an old question must never be applied to a new one.
    */
   superseded: InterruptId[];
+  /**
+   * Run rows to store with the outcome, in the same transaction, when the outcome is applied (a
+   * task that already has a `writes` result ignores the outcome and these rows too): a paused
+   * step records its run as `interrupted` together with the pause, not in a write of its own.
+   */
+  runs?: RunRecord[];
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }
@@ -297,6 +303,8 @@ export interface ThreadHead {
   thread: ThreadRecord | undefined;
   /** How many of the thread's interrupts (all streams) are pending. */
   pendingInterrupts: number;
+  /** The thread's steering records, oldest first (as {@link LogStore.listSteering}). */
+  steering: SteeringRecord[];
 }
 
 /** Threads: the row a thread's tenant and metadata live in. */
@@ -306,8 +314,8 @@ export interface ThreadStore {
   /** The thread record, if the thread was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
   /**
-   * The stream's head checkpoint, its run, the thread row and the count of pending interrupts, in
-   * one read (one round trip), none of it decoded beyond what is returned.
+   * The stream's head checkpoint, its run, the thread row, the count of pending interrupts and
+   * the steering log, in one read (one round trip), none of it decoded beyond what is returned.
    */
   getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead>;
   /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */

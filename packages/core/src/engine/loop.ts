@@ -50,6 +50,11 @@ export interface LoopOptions {
   selectors: RunSelectors;
   /** Called before each commit: lets the caller attach run rows to the commit. */
   runRowsAtCommit?: (next: CheckpointRecord) => RunRecord[];
+  /**
+   * Called when the only task of a step pauses, which ends the run `interrupted`: lets the caller
+   * store the run row with the pause instead of in a write of its own.
+   */
+  runRowsAtPause?: () => RunRecord[];
 }
 
 /** Runs supersteps from `state.head` until the run ends or pauses. `state` is updated in place. */
@@ -95,6 +100,8 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
     // none of them and a finished task never runs again.
     const persistEach = head.next.length > 1;
+    // A pause of the step's only task ends the run: its run row can go with the pause.
+    const runsAtPause = head.next.length === 1 && !paused ? options.runRowsAtPause : undefined;
     const outcomes: TaskAttempt[] = await traceStep(exec, head.step + 1, () =>
       Promise.all(
         toRun.map((task) =>
@@ -106,6 +113,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
             values: state.values,
             interrupts: state.interrupts,
             persist: persistEach,
+            runsAtPause,
           }),
         ),
       ),

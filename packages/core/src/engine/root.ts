@@ -2,7 +2,7 @@
  * One call on a root run: create the thread if needed, refuse input while a run is unfinished
  * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
  */
-import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
+import type { RunRecord, ThreadHead, ThreadRecord } from "../checkpoint/types.ts";
 import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunOptions } from "../graph/options.ts";
@@ -11,7 +11,7 @@ import { toPublicInterrupt } from "../interrupts/records.ts";
 import { parseSelectors, selectorsFor } from "../interrupts/static.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
-import type { RunResult } from "../types.ts";
+import type { RunResult, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
 import { Execution } from "./execution.ts";
 import {
@@ -50,10 +50,17 @@ export async function runRoot(
     if (seen?.result !== undefined && seen.result !== null) return seen.result as RunResult;
   }
   if (input) checkInputChannels(definition, input);
-  const thread = durable ? await session.ensureThread(options.tenant, options.metadata) : undefined;
-  const head = durable ? await session.head() : undefined;
-  const start = await chooseRun(definition, session, input, options, head, requestId);
-  const exec = await rootExecution(definition, session, start.run, options, sink, thread);
+  // One read for the head, its run, the thread row and the pending count.
+  const read = durable ? await session.threadHead() : undefined;
+  const head = read?.checkpoint;
+  // A new thread's row is stored with the thread's first commit, not by a write of its own.
+  const newThread =
+    read && !read.thread ? session.newThread(options.tenant, options.metadata) : undefined;
+  const start = await chooseRun(definition, session, input, options, read, requestId);
+  const exec = rootExecution(definition, session, start.run, options, sink, {
+    thread: read?.thread ?? newThread,
+    steering: read?.steering ?? [],
+  });
   let streamed: StreamRunOutcome;
   try {
     streamed = await runStream({
@@ -67,6 +74,7 @@ export async function runRoot(
       run: start.run,
       // Written with the input checkpoint when there is one, skipped when already stored running.
       writeRunRow: !start.storedRunning,
+      newThread,
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process
@@ -100,10 +108,11 @@ async function chooseRun(
   session: ThreadSession,
   input: Record<string, unknown> | null,
   options: RunOptions,
-  head: CheckpointRecord | undefined,
+  read: ThreadHead | undefined,
   requestId: string | undefined,
 ): Promise<RunStart> {
   const { threadId } = session;
+  const head = read?.checkpoint;
   const runOptions =
     options.interruptBefore || options.interruptAfter
       ? {
@@ -124,7 +133,7 @@ async function chooseRun(
       storedRunning: requestRun.status === "running",
     };
   } else if (input === null || input === undefined) {
-    const previous = head && !options.checkpointId ? await session.run(head.runId) : undefined;
+    const previous = head && !options.checkpointId ? read?.run : undefined;
     // A cancelled run stays cancelled: continuing its thread is a new run from its head.
     start = {
       run:
@@ -135,7 +144,7 @@ async function chooseRun(
       storedRunning: previous?.status === "running",
     };
   } else {
-    if (session.durable) await refuseWhileUnfinished(session, head?.runId, options);
+    if (read) await refuseWhileUnfinished(session, read, options);
     const runId = options.runId === undefined ? requestRunId : asRunId(options.runId);
     start = { run: fresh(runId), input, storedRunning: false };
   }
@@ -146,14 +155,14 @@ async function chooseRun(
 }
 
 /** The environment of a root run: the session, the run, its signal, steering and selectors. */
-async function rootExecution(
+function rootExecution(
   definition: GraphDefinition,
   session: ThreadSession,
   run: RunRecord,
   options: RunOptions,
   sink: EventSink,
-  thread: ThreadRecord | undefined,
-): Promise<Execution> {
+  { thread, steering }: { thread: ThreadRecord | undefined; steering: SteeringRecord[] },
+): Execution {
   const signals = [options.signal, session.lease?.signal].filter((s) => s !== undefined);
   const signal =
     signals.length === 0
@@ -173,7 +182,7 @@ async function rootExecution(
     determinism: definition.determinism,
     signal,
     sink,
-    steering: session.durable ? await session.steering() : [],
+    steering,
     lineage: [run.runId],
     runSelectors: {
       before: parseSelectors(run.options?.interruptBefore, 0),
@@ -232,12 +241,16 @@ async function toResult(
  */
 async function refuseWhileUnfinished(
   session: ThreadSession,
-  headRunId: RunId | undefined,
+  read: ThreadHead,
   options: RunOptions,
 ): Promise<void> {
-  await session.cancelPending(await session.pending(), options.onPending ?? "error");
-  if (headRunId === undefined) return;
-  const last = await session.run(headRunId);
+  const headRunId = read.checkpoint?.runId;
+  let last = read.run;
+  if (read.pendingInterrupts > 0) {
+    await session.cancelPending(await session.pending(), options.onPending ?? "error");
+    // Cancelling marked the paused runs cancelled: read the head's run as it is now.
+    if (headRunId !== undefined) last = await session.run(headRunId);
+  }
   if (last && (last.status === "running" || last.status === "interrupted"))
     throw new RunInProgressError(session.threadId, last.runId, last.status);
 }

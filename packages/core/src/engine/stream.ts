@@ -2,7 +2,7 @@
  * Running one stream (the root run's or a child run's): loading its head, applying input or
  * forking, running the loop, recording the run's status.
  */
-import type { CheckpointRecord, RunRecord } from "../checkpoint/types.ts";
+import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
 import { InvalidInputError, ReinError } from "../errors.ts";
 import { START, type GraphDefinition, type RunSelectors } from "../graph/definition.ts";
 import {
@@ -38,6 +38,8 @@ export interface StreamRunInput {
    * row goes with the input checkpoint's commit instead of a write of its own.
    */
   writeRunRow?: boolean;
+  /** The row of a thread not stored yet: it goes with the stream's first commit. */
+  newThread?: ThreadRecord | undefined;
 }
 
 /** Result of a stream run: the loop outcome and where the stream stands. */
@@ -68,7 +70,10 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     );
   let state: LoopState;
   const runRow = input.writeRunRow ? input.run : undefined;
-  if (runRow && !(input.input !== undefined || !head)) await store.putRun(runRow);
+  const appliesInput = input.input !== undefined || !head;
+  if (runRow && !appliesInput) await store.putRun(runRow);
+  // A thread with a head but no row (stored before rows were kept) gets its row here.
+  if (input.newThread && !appliesInput) await store.putThread(input.newThread);
   if (input.input !== undefined || !head) {
     const currentHead = input.fromCheckpointId ? await exec.session.head(exec.stream) : head;
     state = await applyInput(
@@ -78,7 +83,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
       currentHead?.id ?? null,
       input.input ?? {},
       input.fromCheckpointId ? "fork" : "input",
-      runRow,
+      { runRow, thread: input.newThread },
     );
     head = state.head;
   } else if (input.fromCheckpointId) {
@@ -97,24 +102,28 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     };
   }
   const run = input.run;
-  let doneCommitted = false;
+  // The status a commit or a pause already stored with the run row (so no write of its own).
+  let storedStatus: RunRecord["status"] | null = null;
+  const rowAs = (status: "done" | "interrupted"): RunRecord[] => {
+    storedStatus = status;
+    return [{ ...run, status, updatedAt: new Date().toISOString(), error: null }];
+  };
   const outcome = await runLoop(
     {
       definition,
       exec,
       selectors: input.selectors,
-      // The last step's commit carries the `done` run row, so finishing costs no extra write.
-      runRowsAtCommit: () => {
-        doneCommitted = true;
-        return [{ ...run, status: "done", updatedAt: new Date().toISOString(), error: null }];
-      },
+      // The last step's commit carries the `done` run row, and the pause that ends a run its
+      // `interrupted` row, so finishing or pausing costs no extra write.
+      runRowsAtCommit: () => rowAs("done"),
+      runRowsAtPause: () => rowAs("interrupted"),
     },
     state,
   );
   // A lost lease aborted the run: another process owns the thread now, so record nothing (the
   // write would be refused, or would mark a healthy run cancelled after a store outage).
   exec.lease?.assertHeld();
-  if (!(outcome.status === "done" && doneCommitted)) {
+  if (outcome.status !== storedStatus) {
     const error =
       outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);
     await store.putRun({
@@ -134,7 +143,7 @@ async function applyInput(
   expectedHeadId: CheckpointId | null,
   input: Record<string, unknown>,
   source: "input" | "fork",
-  runRow: RunRecord | undefined,
+  rows: { runRow: RunRecord | undefined; thread: ThreadRecord | undefined },
 ): Promise<LoopState> {
   const values = await exec.session.values(definition.schema, base);
   const id = newCheckpointId(expectedHeadId);
@@ -166,7 +175,8 @@ async function applyInput(
     checkpoint,
     expectedHeadId,
     blobs: barrier.blobs,
-    ...(runRow ? { runs: [runRow] } : {}),
+    ...(rows.runRow ? { runs: [rows.runRow] } : {}),
+    ...(rows.thread ? { thread: rows.thread } : {}),
   });
   emitCheckpoint(exec, checkpoint, barrier.values);
   return {

@@ -6,6 +6,7 @@ import { traceTask } from "../telemetry/runtime-spans.ts";
 import { setImmediate as tick } from "node:timers/promises";
 import type {
   CheckpointRecord,
+  RunRecord,
   StoredInterrupt,
   TaskResult,
   TaskSpec,
@@ -32,6 +33,8 @@ export interface TaskInput {
   interrupts: readonly StoredInterrupt[];
   /** Store a `writes` result right away (steps with several tasks). Pauses are always stored. */
   persist: boolean;
+  /** Run rows to store with a pause, when the pause ends the run (see `LoopOptions`). */
+  runsAtPause?: (() => RunRecord[]) | undefined;
 }
 
 /** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
@@ -175,6 +178,7 @@ async function pause(
     result,
     interrupts: run.interrupts.created,
     superseded: run.interrupts.superseded.map((s) => s.id),
+    ...(input.runsAtPause ? { runs: input.runsAtPause() } : {}),
   });
   for (const record of run.interrupts.superseded) record.status = "superseded";
   for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);

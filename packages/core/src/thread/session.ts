@@ -10,6 +10,7 @@ import type {
   CheckpointRecord,
   RunRecord,
   StoredInterrupt,
+  ThreadHead,
   ThreadRecord,
 } from "../checkpoint/types.ts";
 import { ThreadInterruptedError } from "../errors.ts";
@@ -124,23 +125,30 @@ export class ThreadSession {
     return values;
   }
 
-  /** The thread row, created (with `tenant` and `metadata`) when the thread is new. */
-  async ensureThread(
+  /**
+   * What a call reads first, in one read: the root stream's head checkpoint, its run, the thread
+   * row and how many interrupts are pending.
+   */
+  threadHead(): Promise<ThreadHead> {
+    return this.store.getThreadHead(this.threadId, ROOT_STREAM);
+  }
+
+  /**
+   * The row of a thread that is not stored yet, with `tenant` and `metadata`. The first commit of
+   * the thread stores it (`StepCommit.thread`), so a new thread costs no write of its own.
+   */
+  newThread(
     tenant: string | null | undefined,
     metadata: Record<string, unknown> | undefined,
-  ): Promise<ThreadRecord> {
-    const existing = await this.store.getThread(this.threadId);
-    if (existing) return existing;
+  ): ThreadRecord {
     const now = this.now();
-    const thread: ThreadRecord = {
+    return {
       threadId: this.threadId,
       tenant: tenant ?? null,
       metadata: metadata ?? {},
       createdAt: now,
       updatedAt: now,
     };
-    await this.store.putThread(thread);
-    return thread;
   }
 
   /** What a request id produced before, if it was applied (see `RunOptions.requestId`). */

@@ -118,11 +118,13 @@ export function putTaskOutcome(db: MemoryTables, outcome: TaskOutcome): void {
   if (prior?.kind === "writes") return;
   const task = { kind: outcome.result.kind, data: db.ser(outcome.result) };
   const rows = outcome.interrupts.map((row) => db.interrupts.encode(row));
+  const runs = (outcome.runs ?? []).map((run) => ({ run, data: db.ser(run) }));
 
   const state = stream ?? db.stream(outcome.threadId, outcome.stream);
   db.storeTask(state, outcome.checkpointId, outcome.result.taskId, task);
   for (const row of rows) db.interrupts.store(row);
   db.interrupts.supersede(outcome.superseded);
+  for (const { run, data } of runs) db.storeRun(run, data);
 }
 
 /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */

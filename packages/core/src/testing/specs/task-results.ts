@@ -2,10 +2,13 @@
 import { expect } from "vitest";
 import { NonSerializableError } from "../../errors.ts";
 import {
+  at,
   checkpointId,
   interruptId,
   makeInterrupt,
   makeOutcome,
+  makeRun,
+  runId,
   pausedResult,
   threadId,
   writesResult,
@@ -137,6 +140,41 @@ export const taskResultSpecs: SpecModule = {
         expect((await saver.getInterrupt(replacement.id))?.status).toBe("pending");
       },
     );
+
+    spec(
+      "run rows go with an applied outcome and are dropped with an ignored one",
+      async (saver) => {
+        await saver.putRun(makeRun("t1", "r1"));
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-a"), {
+            runs: [makeRun("t1", "r1", { status: "interrupted", updatedAt: at(5) })],
+          }),
+        );
+        expect(await saver.getRun(runId("r1"))).toMatchObject({
+          status: "interrupted",
+          updatedAt: at(5),
+        });
+        await saver.putTaskOutcome(makeOutcome("t1", C1, writesResult("task-b")));
+        // task-b already has its writes: this outcome is ignored, and the run row with it.
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-b"), {
+            runs: [makeRun("t1", "r1", { status: "error", updatedAt: at(9) })],
+          }),
+        );
+        expect((await saver.getRun(runId("r1")))?.status).toBe("interrupted");
+      },
+    );
+
+    spec("a done run is not changed by an outcome's run row", async (saver) => {
+      await saver.putRun(makeRun("t1", "r1", { status: "done" }));
+      await saver.putTaskOutcome(
+        makeOutcome("t1", C1, pausedResult("task-a"), {
+          runs: [makeRun("t1", "r1", { status: "interrupted" })],
+        }),
+      );
+      expect((await saver.getRun(runId("r1")))?.status).toBe("done");
+      expect(await saver.getTaskResults(T, "", C1)).toEqual([pausedResult("task-a")]);
+    });
 
     spec("an outcome with a value the serializer refuses writes nothing", async (saver) => {
       const bad = writesResult("task-a", [["x", () => 1]]);

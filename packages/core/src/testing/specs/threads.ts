@@ -9,6 +9,7 @@ import {
   makeCommit,
   makeInterrupt,
   makeRun,
+  makeSteering,
   makeThread,
   threadId,
 } from "../fixtures.ts";
@@ -138,7 +139,7 @@ export const threadSpecs: SpecModule = {
     });
 
     spec(
-      "getThreadHead reads the head checkpoint, its run, the thread and the pending count",
+      "getThreadHead reads the head checkpoint, its run, the thread, the pending count and the steering log",
       async (saver) => {
         const T = threadId("t1");
         expect(await saver.getThreadHead(T, "")).toEqual({
@@ -146,6 +147,7 @@ export const threadSpecs: SpecModule = {
           run: undefined,
           thread: undefined,
           pendingInterrupts: 0,
+          steering: [],
         });
         const run = makeRun("t1", "run-1", { status: "interrupted" });
         const c1 = makeCheckpoint("t1", checkpointId(1));
@@ -166,7 +168,13 @@ export const threadSpecs: SpecModule = {
             interrupts: [makeInterrupt("t2", "other")],
           }),
         );
+        const first = makeSteering("t1", "s1", { text: "be brief" });
+        const second = makeSteering("t1", "s2", { text: "cite the policy" });
+        await saver.appendSteering(first);
+        await saver.appendSteering(makeSteering("t2", "s-other"));
+        await saver.appendSteering(second);
         const head = await saver.getThreadHead(T, "");
+        expect(head.steering).toEqual([first, second]);
         expect(head.checkpoint).toEqual(c2);
         expect(head.run).toEqual(run);
         expect(head.thread).toMatchObject({ threadId: "t1", tenant: "a" });
