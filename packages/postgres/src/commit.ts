@@ -35,6 +35,7 @@ export async function commitStep(
     ...codec.taskArrays(commit.taskResults ?? []),
     ...codec.threadParams(commit.thread),
     ...codec.auditArrays(commit.audit ?? []),
+    commit.releaseLease === true,
   ];
   let ok: number;
   try {

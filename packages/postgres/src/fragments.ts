@@ -77,3 +77,17 @@ export function runUpsert(s: string, first: number, condition: string): string {
   WHERE ${condition}
   ${RUN_UPSERT_TAIL}`;
 }
+
+/**
+ * Ends the lease whose fencing token is `$token` when `$flag` is true and `condition` holds: the
+ * `releaseLease` of a write, in the write's own statement. The token stays for the next holder.
+ */
+export function releaseFencedLease(
+  s: string,
+  flag: number,
+  token: number,
+  condition: string,
+): string {
+  return `UPDATE ${s}.leases SET expires_at = '-infinity'
+  WHERE $${flag}::boolean AND thread_id = $1 AND token = $${token}::bigint AND ${condition}`;
+}

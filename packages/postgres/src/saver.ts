@@ -287,6 +287,7 @@ export class PostgresSaver implements Checkpointer {
         outcome.superseded.filter((id) => !inserted.has(id)),
         outcome.fence?.token ?? null,
         ...this.#codec.runArrays(outcome.runs ?? []),
+        outcome.releaseLease === true,
       ],
     );
     if (outcome.fence && row?.applied !== 1)

@@ -10,6 +10,7 @@ import {
   fenceOk,
   interruptUpsert,
   RUN_UPSERT_TAIL,
+  releaseFencedLease,
   runUpsert,
   type Named,
 } from "./fragments.ts";
@@ -75,7 +76,7 @@ export function statementsFor(s: string) {
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
      * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token, $38..$41 task result arrays,
-     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays.
+     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays, $49 release the lease.
      */
     commitStep: named(
       "commit_step",
@@ -124,6 +125,8 @@ export function statementsFor(s: string) {
          SELECT a.thread_id, a.record
          FROM unnest($47::text[], $48::text[]) WITH ORDINALITY AS a (thread_id, record, n)
          WHERE EXISTS (SELECT 1 FROM ok) ORDER BY a.n
+       ), released AS (
+         ${releaseFencedLease(s, 49, 37, "EXISTS (SELECT 1 FROM ok)")}
        )
        SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
     ),
@@ -194,7 +197,7 @@ export function statementsFor(s: string) {
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
      * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token,
-     * $21..$27 run arrays (stored only with an applied result).
+     * $21..$27 run arrays (stored only with an applied result), $28 release the lease.
      */
     putTaskOutcome: named(
       "put_task_outcome",
@@ -215,6 +218,8 @@ export function statementsFor(s: string) {
            AND EXISTS (SELECT 1 FROM result)
        ), runs AS (
          ${runUpsert(s, 21, "EXISTS (SELECT 1 FROM result)")}
+       ), released AS (
+         ${releaseFencedLease(s, 28, 20, fenceOk(20))}
        )
        SELECT (SELECT count(*)::int FROM result) AS applied,
          (SELECT token FROM fence) AS current_token`,

@@ -217,6 +217,7 @@ export class SqliteSaver implements Checkpointer {
       this.#write(() => {
         this.#checkFence(commit.fence);
         writeCommit(this.#sql, commit, encoded);
+        if (commit.releaseLease) this.#releaseFenced(commit.fence);
       });
     });
   }
@@ -291,6 +292,7 @@ export class SqliteSaver implements Checkpointer {
       const sql = this.#sql;
       this.#write(() => {
         this.#checkFence(outcome.fence);
+        if (outcome.releaseLease) this.#releaseFenced(outcome.fence);
         // No change means the task already has a `writes` result: the outcome is ignored.
         const params = [threadId, stream, checkpointId, result.taskId, result.kind, value] as const;
         if (sql.putTaskResult.run(...params).changes === 0) return;
@@ -473,6 +475,11 @@ export class SqliteSaver implements Checkpointer {
     return settle(() => {
       this.#sql.releaseLease.run(threadId, owner);
     });
+  }
+
+  /** Ends the lease `fence` proves, inside the caller's write transaction (`releaseLease`). */
+  #releaseFenced(fence: Fence | undefined): void {
+    if (fence) this.#sql.releaseFencedLease.run(fence.threadId, fence.token);
   }
 
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {

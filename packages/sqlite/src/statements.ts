@@ -342,6 +342,9 @@ export function prepareStatements(db: Database.Database) {
       "UPDATE leases SET expires_at = 0 WHERE thread_id = ? AND owner = ?",
     ),
     expireLease: prep<[string]>("UPDATE leases SET expires_at = 0 WHERE thread_id = ?"),
+    releaseFencedLease: prep<[string, number]>(
+      "UPDATE leases SET expires_at = 0 WHERE thread_id = ? AND token = ?",
+    ),
     getLease: prep<[string, number], { owner: string; expires_at: number; token: number }>(
       "SELECT owner, expires_at, token FROM leases WHERE thread_id = ? AND expires_at > ?",
     ),

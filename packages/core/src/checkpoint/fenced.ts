@@ -18,17 +18,33 @@ import type { TaskId, ThreadId } from "../ids.ts";
  * Returns `store` with `fence` attached to every write; reads go straight through.
  *
  * Writes for another thread than the fence's are passed unfenced: a fence proves the lease of one
- * thread only.
+ * thread only. `onReleased` is called once a write that carried `releaseLease` for the fence's
+ * thread was applied: the lease has ended with it.
  */
-export function fencedStore(store: Checkpointer, fence: Fence): Checkpointer {
+export function fencedStore(
+  store: Checkpointer,
+  fence: Fence,
+  onReleased: () => void = () => undefined,
+): Checkpointer {
   const own = (threadId: ThreadId): Fence | undefined =>
     threadId === fence.threadId ? fence : undefined;
+  const released = <T>(
+    write: { releaseLease?: boolean; fence?: Fence | undefined },
+    done: T,
+  ): T => {
+    if (write.releaseLease && write.fence) onReleased();
+    return done;
+  };
   const writes = {
     putThread: (thread: ThreadRecord) => store.putThread(thread, own(thread.threadId)),
-    commitStep: (commit: StepCommit) =>
-      store.commitStep({ ...commit, fence: own(commit.checkpoint.threadId) }),
-    putTaskOutcome: (outcome: TaskOutcome) =>
-      store.putTaskOutcome({ ...outcome, fence: own(outcome.threadId) }),
+    commitStep: (commit: StepCommit) => {
+      const fenced = { ...commit, fence: own(commit.checkpoint.threadId) };
+      return store.commitStep(fenced).then((done) => released(fenced, done));
+    },
+    putTaskOutcome: (outcome: TaskOutcome) => {
+      const fenced = { ...outcome, fence: own(outcome.threadId) };
+      return store.putTaskOutcome(fenced).then((done) => released(fenced, done));
+    },
     answerInterrupts: (batch: AnswerBatch) =>
       store.answerInterrupts({ ...batch, fence: own(batch.threadId) }),
     putRequestResult: (requestId: string, result: unknown) =>

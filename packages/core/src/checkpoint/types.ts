@@ -192,6 +192,12 @@ export interface StepCommit {
   thread?: ThreadRecord;
   /** Audit lines to append with this commit, in order. */
   audit?: AuditRecord[];
+  /**
+   * With a fence: ends the lease that fence proves (it expires now; its token stays, so the next
+   * holder's is larger) in the same transaction, when the write is applied. The last write of a
+   * call carries it, so releasing the thread costs no write of its own.
+   */
+  releaseLease?: boolean;
   /** Lease proof of the writer; checked in the commit's transaction. */
   fence?: Fence | undefined;
 }
@@ -215,6 +221,12 @@ export interface TaskOutcome {
    * step records its run as `interrupted` together with the pause, not in a write of its own.
    */
   runs?: RunRecord[];
+  /**
+   * With a fence: ends the lease that fence proves (it expires now; its token stays, so the next
+   * holder's is larger) in the same transaction, whether or not the outcome was ignored. The last
+   * write of a call carries it, so releasing the thread costs no write of its own.
+   */
+  releaseLease?: boolean;
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }

@@ -55,6 +55,8 @@ export interface LoopOptions {
    * store the run row with the pause instead of in a write of its own.
    */
   runRowsAtPause?: () => RunRecord[];
+  /** The write that carries the run's last rows (above) also ends the lease (`releaseLease`). */
+  releaseLeaseAtEnd?: boolean;
 }
 
 /** Runs supersteps from `state.head` until the run ends or pauses. `state` is updated in place. */
@@ -114,6 +116,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
             interrupts: state.interrupts,
             persist: persistEach,
             runsAtPause,
+            releaseLease: runsAtPause !== undefined && options.releaseLeaseAtEnd === true,
           }),
         ),
       ),
@@ -188,10 +191,12 @@ async function commitBarrier(
     expectedHeadId: head.id,
     blobs: barrier.blobs,
     interrupts: afterInterrupts,
-    runs:
-      next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit
-        ? options.runRowsAtCommit(checkpoint)
-        : [],
+    ...(next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit
+      ? {
+          runs: options.runRowsAtCommit(checkpoint),
+          ...(options.releaseLeaseAtEnd ? { releaseLease: true } : {}),
+        }
+      : {}),
   });
   state.head = checkpoint;
   state.values = barrier.values;

@@ -75,6 +75,8 @@ export async function runRoot(
       // Written with the input checkpoint when there is one, skipped when already stored running.
       writeRunRow: !start.storedRunning,
       newThread,
+      // The run's last write ends the lease too, unless the request's result is stored after it.
+      releaseLeaseAtEnd: session.releasesWithLastWrite && requestId === undefined,
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process

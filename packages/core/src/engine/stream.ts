@@ -40,6 +40,8 @@ export interface StreamRunInput {
   writeRunRow?: boolean;
   /** The row of a thread not stored yet: it goes with the stream's first commit. */
   newThread?: ThreadRecord | undefined;
+  /** The write that ends the run (its last commit, or the pause) also ends the lease. */
+  releaseLeaseAtEnd?: boolean;
 }
 
 /** Result of a stream run: the loop outcome and where the stream stands. */
@@ -117,6 +119,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
       // `interrupted` row, so finishing or pausing costs no extra write.
       runRowsAtCommit: () => rowAs("done"),
       runRowsAtPause: () => rowAs("interrupted"),
+      releaseLeaseAtEnd: input.releaseLeaseAtEnd ?? false,
     },
     state,
   );

@@ -35,6 +35,8 @@ export interface TaskInput {
   persist: boolean;
   /** Run rows to store with a pause, when the pause ends the run (see `LoopOptions`). */
   runsAtPause?: (() => RunRecord[]) | undefined;
+  /** The pause write (with `runsAtPause`) also ends the lease. */
+  releaseLease?: boolean;
 }
 
 /** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
@@ -179,6 +181,7 @@ async function pause(
     interrupts: run.interrupts.created,
     superseded: run.interrupts.superseded.map((s) => s.id),
     ...(input.runsAtPause ? { runs: input.runsAtPause() } : {}),
+    ...(input.releaseLease ? { releaseLease: true } : {}),
   });
   for (const record of run.interrupts.superseded) record.status = "superseded";
   for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);

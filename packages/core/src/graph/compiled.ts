@@ -347,6 +347,7 @@ export class CompiledGraph<S extends Schema> {
     return openSession(this.requireStore(), threadId, this.lease, actor, async (session) => {
       const applied = await applyCommand(session, command, target, options);
       if (applied.kind === "done") return applied.result as RunResult<StateOf<S>>;
+      if (applied.requestId !== undefined) session.keepLeaseAfterRun();
       const continued = this.continue(session, null, applied.options, sink);
       return applied.requestId === undefined
         ? continued

@@ -25,6 +25,20 @@ export class GraphInterrupt extends Error {
   }
 }
 
+/**
+ * A {@link GraphInterrupt} without a stack trace: it is control flow that the runtime catches, not
+ * a failure anyone reads, and capturing the stack cost more than the rest of raising the pause.
+ */
+function pauseSignal(interruptId: string): GraphInterrupt {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new GraphInterrupt(interruptId);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Thrown inside a task whose interrupt was cancelled (timeout with `onTimeout: "cancel"`). */
 export class TaskCancelled extends Error {
   constructor() {
@@ -92,7 +106,7 @@ export class InterruptCalls {
       if (latest.status === "pending") {
         if (options.answer) rememberAnswerSchema(latest.id, options.answer);
         this.pausedOn.push(latest.id);
-        throw new GraphInterrupt(latest.id);
+        throw pauseSignal(latest.id);
       }
       return this.raise(payload, order, slot, latest.revision + 1, options);
     }
@@ -203,7 +217,7 @@ export class InterruptCalls {
     this.created.push(record);
     traceInterrupt(record);
     this.pausedOn.push(id);
-    throw new GraphInterrupt(id);
+    throw pauseSignal(id);
   }
 }
 

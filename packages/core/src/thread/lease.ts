@@ -35,6 +35,11 @@ export interface HeldLease {
   readonly lost: boolean;
   /** Throws {@link FencedOutError} when the lease was lost. */
   assertHeld(): void;
+  /**
+   * Whether a write that carried `releaseLease` ended the lease already (the call's last write):
+   * nothing is left to release, and renewals stopped.
+   */
+  readonly released: boolean;
 }
 
 /**
@@ -67,10 +72,18 @@ export async function withLease<T>(
   const fence: Fence = { threadId, token };
   const controller = new AbortController();
   let heldUntil = Date.now() + settings.ttlMs;
+  let released = false;
+  const endedByWrite = (): void => {
+    released = true;
+    clearInterval(renew);
+  };
   const lease: HeldLease = {
     fence,
-    store: fencedStore(store, fence),
+    store: fencedStore(store, fence, endedByWrite),
     signal: controller.signal,
+    get released() {
+      return released;
+    },
     get lost() {
       return controller.signal.aborted || Date.now() >= heldUntil;
     },
@@ -105,9 +118,10 @@ export async function withLease<T>(
     return await fn(lease);
   } finally {
     clearInterval(renew);
-    await store
-      .releaseLease(threadId, owner)
-      .catch(() => releaseLater(store, threadId, owner, Date.now() + settings.ttlMs));
+    if (!released)
+      await store
+        .releaseLease(threadId, owner)
+        .catch(() => releaseLater(store, threadId, owner, Date.now() + settings.ttlMs));
   }
 }
 

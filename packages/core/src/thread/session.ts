@@ -43,6 +43,7 @@ export class ThreadSession {
   readonly lease: HeldLease | undefined;
   readonly durable: boolean;
   private readonly clock: () => Date;
+  private writesAfterRun = false;
 
   constructor(init: SessionInit) {
     this.store = init.store;
@@ -51,6 +52,19 @@ export class ThreadSession {
     this.lease = init.lease;
     this.durable = init.durable ?? true;
     this.clock = init.clock ?? (() => new Date());
+  }
+
+  /**
+   * Whether the run's last write may also end the lease (`releaseLease`): the session holds one,
+   * and nothing is to be written after the run (see {@link ThreadSession.keepLeaseAfterRun}).
+   */
+  get releasesWithLastWrite(): boolean {
+    return this.lease !== undefined && !this.writesAfterRun;
+  }
+
+  /** Says the call writes after its run (a request's result): the lease must outlive the run. */
+  keepLeaseAfterRun(): void {
+    this.writesAfterRun = true;
   }
 
   /** The current time, as records store it. */

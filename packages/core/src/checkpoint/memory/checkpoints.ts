@@ -6,6 +6,7 @@ import { NotFoundError } from "../../errors.ts";
 import { validateThreadId, type CheckpointId, type ThreadId } from "../../ids.ts";
 import { conflictError, insertSorted, lowerBound, rebuildChannelValue } from "../store-kit.ts";
 import type { CheckpointRecord, StepCommit, StreamKey, TaskOutcome, TaskResult } from "../types.ts";
+import { releaseFencedLease } from "./leases.ts";
 import type { MemoryTables, StoredBlob } from "./tables.ts";
 
 /** Commits one step: everything the commit carries, or (on a conflict) nothing. */
@@ -50,6 +51,7 @@ export function commitStep(db: MemoryTables, commit: StepCommit): void {
     db.storeTask(stream, checkpointId, taskId, task);
   if (thread) db.storeThread(thread);
   for (const line of audit) db.storeAudit(line.threadId, line.data);
+  if (commit.releaseLease) releaseFencedLease(db, commit.fence);
 }
 
 /** The checkpoint `id` of the stream, or its head. */
@@ -115,7 +117,10 @@ export function putTaskOutcome(db: MemoryTables, outcome: TaskOutcome): void {
   db.fence(outcome.fence);
   const stream = db.peekStream(outcome.threadId, outcome.stream);
   const prior = stream?.tasks.get(outcome.checkpointId)?.get(outcome.result.taskId);
-  if (prior?.kind === "writes") return;
+  if (prior?.kind === "writes") {
+    if (outcome.releaseLease) releaseFencedLease(db, outcome.fence);
+    return;
+  }
   const task = { kind: outcome.result.kind, data: db.ser(outcome.result) };
   const rows = outcome.interrupts.map((row) => db.interrupts.encode(row));
   const runs = (outcome.runs ?? []).map((run) => ({ run, data: db.ser(run) }));
@@ -125,6 +130,7 @@ export function putTaskOutcome(db: MemoryTables, outcome: TaskOutcome): void {
   for (const row of rows) db.interrupts.store(row);
   db.interrupts.supersede(outcome.superseded);
   for (const { run, data } of runs) db.storeRun(run, data);
+  if (outcome.releaseLease) releaseFencedLease(db, outcome.fence);
 }
 
 /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */

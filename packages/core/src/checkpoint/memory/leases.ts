@@ -1,6 +1,6 @@
 /** Thread leases of {@link MemorySaver}, with fencing tokens that only grow. */
 import { validateThreadId, type ThreadId } from "../../ids.ts";
-import type { LeaseRecord } from "../types.ts";
+import type { Fence, LeaseRecord } from "../types.ts";
 import type { MemoryTables } from "./tables.ts";
 
 /** Takes the lease if it is free, expired or already `owner`'s; its new token, or null. */
@@ -37,6 +37,15 @@ export function renewLease(
 export function releaseLease(db: MemoryTables, threadId: ThreadId, owner: string): void {
   const lease = db.leases.get(threadId);
   if (lease?.owner === owner) lease.expiresAt = 0;
+}
+
+/**
+ * Ends the lease `fence` proves, if it is still the current one (a write carrying
+ * `releaseLease`): expired, not deleted, so the token keeps growing.
+ */
+export function releaseFencedLease(db: MemoryTables, fence: Fence | undefined): void {
+  const lease = fence && db.leases.get(fence.threadId);
+  if (lease && lease.token === fence.token) lease.expiresAt = 0;
 }
 
 /** The unexpired lease of the thread, if any. */

@@ -1,6 +1,15 @@
 /** Thread leases: one owner at a time, renewal, release and expiry. */
 import { expect } from "vitest";
-import { sleep, threadId } from "../fixtures.ts";
+import { CheckpointConflictError, FencedOutError } from "../../errors.ts";
+import {
+  checkpointId,
+  makeCheckpoint,
+  makeCommit,
+  makeOutcome,
+  pausedResult,
+  sleep,
+  threadId,
+} from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 
 const T = threadId("t1");
@@ -100,5 +109,47 @@ export const leaseSpecs: SpecModule = {
       expect(third).toBeGreaterThan(second ?? Infinity);
       expect((await saver.getLease(T))?.token).toBe(third);
     });
+
+    spec("a step commit with releaseLease ends the lease in its transaction", async (saver) => {
+      const token = await saver.acquireLease(T, "worker-a", LONG_TTL);
+      const fence = { threadId: T, token: token ?? -1 };
+      const c1 = makeCheckpoint("t1", checkpointId(1));
+      // A commit that loses its compare-and-set writes nothing, and keeps the lease too.
+      await expect(
+        saver.commitStep({ ...makeCommit(c1, checkpointId(9)), fence, releaseLease: true }),
+      ).rejects.toBeInstanceOf(CheckpointConflictError);
+      expect((await saver.getLease(T))?.owner).toBe("worker-a");
+      await saver.commitStep({ ...makeCommit(c1, null), fence, releaseLease: true });
+      expect(await saver.getLease(T)).toBeUndefined();
+      const next = await saver.acquireLease(T, "worker-b", LONG_TTL);
+      expect(next).toBeGreaterThan(token ?? Infinity);
+    });
+
+    spec(
+      "a task outcome with releaseLease ends the lease; a stale one ends nothing",
+      async (saver) => {
+        const first = await saver.acquireLease(T, "worker-a", SHORT_TTL);
+        await sleep(SHORT_TTL + 150);
+        const second = await saver.acquireLease(T, "worker-b", LONG_TTL);
+        const outcome = makeOutcome("t1", checkpointId(1), pausedResult("task-a"));
+        await expect(
+          saver.putTaskOutcome({
+            ...outcome,
+            fence: { threadId: T, token: first ?? -1 },
+            releaseLease: true,
+          }),
+        ).rejects.toBeInstanceOf(FencedOutError);
+        expect((await saver.getLease(T))?.owner).toBe("worker-b");
+        await saver.putTaskOutcome({
+          ...outcome,
+          fence: { threadId: T, token: second ?? -1 },
+          releaseLease: true,
+        });
+        expect(await saver.getLease(T)).toBeUndefined();
+        expect(await saver.getTaskResults(T, "", checkpointId(1))).toEqual([
+          pausedResult("task-a"),
+        ]);
+      },
+    );
   },
 };
