@@ -17,7 +17,7 @@ export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
 
 /** Columns a run is read from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -71,19 +71,19 @@ export function statementsFor(s: string) {
      * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
-     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token, $38..$41 task result arrays,
-     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays.
+     * $13..$17 blob arrays, $18..$30 interrupt arrays, $31..$37 run arrays, $38 fencing token, $39..$42 task result arrays,
+     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays.
      */
     commitStep: named(
       "commit_step",
-      `WITH ${fenceCte(s, 37)}, cas AS (
+      `WITH ${fenceCte(s, 38)}, cas AS (
          UPDATE ${s}.heads SET checkpoint_id = $3
          WHERE $4::text IS NOT NULL AND thread_id = $1 AND stream = $2 AND checkpoint_id = $4
-           AND ${fenceOk(37)}
+           AND ${fenceOk(38)}
          RETURNING 1
        ), first AS (
          INSERT INTO ${s}.heads (thread_id, stream, checkpoint_id)
-         SELECT $1, $2, $3 WHERE $4::text IS NULL AND ${fenceOk(37)}
+         SELECT $1, $2, $3 WHERE $4::text IS NULL AND ${fenceOk(38)}
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), ok AS (
@@ -106,28 +106,28 @@ export function statementsFor(s: string) {
            (run_id, thread_id, created_at, updated_at, status, root, record)
          SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
            u.record
-         FROM unnest($30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
-           $35::text[], $36::text[])
+         FROM unnest($31::text[], $32::text[], $33::text[], $34::text[], $35::text[],
+           $36::text[], $37::text[])
            AS u (run_id, thread_id, created_at, updated_at, status, root, record)
          WHERE EXISTS (SELECT 1 FROM ok)
          ${RUN_UPSERT_TAIL}
        ), tasks AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, u.* FROM unnest($38::text[], $39::text[], $40::text[], $41::text[]) AS u
+         SELECT $1, $2, u.* FROM unnest($39::text[], $40::text[], $41::text[], $42::text[]) AS u
          WHERE EXISTS (SELECT 1 FROM ok)
          ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
        ), thread AS (
          INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-         SELECT $42, $43, $44, $45, $46 WHERE $42::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+         SELECT $43, $44, $45, $46, $47 WHERE $43::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
          ON CONFLICT (thread_id) DO UPDATE SET
            tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata
        ), audit AS (
          INSERT INTO ${s}.audit (thread_id, record)
          SELECT a.thread_id, a.record
-         FROM unnest($47::text[], $48::text[]) WITH ORDINALITY AS a (thread_id, record, n)
+         FROM unnest($48::text[], $49::text[]) WITH ORDINALITY AS a (thread_id, record, n)
          WHERE EXISTS (SELECT 1 FROM ok) ORDER BY a.n
        )
        SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
@@ -198,14 +198,14 @@ export function statementsFor(s: string) {
     /**
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token.
+     * $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token.
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `WITH ${fenceCte(s, 20)}, result AS (
+      `WITH ${fenceCte(s, 21)}, result AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(20)}
+         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(21)}
          ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
@@ -215,11 +215,16 @@ export function statementsFor(s: string) {
        ), superseded AS (
          -- Answered ones too: an answer to an old question must never apply to a new one.
          UPDATE ${s}.interrupts SET status = 'superseded'
-         WHERE id = ANY ($19::text[]) AND status IN ('pending', 'answered')
+         WHERE id = ANY ($20::text[]) AND status IN ('pending', 'answered')
            AND EXISTS (SELECT 1 FROM result)
        )
        SELECT (SELECT count(*)::int FROM result) AS applied,
          (SELECT token FROM fence) AS current_token`,
+    ),
+    taskResultKinds: named(
+      "task_result_kinds",
+      `SELECT task_id, kind FROM ${s}.task_results
+       WHERE thread_id = $1 AND stream = $2 AND checkpoint_id = $3 ORDER BY seq`,
     ),
     listTaskResults: named(
       "list_task_results",
@@ -230,6 +235,25 @@ export function statementsFor(s: string) {
     getInterrupt: named(
       "get_interrupt",
       `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE id = $1`,
+    ),
+    interruptsById: named(
+      "interrupts_by_id",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE id = ANY ($1::text[])`,
+    ),
+    // The page and the count in one round trip; only the page's rows are read whole.
+    pendingPage: named(
+      "pending_page",
+      `SELECT (SELECT count(*)::int FROM ${s}.interrupts
+                WHERE thread_id = $1 AND status = 'pending') AS total,
+         (SELECT coalesce(json_agg(p), '[]') FROM (
+            SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+            WHERE thread_id = $1 AND status = 'pending' ORDER BY created_at, seq LIMIT $2) p
+         ) AS items`,
+    ),
+    taskInterrupts: named(
+      "task_interrupts",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+       WHERE thread_id = $1 AND task_id = ANY ($2::text[]) ORDER BY created_at, seq`,
     ),
     threadInterrupts: named(
       "thread_interrupts",
