@@ -51,9 +51,7 @@ export function pendingPageContracts(env: RuntimeEnv): void {
       expect(answered).toBe(WIDTH);
       expect(last.status).toBe("done");
       expect(last.pendingCount).toBe(0);
-      expect([...(last.values.out as string[])].sort()).toEqual(
-        items.map((item) => `${item}:ok`).sort(),
-      );
+      expect([...last.values.out].sort()).toEqual(items.map((item) => `${item}:ok`).sort());
       // Each work task ran once to ask and once with its answer; no paused sibling re-ran.
       for (const item of items) expect(counter.of(item)).toBe(2);
     }),
