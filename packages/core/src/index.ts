@@ -41,6 +41,7 @@ export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.t
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";
+export { RUN_RESULT_INTERRUPT_LIMIT } from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
 export { modelView, partsOf, pendingToolCalls, textOf } from "./prebuilt/messages.ts";

@@ -45,18 +45,35 @@ export interface RunResult<State = Record<string, unknown>> {
   runId: RunId;
   status: "done" | "interrupted" | "error" | "cancelled";
   values: State;
-  /** Pending interrupts of the thread after this call. */
+  /**
+   * The oldest pending interrupts of the thread after this call, oldest first: all of them when
+   * at most {@link RUN_RESULT_INTERRUPT_LIMIT} are pending, else that many. `pendingCount` says
+   * how many there are; page through all of them with `listInterrupts({ threadId, status:
+   * "pending", cursor })` (newest first). Empty unless `status` is `interrupted`.
+   */
   interrupts: Interrupt[];
+  /**
+   * How many interrupts of the thread are pending after this call (`interrupts.length` unless
+   * more than {@link RUN_RESULT_INTERRUPT_LIMIT} are); 0 unless `status` is `interrupted`.
+   */
+  pendingCount: number;
   checkpointId: CheckpointId | null;
   /** The recorded failure when `status` is `error`. */
   error?: { name: string; message: string; code?: string; node?: string };
   /**
    * Answers of this call that the node's schema rejected on re-run (they had passed only the
    * stored JSON Schema, in a process that did not know the real one). Each question was asked
-   * again: it is among `interrupts` as `askedAgainAs`. Absent when there were none.
+   * again: it is pending as `askedAgainAs`. Absent when there were none.
    */
   rejectedAnswers?: RejectedAnswer[];
 }
+
+/**
+ * The most pending interrupts a {@link RunResult} carries. A call that leaves a thread with a
+ * thousand parallel questions returns the oldest page and the count, so answering them one by one
+ * does not decode every pending question on every answer.
+ */
+export const RUN_RESULT_INTERRUPT_LIMIT = 100;
 
 /**
  * An answer that passed the stored JSON Schema but not the schema the node declares: the

@@ -77,7 +77,7 @@ export interface InterruptRow extends InterruptColumns {
   answered_at: string | null;
 }
 
-/** Twelve parallel arrays, one per interrupt column, for an `unnest` upsert. */
+/** Thirteen parallel arrays, one per interrupt column, for an `unnest` upsert. */
 export type InterruptArrays = (string | null)[][];
 
 /** Encodes records into rows and parameters, and decodes rows into records. */
@@ -151,17 +151,18 @@ export class RowCodec {
   }
 
   /**
-   * Twelve parallel arrays for the interrupt upsert. Later rows with the same id replace earlier
+   * Thirteen parallel arrays for the interrupt upsert. Later rows with the same id replace earlier
    * ones, as one `ON CONFLICT DO UPDATE` may not touch a row twice.
    */
   interruptArrays(records: readonly StoredInterrupt[]): InterruptArrays {
     const last = new Map(records.map((record) => [record.id, record]));
-    const arrays: InterruptArrays = Array.from({ length: 12 }, () => []);
+    const arrays: InterruptArrays = Array.from({ length: 13 }, () => []);
     for (const record of last.values()) {
       push(arrays, [
         record.id,
         record.threadId,
         record.runId,
+        record.taskId,
         record.graph,
         record.tenant,
         record.status,

@@ -24,6 +24,7 @@ import type {
   InterruptPage,
   InterruptQuery,
   LeaseRecord,
+  PendingPage,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -31,6 +32,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  TaskResultKind,
   ThreadHead,
   ThreadRecord,
 } from "@rein/core/store";
@@ -307,11 +309,51 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.taskResult(row));
   }
 
+  async getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResultKind[]> {
+    const rows = await this.#rows<{ task_id: string; kind: string }>(this.#sql.taskResultKinds, [
+      threadId,
+      stream,
+      checkpointId,
+    ]);
+    return rows.map((row) => ({
+      taskId: row.task_id as TaskId,
+      kind: row.kind as TaskResultKind["kind"],
+    }));
+  }
+
   // Interrupts ---------------------------------------------------------------------------------
 
   async getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     const [row] = await this.#rows<InterruptRow>(this.#sql.getInterrupt, [id]);
     return row ? this.#codec.interrupt(row) : undefined;
+  }
+
+  async getInterrupts(ids: readonly InterruptId[]): Promise<StoredInterrupt[]> {
+    const rows = await this.#rows<InterruptRow>(this.#sql.interruptsById, [ids]);
+    return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  async getPendingInterrupts(threadId: ThreadId, limit: number): Promise<PendingPage> {
+    const [row] = await this.#rows<{ total: number; items: InterruptRow[] }>(
+      this.#sql.pendingPage,
+      [threadId, Math.max(0, Math.floor(limit))],
+    );
+    return {
+      items: (row?.items ?? []).map((item) => this.#codec.interrupt(item)),
+      total: row?.total ?? 0,
+    };
+  }
+
+  async getTaskInterrupts(
+    threadId: ThreadId,
+    taskIds: readonly TaskId[],
+  ): Promise<StoredInterrupt[]> {
+    const rows = await this.#rows<InterruptRow>(this.#sql.taskInterrupts, [threadId, taskIds]);
+    return rows.map((row) => this.#codec.interrupt(row));
   }
 
   async getThreadInterrupts(

@@ -19,7 +19,7 @@ export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
 
 /** Columns a run is read from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -75,19 +75,19 @@ export function statementsFor(s: string) {
      * runs only if that succeeded. A concurrent commit on the same stream waits on the head's row
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
-     * $13..$17 blob arrays, $18..$29 interrupt arrays, $30..$36 run arrays, $37 fencing token, $38..$41 task result arrays,
-     * $42..$46 thread row (all NULL: none), $47..$48 audit arrays, $49 release the lease.
+     * $13..$17 blob arrays, $18..$30 interrupt arrays, $31..$37 run arrays, $38 fencing token, $39..$42 task result arrays,
+     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays, $50 release the lease.
      */
     commitStep: named(
       "commit_step",
-      `WITH ${fenceCte(s, 37)}, cas AS (
+      `WITH ${fenceCte(s, 38)}, cas AS (
          UPDATE ${s}.heads SET checkpoint_id = $3
          WHERE $4::text IS NOT NULL AND thread_id = $1 AND stream = $2 AND checkpoint_id = $4
-           AND ${fenceOk(37)}
+           AND ${fenceOk(38)}
          RETURNING 1
        ), first AS (
          INSERT INTO ${s}.heads (thread_id, stream, checkpoint_id)
-         SELECT $1, $2, $3 WHERE $4::text IS NULL AND ${fenceOk(37)}
+         SELECT $1, $2, $3 WHERE $4::text IS NULL AND ${fenceOk(38)}
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), ok AS (
@@ -106,27 +106,27 @@ export function statementsFor(s: string) {
        ), interrupts AS (
          ${interruptUpsert(s, 18, "EXISTS (SELECT 1 FROM ok)")}
        ), runs AS (
-         ${runUpsert(s, 30, "EXISTS (SELECT 1 FROM ok)")}
+         ${runUpsert(s, 31, "EXISTS (SELECT 1 FROM ok)")}
        ), tasks AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, u.* FROM unnest($38::text[], $39::text[], $40::text[], $41::text[]) AS u
+         SELECT $1, $2, u.* FROM unnest($39::text[], $40::text[], $41::text[], $42::text[]) AS u
          WHERE EXISTS (SELECT 1 FROM ok)
          ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
        ), thread AS (
          INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-         SELECT $42, $43, $44, $45, $46 WHERE $42::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+         SELECT $43, $44, $45, $46, $47 WHERE $43::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
          ON CONFLICT (thread_id) DO UPDATE SET
            tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata
        ), audit AS (
          INSERT INTO ${s}.audit (thread_id, record)
          SELECT a.thread_id, a.record
-         FROM unnest($47::text[], $48::text[]) WITH ORDINALITY AS a (thread_id, record, n)
+         FROM unnest($48::text[], $49::text[]) WITH ORDINALITY AS a (thread_id, record, n)
          WHERE EXISTS (SELECT 1 FROM ok) ORDER BY a.n
        ), released AS (
-         ${releaseFencedLease(s, 49, 37, "EXISTS (SELECT 1 FROM ok)")}
+         ${releaseFencedLease(s, 50, 38, "EXISTS (SELECT 1 FROM ok)")}
        )
        SELECT (SELECT count(*)::int FROM ok) AS ok, (SELECT token FROM fence) AS current_token`,
     ),
@@ -196,15 +196,15 @@ export function statementsFor(s: string) {
     /**
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$18 interrupt arrays, $19 superseded ids, $20 fencing token,
-     * $21..$27 run arrays (stored only with an applied result), $28 release the lease.
+     * $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
+     * $22..$28 run arrays (stored only with an applied result), $29 release the lease.
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `WITH ${fenceCte(s, 20)}, result AS (
+      `WITH ${fenceCte(s, 21)}, result AS (
          INSERT INTO ${s}.task_results AS t
            (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(20)}
+         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(21)}
          ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
@@ -214,15 +214,20 @@ export function statementsFor(s: string) {
        ), superseded AS (
          -- Answered ones too: an answer to an old question must never apply to a new one.
          UPDATE ${s}.interrupts SET status = 'superseded'
-         WHERE id = ANY ($19::text[]) AND status IN ('pending', 'answered')
+         WHERE id = ANY ($20::text[]) AND status IN ('pending', 'answered')
            AND EXISTS (SELECT 1 FROM result)
        ), runs AS (
-         ${runUpsert(s, 21, "EXISTS (SELECT 1 FROM result)")}
+         ${runUpsert(s, 22, "EXISTS (SELECT 1 FROM result)")}
        ), released AS (
-         ${releaseFencedLease(s, 28, 20, fenceOk(20))}
+         ${releaseFencedLease(s, 29, 21, fenceOk(21))}
        )
        SELECT (SELECT count(*)::int FROM result) AS applied,
          (SELECT token FROM fence) AS current_token`,
+    ),
+    taskResultKinds: named(
+      "task_result_kinds",
+      `SELECT task_id, kind FROM ${s}.task_results
+       WHERE thread_id = $1 AND stream = $2 AND checkpoint_id = $3 ORDER BY seq`,
     ),
     listTaskResults: named(
       "list_task_results",
@@ -233,6 +238,25 @@ export function statementsFor(s: string) {
     getInterrupt: named(
       "get_interrupt",
       `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE id = $1`,
+    ),
+    interruptsById: named(
+      "interrupts_by_id",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts WHERE id = ANY ($1::text[])`,
+    ),
+    // The page and the count in one round trip; only the page's rows are read whole.
+    pendingPage: named(
+      "pending_page",
+      `SELECT (SELECT count(*)::int FROM ${s}.interrupts
+                WHERE thread_id = $1 AND status = 'pending') AS total,
+         (SELECT coalesce(json_agg(p), '[]') FROM (
+            SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+            WHERE thread_id = $1 AND status = 'pending' ORDER BY created_at, seq LIMIT $2) p
+         ) AS items`,
+    ),
+    taskInterrupts: named(
+      "task_interrupts",
+      `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+       WHERE thread_id = $1 AND task_id = ANY ($2::text[]) ORDER BY created_at, seq`,
     ),
     threadInterrupts: named(
       "thread_interrupts",

@@ -215,7 +215,10 @@ export const RunResultSchema = z.looseObject({
   runId: z.string(),
   status: z.enum(["done", "interrupted", "error", "cancelled"]),
   values: JsonObject,
+  /** The oldest pending interrupts (at most 100); `pendingCount` says how many are pending. */
   interrupts: z.array(InterruptSchema),
+  /** Absent from results stored by versions before it existed. */
+  pendingCount: z.number().int().optional(),
   checkpointId: z.string().nullable(),
 });
 
@@ -268,7 +271,10 @@ export const StateSchema = z.looseObject({
   values: JsonObject,
   next: z.array(z.string()),
   tasks: z.array(Json),
+  /** The oldest pending interrupts (at most 100); `pendingCount` says how many are pending. */
   interrupts: z.array(InterruptSchema),
+  /** Absent from results stored by versions before it existed. */
+  pendingCount: z.number().int().optional(),
   checkpointId: z.string().nullable(),
 });
 

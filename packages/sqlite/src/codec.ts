@@ -128,6 +128,7 @@ export class RowCodec {
       id: record.id,
       thread_id: record.threadId,
       run_id: record.runId,
+      task_id: record.taskId,
       graph: record.graph,
       tenant: record.tenant,
       status: record.status,

@@ -201,6 +201,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_status ON runs (status, updated_at, run_id);
     `,
   },
+  {
+    version: 4,
+    name: "interrupts by task",
+    // A continuation reads the rows of the tasks it runs, not its run's: answering one of 1,000
+    // parallel questions must not read the other 999. The task id leaves the encoded record for a
+    // column the index serves (rows written before keep their copy; the column wins on read).
+    sql: `
+      ALTER TABLE interrupts ADD COLUMN task_id TEXT NOT NULL DEFAULT '';
+      UPDATE interrupts SET task_id = coalesce(json_extract(record, '$.taskId'), '');
+      CREATE INDEX interrupts_by_task ON interrupts (thread_id, task_id);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

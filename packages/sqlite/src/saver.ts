@@ -26,6 +26,7 @@ import type {
   InterruptPage,
   InterruptQuery,
   LeaseRecord,
+  PendingPage,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -33,6 +34,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  TaskResultKind,
   ThreadHead,
   ThreadRecord,
 } from "@rein/core/store";
@@ -317,6 +319,19 @@ export class SqliteSaver implements Checkpointer {
     );
   }
 
+  getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResultKind[]> {
+    return settle(() =>
+      this.#sql.taskResultKinds.all(threadId, stream, checkpointId).map((row) => ({
+        taskId: row.task_id as TaskId,
+        kind: row.kind as TaskResultKind["kind"],
+      })),
+    );
+  }
+
   // Interrupts ---------------------------------------------------------------------------------
 
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
@@ -324,6 +339,33 @@ export class SqliteSaver implements Checkpointer {
       const row = this.#sql.getInterrupt.get(id);
       return row ? this.#codec.interrupt(row) : undefined;
     });
+  }
+
+  getInterrupts(ids: readonly InterruptId[]): Promise<StoredInterrupt[]> {
+    return settle(() =>
+      this.#sql.interruptsById.all(JSON.stringify(ids)).map((row) => this.#codec.interrupt(row)),
+    );
+  }
+
+  getPendingInterrupts(threadId: ThreadId, limit: number): Promise<PendingPage> {
+    return settle(
+      () =>
+        // One read transaction: the page and the count see one state.
+        this.#transaction(() => ({
+          items: this.#sql.pendingPage
+            .all(threadId, Math.max(0, Math.floor(limit)))
+            .map((row) => this.#codec.interrupt(row)),
+          total: this.#sql.pendingCount.get(threadId)?.n ?? 0,
+        })) as PendingPage,
+    );
+  }
+
+  getTaskInterrupts(threadId: ThreadId, taskIds: readonly TaskId[]): Promise<StoredInterrupt[]> {
+    return settle(() =>
+      this.#sql.taskInterrupts
+        .all(threadId, JSON.stringify(taskIds))
+        .map((row) => this.#codec.interrupt(row)),
+    );
   }
 
   getThreadInterrupts(threadId: ThreadId, status?: InterruptStatus): Promise<StoredInterrupt[]> {

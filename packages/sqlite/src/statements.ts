@@ -106,7 +106,7 @@ export interface RunParams {
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
 
 /** The columns a run record is rebuilt from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -215,6 +215,11 @@ export function prepareStatements(db: Database.Database) {
        DO UPDATE SET kind = excluded.kind, value = excluded.value
        WHERE task_results.kind <> 'writes'`,
     ),
+    taskResultKinds: prep<[string, string, string], { task_id: string; kind: string }>(
+      `SELECT task_id, kind FROM task_results
+       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
+       ORDER BY seq`,
+    ),
     listTaskResults: prep<[string, string, string], TaskResultRow>(
       `SELECT task_id, kind, value FROM task_results
        WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
@@ -228,12 +233,13 @@ export function prepareStatements(db: Database.Database) {
     // Interrupts -------------------------------------------------------------------------------
     // An existing row is replaced in place (keeping its seq, so thread order stays stable).
     upsertInterrupt: prep<[InterruptParams]>(
-      `INSERT INTO interrupts (id, thread_id, run_id, graph, tenant, status, created_at, deadline,
-                               answer, answered_by, answered_at, record)
-       VALUES (@id, @thread_id, @run_id, @graph, @tenant, @status, @created_at, @deadline,
-               @answer, @answered_by, @answered_at, @record)
+      `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, tenant, status, created_at,
+                               deadline, answer, answered_by, answered_at, record)
+       VALUES (@id, @thread_id, @run_id, @task_id, @graph, @tenant, @status, @created_at,
+               @deadline, @answer, @answered_by, @answered_at, @record)
        ON CONFLICT (id) DO UPDATE SET
-         thread_id = excluded.thread_id, run_id = excluded.run_id, graph = excluded.graph,
+         thread_id = excluded.thread_id, run_id = excluded.run_id, task_id = excluded.task_id,
+         graph = excluded.graph,
          tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
          deadline = excluded.deadline, answer = excluded.answer,
          answered_by = excluded.answered_by, answered_at = excluded.answered_at,
@@ -255,6 +261,18 @@ export function prepareStatements(db: Database.Database) {
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_by_deadline
        WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= ?
        ORDER BY deadline, id LIMIT ?`,
+    ),
+    interruptsById: prep<[string], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,
+    ),
+    pendingPage: prep<[string, number], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE thread_id = ? AND status = 'pending'
+       ORDER BY created_at, seq LIMIT ?`,
+    ),
+    taskInterrupts: prep<[string, string], InterruptRow>(
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_by_task
+       WHERE thread_id = ? AND task_id IN (SELECT value FROM json_each(?))
+       ORDER BY created_at, seq`,
     ),
     interruptStates: prep<[string], { id: string; status: string; run_id: string }>(
       `SELECT id, status, run_id FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,

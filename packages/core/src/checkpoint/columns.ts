@@ -13,6 +13,8 @@ export interface InterruptColumns {
   id: string;
   thread_id: string;
   run_id: string;
+  /** The asking task: the by-task index serves a continuation's read of its tasks' rows. */
+  task_id: string;
   graph: string;
   tenant: string | null;
   status: string;
@@ -22,7 +24,16 @@ export interface InterruptColumns {
 /** The part of an interrupt a store encodes: all but its column fields (and a set answer). */
 export function interruptBody(record: StoredInterrupt): Partial<StoredInterrupt> {
   const body: Partial<StoredInterrupt> = { ...record };
-  for (const key of ["id", "threadId", "runId", "graph", "tenant", "status", "createdAt"] as const)
+  for (const key of [
+    "id",
+    "threadId",
+    "runId",
+    "taskId",
+    "graph",
+    "tenant",
+    "status",
+    "createdAt",
+  ] as const)
     delete body[key];
   // A set answer lives in the answer columns; an explicit null stays in the body.
   if (body.answer !== undefined) delete body.answer;
@@ -44,6 +55,7 @@ export function joinInterrupt(
   record.id = row.id as InterruptId;
   record.threadId = row.thread_id as ThreadId;
   record.runId = row.run_id as RunId;
+  record.taskId = row.task_id as TaskId;
   record.graph = row.graph;
   record.tenant = row.tenant;
   record.status = row.status as InterruptStatus;

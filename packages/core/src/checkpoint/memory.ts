@@ -29,6 +29,7 @@ import type {
   InterruptPage,
   InterruptQuery,
   LeaseRecord,
+  PendingPage,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -36,6 +37,7 @@ import type {
   StreamKey,
   TaskOutcome,
   TaskResult,
+  TaskResultKind,
   ThreadHead,
   ThreadRecord,
 } from "./types.ts";
@@ -154,10 +156,30 @@ export class MemorySaver implements Checkpointer {
     return settle(() => checkpoints.getTaskResults(this.#db, threadId, stream, checkpointId));
   }
 
+  getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResultKind[]> {
+    return settle(() => checkpoints.getTaskResultKinds(this.#db, threadId, stream, checkpointId));
+  }
+
   // Interrupts ---------------------------------------------------------------------------------
 
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
     return settle(() => this.#db.interrupts.get(id));
+  }
+
+  getInterrupts(ids: readonly InterruptId[]): Promise<StoredInterrupt[]> {
+    return settle(() => this.#db.interrupts.byIds(ids));
+  }
+
+  getPendingInterrupts(threadId: ThreadId, limit: number): Promise<PendingPage> {
+    return settle(() => this.#db.interrupts.pendingPage(threadId, limit));
+  }
+
+  getTaskInterrupts(threadId: ThreadId, taskIds: readonly TaskId[]): Promise<StoredInterrupt[]> {
+    return settle(() => this.#db.interrupts.ofTasks(threadId, taskIds));
   }
 
   getThreadInterrupts(threadId: ThreadId, status?: InterruptStatus): Promise<StoredInterrupt[]> {

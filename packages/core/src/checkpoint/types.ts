@@ -297,6 +297,20 @@ export interface InterruptPage {
   nextCursor: string | null;
 }
 
+/** The oldest pending interrupts of a thread and how many are pending in all. */
+export interface PendingPage {
+  /** At most the `limit` asked for, oldest first (as {@link InterruptStore.getThreadInterrupts}). */
+  items: StoredInterrupt[];
+  /** How many of the thread's interrupts (all streams) are pending, `items` included. */
+  total: number;
+}
+
+/** Whether a task of an uncommitted step has a result, and of which kind, without its body. */
+export interface TaskResultKind {
+  taskId: TaskId;
+  kind: TaskResult["kind"];
+}
+
 /** Filter of {@link LogStore.listAudit}. Oldest first. */
 export interface AuditQuery {
   threadId?: ThreadId;
@@ -392,14 +406,41 @@ export interface TaskResultStore {
     stream: StreamKey,
     checkpointId: CheckpointId,
   ): Promise<TaskResult[]>;
+  /**
+   * The kind of each result of the step that starts at `checkpointId`, in the order first
+   * stored, without decoding any body: what a continuation needs to tell finished, paused and
+   * unstarted tasks apart when most of a wide step waits on answers.
+   */
+  getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResultKind[]>;
 }
 
 /** Interrupts: the questions paused tasks wait on, and their answers. */
 export interface InterruptStore {
   /** One interrupt by id. */
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
+  /**
+   * The interrupts of `ids` (any thread, any status); ids never stored are left out. Order is
+   * unspecified. Reads only those rows, however many the thread holds.
+   */
+  getInterrupts(ids: readonly InterruptId[]): Promise<StoredInterrupt[]>;
   /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   getThreadInterrupts(threadId: ThreadId, status?: Interrupt["status"]): Promise<StoredInterrupt[]>;
+  /**
+   * The oldest `limit` pending interrupts of a thread (all streams, oldest first, as
+   * {@link InterruptStore.getThreadInterrupts}) and the count of all its pending ones, in one
+   * read: only the page is decoded, whatever the count.
+   */
+  getPendingInterrupts(threadId: ThreadId, limit: number): Promise<PendingPage>;
+  /**
+   * Interrupts of the given tasks of a thread (all statuses, all checkpoints), oldest first,
+   * from an index by task: what the tasks a continuation runs match their `interrupt()` calls
+   * against, without reading their paused siblings' rows.
+   */
+  getTaskInterrupts(threadId: ThreadId, taskIds: readonly TaskId[]): Promise<StoredInterrupt[]>;
   /** Interrupts across threads, newest first (`createdAt`, then id), one keyset page from an index. */
   listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
   /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */

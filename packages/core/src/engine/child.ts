@@ -58,6 +58,7 @@ export async function runChild(
     status,
     values,
     interrupts: [],
+    pendingCount: 0,
     checkpointId,
   });
   if (existing?.status === "cancelled") return result("cancelled", {}, null);

@@ -98,29 +98,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
       toRun.push(task);
     }
 
-    // A single-task step needs no separate task record: its commit is the record. With several
-    // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
-    // none of them and a finished task never runs again.
-    const persistEach = head.next.length > 1;
-    // A pause of the step's only task ends the run: its run row can go with the pause.
-    const runsAtPause = head.next.length === 1 && !paused ? options.runRowsAtPause : undefined;
-    const outcomes: TaskAttempt[] = await traceStep(exec, head.step + 1, () =>
-      Promise.all(
-        toRun.map((task) =>
-          runTask({
-            exec,
-            definition,
-            head,
-            task,
-            values: state.values,
-            interrupts: state.interrupts,
-            persist: persistEach,
-            runsAtPause,
-            releaseLease: runsAtPause !== undefined && options.releaseLeaseAtEnd === true,
-          }),
-        ),
-      ),
-    );
+    const outcomes = await runTasks(options, state, toRun, paused);
     let failure: TaskAttempt | undefined;
     for (const outcome of outcomes) {
       if (outcome.kind === "paused") {
@@ -148,6 +126,40 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
       throw error;
     }
   }
+}
+
+/** Runs the runnable tasks of the head's step concurrently, each to an outcome. */
+function runTasks(
+  options: LoopOptions,
+  state: LoopState,
+  toRun: TaskSpec[],
+  othersPaused: boolean,
+): Promise<TaskAttempt[]> {
+  const { exec, definition } = options;
+  const head = state.head;
+  // A single-task step needs no separate task record: its commit is the record. With several
+  // tasks, each finished task's writes are stored as it finishes, so a crash mid-step loses
+  // none of them and a finished task never runs again.
+  const persistEach = head.next.length > 1;
+  // A pause of the step's only task ends the run: its run row can go with the pause.
+  const runsAtPause = head.next.length === 1 && !othersPaused ? options.runRowsAtPause : undefined;
+  return traceStep(exec, head.step + 1, () =>
+    Promise.all(
+      toRun.map((task) =>
+        runTask({
+          exec,
+          definition,
+          head,
+          task,
+          values: state.values,
+          interrupts: state.interrupts,
+          persist: persistEach,
+          runsAtPause,
+          releaseLease: runsAtPause !== undefined && options.releaseLeaseAtEnd === true,
+        }),
+      ),
+    ),
+  );
 }
 
 async function commitBarrier(

@@ -11,7 +11,7 @@ import { toPublicInterrupt } from "../interrupts/records.ts";
 import { parseSelectors, selectorsFor } from "../interrupts/static.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
-import type { RunResult, SteeringRecord } from "../types.ts";
+import { RUN_RESULT_INTERRUPT_LIMIT, type RunResult, type SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
 import { Execution } from "./execution.ts";
 import {
@@ -194,7 +194,8 @@ function rootExecution(
 }
 
 /**
- * The {@link RunResult} of a call: status, values, the thread's pending interrupts, the failure.
+ * The {@link RunResult} of a call: status, values, the thread's oldest pending interrupts and
+ * their count, the failure.
  *
  * @throws MissingCheckpointerError when a graph without a checkpointer asked to pause.
  */
@@ -211,13 +212,19 @@ async function toResult(
     outcome.error instanceof MissingCheckpointerError
   )
     throw outcome.error;
-  const pending = outcome.status === "interrupted" ? await session.pending() : [];
+  // A page and a count, not the whole list: answering one of 1,000 parallel questions must not
+  // decode the other 999 on every call.
+  const pending =
+    outcome.status === "interrupted"
+      ? await session.store.getPendingInterrupts(session.threadId, RUN_RESULT_INTERRUPT_LIMIT)
+      : { items: [], total: 0 };
   const result: RunResult = {
     threadId: session.threadId,
     runId: exec.runId,
     status: outcome.status,
     values: state.values,
-    interrupts: pending.map(toPublicInterrupt),
+    interrupts: pending.items.map(toPublicInterrupt),
+    pendingCount: pending.total,
     checkpointId: session.durable ? state.head.id : null,
     ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
   };

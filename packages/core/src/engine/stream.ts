@@ -17,6 +17,7 @@ import {
 import { ROOT_STREAM } from "../keys.ts";
 import { traceRun } from "../telemetry/runtime-spans.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
+import { continueAt } from "./continuation.ts";
 import type { Execution } from "./execution.ts";
 import { runLoop, type LoopOutcome, type LoopState } from "./loop.ts";
 
@@ -92,16 +93,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     // Replaying from a past checkpoint: copy it to a new head so history forks instead of rewriting.
     state = await forkAt(definition, exec, head);
   } else {
-    const at = head;
-    state = {
-      head: at,
-      values: await exec.session.values(definition.schema, at),
-      versions: { ...at.versions },
-      results: await store.getTaskResults(exec.threadId, exec.stream, at.id),
-      interrupts: (await exec.session.interruptsOfRun(exec.runId)).filter(
-        (row) => row.checkpointId === at.id && row.stream === exec.stream,
-      ),
-    };
+    state = await continueAt(definition, exec, head, input.selectors);
   }
   const run = input.run;
   // The status a commit or a pause already stored with the run row (so no write of its own).

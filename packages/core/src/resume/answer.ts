@@ -7,7 +7,7 @@ import type { AnswerBatch, StoredInterrupt, TaskRef } from "../checkpoint/types.
 import { NotFoundError } from "../errors.ts";
 import type { ResumeCommand } from "../graph/command.ts";
 import type { RunOptions } from "../graph/options.ts";
-import { asRunId } from "../ids.ts";
+import { asInterruptId, asRunId } from "../ids.ts";
 import { checkAnswer } from "../interrupts/answer-schemas.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import { traceAnswer } from "../telemetry/runtime-spans.ts";
@@ -63,16 +63,16 @@ export async function applyCommand(
   // so the root run's own interrupts are the scope, exactly as resumeTargeted on the root run.
   if (!target && policy !== "keep" && command.kind === "resume")
     target = await rootRunScope(session);
-  // A targeted answer reads only the target run's rows (a run index scan); the thread's whole
-  // pending list is read only when needed (a thread-level resume, an error, a children policy).
-  let threadPending: StoredInterrupt[] | null = target ? null : await session.pending();
+  // An answer reads the rows it names (by id, or the target run's); the thread's whole pending
+  // list is read only when needed (an error, an ambiguous resume, a children policy), so one
+  // answer among 1,000 pending questions costs what one among ten does.
+  let threadPending: StoredInterrupt[] | null = null;
   const allPending = async (): Promise<StoredInterrupt[]> =>
     (threadPending ??= await session.pending());
   const expectedHead = target ? await checkTarget(session, target) : null;
-  const inScope = selectTarget(
-    target ? await session.interruptsOfRun(asRunId(target.runId), "pending") : await allPending(),
-    target,
-  );
+  const inScope = target
+    ? await targetScope(session, target)
+    : await threadScope(session, command, allPending);
   const chosen = await chooseAnswers(session, command, inScope, allPending, target);
   const cancel = await applyChildrenPolicy(policy, chosen, target, allPending);
   for (const [record, value] of chosen) await checkAnswer(record, value);
@@ -106,6 +106,41 @@ export async function applyCommand(
   if (command.options.steering !== undefined)
     await steerAnswered(session, chosen, target, command.options.steering);
   return proceed;
+}
+
+/**
+ * The pending interrupts of the thread a command without a target may answer, read by what it
+ * names: a resumeMap's ids, or for `Command.resume(value)` the oldest pending one and the count
+ * (enough to tell one from several; the whole list is read only for the ambiguity error).
+ */
+async function threadScope(
+  session: ThreadSession,
+  command: ResumeCommand,
+  allPending: () => Promise<StoredInterrupt[]>,
+): Promise<StoredInterrupt[]> {
+  if (command.kind === "resumeMap") {
+    const named = await session.store.getInterrupts(Object.keys(command.map).map(asInterruptId));
+    return named.filter((i) => i.threadId === session.threadId && i.status === "pending");
+  }
+  const page = await session.store.getPendingInterrupts(session.threadId, 1);
+  return page.total > 1 ? allPending() : page.items;
+}
+
+/**
+ * The pending interrupts a target selects: the one it names by id, else the target run's
+ * (through the store's run index).
+ */
+async function targetScope(
+  session: ThreadSession,
+  target: ResumeTarget,
+): Promise<StoredInterrupt[]> {
+  const rows =
+    target.interruptId !== undefined
+      ? (await session.store.getInterrupts([asInterruptId(target.interruptId)])).filter(
+          (i) => i.status === "pending",
+        )
+      : await session.interruptsOfRun(asRunId(target.runId), "pending");
+  return selectTarget(rows, target);
 }
 
 /**

@@ -27,6 +27,7 @@ import { deleteSpecs } from "./specs/delete.ts";
 import { fencingSpecs } from "./specs/fencing.ts";
 import { interruptSpecs } from "./specs/interrupts.ts";
 import { leaseSpecs } from "./specs/leases.ts";
+import { narrowReadSpecs } from "./specs/narrow-reads.ts";
 import { onceSpecs } from "./specs/once.ts";
 import { runSpecs } from "./specs/runs.ts";
 import { serializationSpecs } from "./specs/serialization.ts";
@@ -45,6 +46,7 @@ const SPECS = [
   taskResultSpecs,
   interruptSpecs,
   answerSpecs,
+  narrowReadSpecs,
   runSpecs,
   steeringAuditSpecs,
   onceSpecs,

@@ -43,6 +43,11 @@ function printResult(io: Io, flags: ClientFlags, result: RunResult): void {
         ]),
       ),
     );
+    // A result carries the oldest page only; older stored results have no count.
+    const more = (result.pendingCount ?? result.interrupts.length) - result.interrupts.length;
+    if (more > 0)
+      io.out(`… and ${more} more pending (rein interrupts --thread ${result.threadId})
+`);
   }
 }
 

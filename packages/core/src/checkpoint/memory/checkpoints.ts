@@ -5,7 +5,14 @@
 import { NotFoundError } from "../../errors.ts";
 import { validateThreadId, type CheckpointId, type ThreadId } from "../../ids.ts";
 import { conflictError, insertSorted, lowerBound, rebuildChannelValue } from "../store-kit.ts";
-import type { CheckpointRecord, StepCommit, StreamKey, TaskOutcome, TaskResult } from "../types.ts";
+import type {
+  CheckpointRecord,
+  StepCommit,
+  StreamKey,
+  TaskOutcome,
+  TaskResult,
+  TaskResultKind,
+} from "../types.ts";
 import { releaseFencedLease } from "./leases.ts";
 import type { MemoryTables, StoredBlob } from "./tables.ts";
 
@@ -142,4 +149,15 @@ export function getTaskResults(
 ): TaskResult[] {
   const tasks = db.peekStream(threadId, stream)?.tasks.get(checkpointId);
   return tasks ? [...tasks.values()].map((task) => db.de<TaskResult>(task.data)) : [];
+}
+
+/** The kind of each result of a step, in the order first stored (no body is decoded). */
+export function getTaskResultKinds(
+  db: MemoryTables,
+  threadId: ThreadId,
+  stream: StreamKey,
+  checkpointId: CheckpointId,
+): TaskResultKind[] {
+  const tasks = db.peekStream(threadId, stream)?.tasks.get(checkpointId);
+  return tasks ? [...tasks].map(([taskId, task]) => ({ taskId, kind: task.kind })) : [];
 }

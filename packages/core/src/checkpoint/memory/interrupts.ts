@@ -2,11 +2,11 @@
  * The interrupt rows of {@link MemorySaver}: each record kept serialized, with the fields that
  * queries filter on beside it, and an index by thread.
  */
-import type { InterruptId, RunId, ThreadId } from "../../ids.ts";
+import type { InterruptId, RunId, TaskId, ThreadId } from "../../ids.ts";
 import type { Serializer } from "../../serde.ts";
 import type { InterruptStatus } from "../../types.ts";
 import { compareOldestFirst, keysetPage, pageLimit } from "../store-kit.ts";
-import type { InterruptPage, InterruptQuery, StoredInterrupt } from "../types.ts";
+import type { InterruptPage, InterruptQuery, PendingPage, StoredInterrupt } from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
 export interface InterruptRow {
@@ -19,6 +19,8 @@ export interface InterruptRow {
   graph: string;
   tenant: string | null;
   runId: RunId;
+  /** The task that asked (SQL: the column the by-task index serves). */
+  taskId: TaskId;
   deadline: string | null;
   data: string;
 }
@@ -56,6 +58,7 @@ export class InterruptTable {
       graph: record.graph,
       tenant: record.tenant,
       runId: record.runId,
+      taskId: record.taskId,
       deadline: record.deadline ?? null,
       data: this.#serializer.serialize(record),
     };
@@ -125,6 +128,33 @@ export class InterruptTable {
       if (this.#rows.get(id)?.status === "pending") count += 1;
     }
     return count;
+  }
+
+  /** The decoded records of those of `ids` that exist. */
+  byIds(ids: readonly InterruptId[]): StoredInterrupt[] {
+    const records: StoredInterrupt[] = [];
+    for (const id of new Set(ids)) {
+      const row = this.#rows.get(id);
+      if (row) records.push(this.#decode(row));
+    }
+    return records;
+  }
+
+  /** The oldest `limit` pending interrupts of a thread (decoded) and the pending count. */
+  pendingPage(threadId: ThreadId, limit: number): PendingPage {
+    const rows = [...this.#threadRows(threadId)].filter((row) => row.status === "pending");
+    rows.sort(compareOldestFirst);
+    return {
+      items: rows.slice(0, Math.max(0, limit)).map((row) => this.#decode(row)),
+      total: rows.length,
+    };
+  }
+
+  /** A thread's interrupts asked by `taskIds`, oldest first (only those rows are decoded). */
+  ofTasks(threadId: ThreadId, taskIds: readonly TaskId[]): StoredInterrupt[] {
+    const wanted = new Set<string>(taskIds);
+    const rows = [...this.#threadRows(threadId)].filter((row) => wanted.has(row.taskId));
+    return rows.sort(compareOldestFirst).map((row) => this.#decode(row));
   }
 
   /** A thread's interrupts, oldest first, optionally of one status. */

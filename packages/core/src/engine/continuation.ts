@@ -1,0 +1,75 @@
+/**
+ * Continuing a stream from its head: the loop state of a step that already started. What is read
+ * scales with what will run, not with the width of the step: when 1,000 parallel tasks wait on
+ * answers and one is answered, the continuation decodes that task's interrupts, not the others'.
+ */
+import type { CheckpointRecord, TaskResult, TaskResultKind } from "../checkpoint/types.ts";
+import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
+import type { TaskId } from "../ids.ts";
+import type { Execution } from "./execution.ts";
+import type { LoopState } from "./loop.ts";
+
+/**
+ * The loop state at `head` for a run that continues its step: the values, each task's recorded
+ * result, and the interrupt rows the tasks that will run (and the `after` check) look at.
+ */
+export async function continueAt(
+  definition: GraphDefinition,
+  exec: Execution,
+  head: CheckpointRecord,
+  selectors: RunSelectors,
+): Promise<LoopState> {
+  const store = exec.store;
+  const values = await exec.session.values(definition.schema, head);
+  const kinds = await store.getTaskResultKinds(exec.threadId, exec.stream, head.id);
+  const kindOf = new Map(kinds.map((k) => [k.taskId as string, k.kind]));
+  const toRun = head.next.filter((task) => !kindOf.has(task.id)).map((task) => task.id);
+  // While a task of the step stays paused the loop stops before the barrier, so the writes of
+  // the finished tasks are never applied in this call: their bodies are read only when every
+  // task can finish (once per step, at its last answer).
+  const stillPaused = kinds.some((k) => k.kind === "paused");
+  const results = stillPaused
+    ? unreadResults(head, kinds)
+    : await store.getTaskResults(exec.threadId, exec.stream, head.id);
+  return {
+    head,
+    values,
+    versions: { ...head.versions },
+    results,
+    interrupts: await interruptsToMatch(exec, head, selectors, toRun),
+  };
+}
+
+/**
+ * The results of a step whose barrier this call cannot reach, without their bodies: a paused
+ * task as stored, a finished one as a `writes` result with its writes left unread (the loop only
+ * needs to know it finished).
+ */
+function unreadResults(head: CheckpointRecord, kinds: readonly TaskResultKind[]): TaskResult[] {
+  const nodeOf = new Map(head.next.map((task) => [task.id as string, task.node]));
+  return kinds.map(({ taskId, kind }): TaskResult => {
+    const node = nodeOf.get(taskId) ?? "";
+    return kind === "paused"
+      ? { kind, taskId, node }
+      : { kind, taskId, node, writes: [], gotos: [], sends: [] };
+  });
+}
+
+/**
+ * Interrupt rows of the head checkpoint that the loop matches: those of the tasks that will run
+ * (their answers, and their `before` rows). An `after` pause belongs to a task of the previous
+ * step, so a run that selects `after` pauses reads its own rows at the head, as it did before.
+ */
+async function interruptsToMatch(
+  exec: Execution,
+  head: CheckpointRecord,
+  selectors: RunSelectors,
+  toRun: readonly TaskId[],
+): Promise<LoopState["interrupts"]> {
+  const atHead = (row: LoopState["interrupts"][number]): boolean =>
+    row.checkpointId === head.id && row.stream === exec.stream;
+  if (selectors.after.length > 0)
+    return (await exec.session.interruptsOfRun(exec.runId)).filter(atHead);
+  if (toRun.length === 0) return [];
+  return (await exec.store.getTaskInterrupts(exec.threadId, toRun)).filter(atHead);
+}
