@@ -148,22 +148,54 @@ export function openFloor(ctx: ScenarioContext, kind: StoreKind): Promise<FloorS
 }
 
 /**
- * The saver, seen through a proxy that counts `commitStep` calls (one per checkpoint). For
- * unmeasured runs only: the proxy adds a little work to every call.
+ * Store methods that write: on SQLite each is one write transaction, on Postgres one statement
+ * (one round trip and one commit).
  */
-export function countCommits(saver: Checkpointer): { saver: Checkpointer; count(): number } {
-  let commits = 0;
+const WRITE_METHODS = new Set([
+  "commitStep",
+  "putTaskOutcome",
+  "answerInterrupts",
+  "putRun",
+  "putThread",
+  "acquireLease",
+  "renewLease",
+  "releaseLease",
+  "putRequestResult",
+  "putOnce",
+  "appendAudit",
+  "appendSteering",
+]);
+
+/** What a saver was asked to do: checkpoints committed, store calls, and how many wrote. */
+export interface StoreCallCount {
+  commits: number;
+  calls: number;
+  writes: number;
+}
+
+/**
+ * The saver, seen through a proxy that counts `commitStep` calls (one per checkpoint), all store
+ * calls and the writing ones. For unmeasured runs only: the proxy adds a little work to every
+ * call.
+ */
+export function countCommits(saver: Checkpointer): {
+  saver: Checkpointer;
+  count(): number;
+  calls(): StoreCallCount;
+} {
+  const counted: StoreCallCount = { commits: 0, calls: 0, writes: 0 };
   const proxy = new Proxy(saver, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      if (property === "commitStep")
-        return (...args: unknown[]) => {
-          commits += 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      return (value as (...a: unknown[]) => unknown).bind(target);
+      if (typeof value !== "function" || typeof property !== "string") return value;
+      if (property === "serializer" || property === "close") return value;
+      return (...args: unknown[]) => {
+        counted.calls += 1;
+        if (WRITE_METHODS.has(property)) counted.writes += 1;
+        if (property === "commitStep") counted.commits += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
     },
   });
-  return { saver: proxy, count: () => commits };
+  return { saver: proxy, count: () => counted.commits, calls: () => ({ ...counted }) };
 }

@@ -180,7 +180,7 @@ type System = "rein" | "peer" | "floor";
 /** Checkpoints Rein commits while pausing and while resuming, counted on an unmeasured thread. */
 async function reinCommits(
   stores: ReturnType<typeof storeFactory>,
-): Promise<Used<{ pause: number; resume: number }>> {
+): Promise<Used<{ pause: number; resume: number; calls: number; writes: number }>> {
   return useStore(
     () => stores.rein("pause_resume_count"),
     async (s) => {
@@ -189,7 +189,8 @@ async function reinCommits(
       await system.pause("count");
       const pause = counted.count();
       await system.resume("count");
-      return { pause, resume: counted.count() - pause };
+      const { calls, writes } = counted.calls();
+      return { pause, resume: counted.count() - pause, calls, writes };
     },
   );
 }
@@ -285,7 +286,7 @@ async function runStore(
   const medians = (system: System, key: Metric): number[] =>
     results[system].flatMap((u) => (u.ok ? [summarize(u.value[key]).median] : []));
   const commitNote = commits.ok
-    ? `Rein commits ${commits.value.pause} checkpoints while pausing and ${commits.value.resume} while resuming; the floor commits as many`
+    ? `Rein commits ${commits.value.pause} checkpoints while pausing and ${commits.value.resume} while resuming; the floor commits as many. A round trip makes ${commits.value.calls} store calls, ${commits.value.writes} of them writes (on SQLite each write is its own transaction; on Postgres each call is a round trip)`
     : undefined;
   const note = (key: Metric): string | undefined => {
     if (rounds < 2) return key === "roundTrip" ? commitNote : undefined;

@@ -19,25 +19,38 @@ export async function continueAt(
   head: CheckpointRecord,
   selectors: RunSelectors,
 ): Promise<LoopState> {
+  // The values do not depend on the task rows: both reads go out at once (two round trips in
+  // flight on a networked store instead of one after the other).
+  const [values, tasks] = await Promise.all([
+    exec.session.values(definition.schema, head),
+    taskRows(exec, head, selectors),
+  ]);
+  return { head, values, versions: { ...head.versions }, ...tasks };
+}
+
+/** The recorded results of the head's step and the interrupt rows the loop matches. */
+async function taskRows(
+  exec: Execution,
+  head: CheckpointRecord,
+  selectors: RunSelectors,
+): Promise<Pick<LoopState, "results" | "interrupts">> {
   const store = exec.store;
-  const values = await exec.session.values(definition.schema, head);
   const kinds = await store.getTaskResultKinds(exec.threadId, exec.stream, head.id);
   const kindOf = new Map(kinds.map((k) => [k.taskId as string, k.kind]));
   const toRun = head.next.filter((task) => !kindOf.has(task.id)).map((task) => task.id);
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
-  // task can finish (once per step, at its last answer).
+  // task can finish (once per step, at its last answer), and not at all when there are none.
   const stillPaused = kinds.some((k) => k.kind === "paused");
-  const results = stillPaused
-    ? unreadResults(head, kinds)
-    : await store.getTaskResults(exec.threadId, exec.stream, head.id);
-  return {
-    head,
-    values,
-    versions: { ...head.versions },
-    results,
-    interrupts: await interruptsToMatch(exec, head, selectors, toRun),
-  };
+  const [results, interrupts] = await Promise.all([
+    stillPaused
+      ? unreadResults(head, kinds)
+      : kinds.length === 0
+        ? []
+        : store.getTaskResults(exec.threadId, exec.stream, head.id),
+    interruptsToMatch(exec, head, selectors, toRun),
+  ]);
+  return { results, interrupts };
 }
 
 /**
