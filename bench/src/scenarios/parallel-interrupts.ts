@@ -25,6 +25,7 @@ import {
   type VariantCheck,
 } from "../harness/scenario.ts";
 import { peerInterrupts, peerThread } from "../harness/peer.ts";
+import { allPending } from "../harness/pending.ts";
 import { nowMs, summarize } from "../harness/stats.ts";
 import {
   answerSchedule,
@@ -43,8 +44,10 @@ export interface FanState {
 
 /** One system running the fan-out graph on one thread. */
 interface FanSystem {
-  /** Fans out `k` tasks that all pause; returns item → interrupt id. */
+  /** Fans out `k` tasks that all pause; returns item → interrupt id of what the result lists. */
   start(k: number): Promise<Map<number, string>>;
+  /** Item → interrupt id of every pending interrupt, when the result listed only a page. */
+  listAll?(): Promise<Map<number, string>>;
   /** Answers the given interrupts (id → value) in one command; true when the run is done. */
   answer(answers: Record<string, number>): Promise<boolean>;
   /** State after the last call (answers sorted, since the append order follows task order). */
@@ -79,6 +82,10 @@ function reinFan(threadId: string): FanSystem {
       const r = await graph.invoke({ items: itemsOf(k) }, { threadId });
       state = r.values;
       return new Map(r.interrupts.map((it) => [(it.payload as { i: number }).i, it.id]));
+    },
+    async listAll() {
+      const pending = await allPending(graph, threadId);
+      return new Map(pending.map((it) => [(it.payload as { i: number }).i, it.id]));
     },
     async answer(answers) {
       const r = await graph.invoke(Command.resumeMap(answers), { threadId });
@@ -147,8 +154,10 @@ async function drive(
   label: string,
 ): Promise<Drive> {
   const t0 = nowMs();
-  const ids = await system.start(k);
+  let ids = await system.start(k);
   const startMs = nowMs() - t0;
+  // A run result lists the oldest page of pending interrupts; the rest come from the queue.
+  if (ids.size < k && system.listAll) ids = await system.listAll();
   if (ids.size !== k) throw new Error(`${label}: expected ${k} interrupts, got ${ids.size}`);
   const firstBodies = system.bodies();
   const pending = pendingBefore(k, groups);

@@ -27,6 +27,7 @@ import {
   type VariantCheck,
 } from "../harness/scenario.ts";
 import { peerInterrupts, peerThread } from "../harness/peer.ts";
+import { allPending } from "../harness/pending.ts";
 import { nowMs, summarize } from "../harness/stats.ts";
 
 /** One system with N paused sub-agents on one thread. */
@@ -69,7 +70,12 @@ function reinFleet(threadId: string): Fleet {
         { items: Array.from({ length: n }, (_, i) => i) },
         { threadId },
       );
-      for (const it of r.interrupts)
+      // The result lists the oldest page of pending interrupts; the rest come from the queue.
+      const pending =
+        r.pendingCount > r.interrupts.length
+          ? await allPending(supervisor, threadId)
+          : r.interrupts;
+      for (const it of pending)
         handles.set((it.payload as { i: number }).i, { runId: it.runId, id: it.id });
       return [...handles.keys()];
     },
