@@ -204,7 +204,7 @@ export class PostgresSaver implements Checkpointer {
       run: row?.run ? this.#codec.run(row.run) : undefined,
       thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
       pendingInterrupts: row?.pending ?? 0,
-      steering: (row?.steering ?? []).map((record) => this.#codec.de<SteeringRecord>(record)),
+      steering: this.#steering(row?.steering ?? []),
     };
   }
 
@@ -484,7 +484,11 @@ export class PostgresSaver implements Checkpointer {
 
   async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
-    return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
+    return this.#steering(rows.map((row) => row.record));
+  }
+
+  #steering(records: readonly string[]): SteeringRecord[] {
+    return records.map((record) => this.#codec.de<SteeringRecord>(record));
   }
 
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {

@@ -185,9 +185,7 @@ export class SqliteSaver implements Checkpointer {
             run: run ? this.#codec.run(run) : undefined,
             thread: thread ? this.#codec.thread(thread) : undefined,
             pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
-            steering: this.#sql.listSteering
-              .all(threadId)
-              .map((row) => this.#codec.de<SteeringRecord>(row.record)),
+            steering: this.#steering(threadId),
           };
         }) as ThreadHead,
     );
@@ -478,9 +476,13 @@ export class SqliteSaver implements Checkpointer {
   }
 
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
-    return settle(() =>
-      this.#sql.listSteering.all(threadId).map((row) => this.#codec.de<SteeringRecord>(row.record)),
-    );
+    return settle(() => this.#steering(threadId));
+  }
+
+  #steering(threadId: ThreadId): SteeringRecord[] {
+    return this.#sql.listSteering
+      .all(threadId)
+      .map((row) => this.#codec.de<SteeringRecord>(row.record));
   }
 
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {

@@ -96,9 +96,7 @@ export class MemorySaver implements Checkpointer {
         run: run ? this.#db.de<RunRecord>(run.data) : undefined,
         thread: record ? this.#db.de<ThreadRecord>(record.data) : undefined,
         pendingInterrupts: this.#db.interrupts.pendingCount(threadId),
-        steering: (this.#db.threads.get(threadId)?.steering ?? []).map((data) =>
-          this.#db.de<SteeringRecord>(data),
-        ),
+        steering: this.#steering(threadId),
       };
     });
   }
@@ -281,10 +279,12 @@ export class MemorySaver implements Checkpointer {
   }
 
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
-    return settle(() =>
-      (this.#db.threads.get(threadId)?.steering ?? []).map((data) =>
-        this.#db.de<SteeringRecord>(data),
-      ),
+    return settle(() => this.#steering(threadId));
+  }
+
+  #steering(threadId: ThreadId): SteeringRecord[] {
+    return (this.#db.threads.get(threadId)?.steering ?? []).map((data) =>
+      this.#db.de<SteeringRecord>(data),
     );
   }
 

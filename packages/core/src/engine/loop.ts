@@ -9,7 +9,6 @@
 import { traceStep } from "../telemetry/runtime-spans.ts";
 import type {
   CheckpointRecord,
-  RunRecord,
   StoredInterrupt,
   TaskResult,
   TaskSpec,
@@ -23,7 +22,7 @@ import { selects, staticInterrupt } from "../interrupts/static.ts";
 import type { RunResult } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
 import type { Execution } from "./execution.ts";
-import { runTask, type TaskAttempt } from "./task.ts";
+import { runTask, type RunEnd, type TaskAttempt } from "./task.ts";
 
 /** Mutable position of a loop: the head and the state it references. */
 export interface LoopState {
@@ -48,15 +47,13 @@ export interface LoopOptions {
   definition: GraphDefinition;
   exec: Execution;
   selectors: RunSelectors;
-  /** Called before each commit: lets the caller attach run rows to the commit. */
-  runRowsAtCommit?: (next: CheckpointRecord) => RunRecord[];
+  /** Called before the commit that ends the run (`done`): what that commit also carries. */
+  runEndAtCommit?: () => RunEnd;
   /**
-   * Called when the only task of a step pauses, which ends the run `interrupted`: lets the caller
-   * store the run row with the pause instead of in a write of its own.
+   * Called when the only task of a step pauses, which ends the run `interrupted`: what the pause
+   * write also carries, instead of a write of its own.
    */
-  runRowsAtPause?: () => RunRecord[];
-  /** The write that carries the run's last rows (above) also ends the lease (`releaseLease`). */
-  releaseLeaseAtEnd?: boolean;
+  runEndAtPause?: () => RunEnd;
 }
 
 /** Runs supersteps from `state.head` until the run ends or pauses. `state` is updated in place. */
@@ -142,7 +139,7 @@ function runTasks(
   // none of them and a finished task never runs again.
   const persistEach = head.next.length > 1;
   // A pause of the step's only task ends the run: its run row can go with the pause.
-  const runsAtPause = head.next.length === 1 && !othersPaused ? options.runRowsAtPause : undefined;
+  const runEndAtPause = head.next.length === 1 && !othersPaused ? options.runEndAtPause : undefined;
   return traceStep(exec, head.step + 1, () =>
     Promise.all(
       toRun.map((task) =>
@@ -154,8 +151,7 @@ function runTasks(
           values: state.values,
           interrupts: state.interrupts,
           persist: persistEach,
-          runsAtPause,
-          releaseLease: runsAtPause !== undefined && options.releaseLeaseAtEnd === true,
+          runEndAtPause,
         }),
       ),
     ),
@@ -203,12 +199,7 @@ async function commitBarrier(
     expectedHeadId: head.id,
     blobs: barrier.blobs,
     interrupts: afterInterrupts,
-    ...(next.length === 0 && afterInterrupts.length === 0 && options.runRowsAtCommit
-      ? {
-          runs: options.runRowsAtCommit(checkpoint),
-          ...(options.releaseLeaseAtEnd ? { releaseLease: true } : {}),
-        }
-      : {}),
+    ...(next.length === 0 && afterInterrupts.length === 0 ? options.runEndAtCommit?.() : {}),
   });
   state.head = checkpoint;
   state.values = barrier.values;

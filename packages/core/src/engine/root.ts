@@ -48,6 +48,8 @@ export async function runRoot(
   if (requestId !== undefined) {
     const seen = await session.requestResult(requestId);
     if (seen?.result !== undefined && seen.result !== null) return seen.result as RunResult;
+    // The request's result is stored after the run: the lease must outlive the run's last write.
+    session.keepLeaseAfterRun();
   }
   if (input) checkInputChannels(definition, input);
   // One read for the head, its run, the thread row and the pending count.
@@ -75,8 +77,8 @@ export async function runRoot(
       // Written with the input checkpoint when there is one, skipped when already stored running.
       writeRunRow: !start.storedRunning,
       newThread,
-      // The run's last write ends the lease too, unless the request's result is stored after it.
-      releaseLeaseAtEnd: session.releasesWithLastWrite && requestId === undefined,
+      // The run's last write ends the lease too, unless something is stored after it.
+      releaseLeaseAtEnd: session.releasesWithLastWrite,
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process

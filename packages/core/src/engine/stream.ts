@@ -20,6 +20,7 @@ import { applyWrites, scheduleNext } from "./barrier.ts";
 import { continueAt } from "./continuation.ts";
 import type { Execution } from "./execution.ts";
 import { runLoop, type LoopOutcome, type LoopState } from "./loop.ts";
+import type { RunEnd } from "./task.ts";
 
 /** Everything a stream run needs to start or continue. */
 export interface StreamRunInput {
@@ -73,10 +74,12 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     );
   let state: LoopState;
   const runRow = input.writeRunRow ? input.run : undefined;
-  const appliesInput = input.input !== undefined || !head;
-  if (runRow && !appliesInput) await store.putRun(runRow);
-  // A thread with a head but no row (stored before rows were kept) gets its row here.
-  if (input.newThread && !appliesInput) await store.putThread(input.newThread);
+  if (input.input === undefined && head) {
+    // Continuing: no input commit to carry the rows, so they are written on their own. (A thread
+    // with a head but no row was stored before rows were kept.)
+    if (runRow) await store.putRun(runRow);
+    if (input.newThread) await store.putThread(input.newThread);
+  }
   if (input.input !== undefined || !head) {
     const currentHead = input.fromCheckpointId ? await exec.session.head(exec.stream) : head;
     state = await applyInput(
@@ -98,9 +101,12 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   const run = input.run;
   // The status a commit or a pause already stored with the run row (so no write of its own).
   let storedStatus: RunRecord["status"] | null = null;
-  const rowAs = (status: "done" | "interrupted"): RunRecord[] => {
+  const endAs = (status: "done" | "interrupted") => (): RunEnd => {
     storedStatus = status;
-    return [{ ...run, status, updatedAt: new Date().toISOString(), error: null }];
+    return {
+      runs: [{ ...run, status, updatedAt: new Date().toISOString(), error: null }],
+      ...(input.releaseLeaseAtEnd ? { releaseLease: true } : {}),
+    };
   };
   const outcome = await runLoop(
     {
@@ -109,9 +115,8 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
       selectors: input.selectors,
       // The last step's commit carries the `done` run row, and the pause that ends a run its
       // `interrupted` row, so finishing or pausing costs no extra write.
-      runRowsAtCommit: () => rowAs("done"),
-      runRowsAtPause: () => rowAs("interrupted"),
-      releaseLeaseAtEnd: input.releaseLeaseAtEnd ?? false,
+      runEndAtCommit: endAs("done"),
+      runEndAtPause: endAs("interrupted"),
     },
     state,
   );

@@ -6,7 +6,7 @@ import { traceTask } from "../telemetry/runtime-spans.ts";
 import { setImmediate as tick } from "node:timers/promises";
 import type {
   CheckpointRecord,
-  RunRecord,
+  StepCommit,
   StoredInterrupt,
   TaskResult,
   TaskSpec,
@@ -33,11 +33,15 @@ export interface TaskInput {
   interrupts: readonly StoredInterrupt[];
   /** Store a `writes` result right away (steps with several tasks). Pauses are always stored. */
   persist: boolean;
-  /** Run rows to store with a pause, when the pause ends the run (see `LoopOptions`). */
-  runsAtPause?: (() => RunRecord[]) | undefined;
-  /** The pause write (with `runsAtPause`) also ends the lease. */
-  releaseLease?: boolean;
+  /** What the pause write also carries when the pause ends the run (see `LoopOptions`). */
+  runEndAtPause?: (() => RunEnd) | undefined;
 }
+
+/**
+ * What the write that ends a run carries besides its own rows: the run row in its final status
+ * and, when nothing is written after it, the end of the lease.
+ */
+export type RunEnd = Pick<StepCommit, "runs" | "releaseLease">;
 
 /** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
 export type TaskAttempt =
@@ -180,8 +184,7 @@ async function pause(
     result,
     interrupts: run.interrupts.created,
     superseded: run.interrupts.superseded.map((s) => s.id),
-    ...(input.runsAtPause ? { runs: input.runsAtPause() } : {}),
-    ...(input.releaseLease ? { releaseLease: true } : {}),
+    ...input.runEndAtPause?.(),
   });
   for (const record of run.interrupts.superseded) record.status = "superseded";
   for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);

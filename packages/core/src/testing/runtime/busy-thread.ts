@@ -4,8 +4,18 @@
  * any node code or changing the thread.
  */
 import { expect, it } from "vitest";
-import { append, type Checkpointer, END, START, StateGraph, ThreadBusyError } from "../../index.ts";
-import { threadName, type RuntimeEnv } from "./harness.ts";
+import {
+  append,
+  type Checkpointer,
+  Command,
+  END,
+  START,
+  StateGraph,
+  ThreadBusyError,
+  validateThreadId,
+} from "../../index.ts";
+import { approvalGraph } from "./graphs.ts";
+import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** A one-node graph whose node waits for `gate` and logs its input's `tag`. */
 function gatedGraph(saver: Checkpointer, log: string[], gate: Promise<void>, waitMs: number) {
@@ -82,6 +92,29 @@ export function busyThreadContracts(env: RuntimeEnv): void {
       expect(log).toEqual(["start first", "end first", "start second", "end second"]);
       expect(b.values.tags).toEqual(["first", "second"]);
       expect(b.runId).not.toBe(a.runId);
+    }),
+  );
+
+  it(
+    "a call leaves the thread's lease free when it returns, paused or done, with or without a request id",
+    env.withStore(async (saver) => {
+      const threadId = threadName("lease-free");
+      const thread = validateThreadId(threadId);
+      const graph = approvalGraph(saver, new Counter());
+      const paused = await graph.invoke({ amount: 5 }, { threadId });
+      expect(paused.status).toBe("interrupted");
+      // The lease ended with the call's last write: another owner may take the thread at once.
+      expect(await saver.getLease(thread)).toBeUndefined();
+      const done = await graph.resume(
+        { threadId, requestId: "answer-1" },
+        Command.resume({ ok: true }),
+      );
+      expect(done.status).toBe("done");
+      expect(await saver.getLease(thread)).toBeUndefined();
+      const again = await graph.invoke({ amount: 7 }, { threadId, requestId: "second-run" });
+      expect(again.status).toBe("interrupted");
+      expect(await saver.getLease(thread)).toBeUndefined();
+      expect(await saver.acquireLease(thread, "another-process", 1_000)).toBeTypeOf("number");
     }),
   );
 }
