@@ -19,7 +19,7 @@ export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record";
 
 /** Columns a run is read from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";

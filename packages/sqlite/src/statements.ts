@@ -106,7 +106,7 @@ export interface RunParams {
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record";
 
 /** The columns a run record is rebuilt from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";

@@ -5,8 +5,8 @@
  * overwritten by the columns.
  */
 import type { InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
-import type { InterruptStatus } from "../types.ts";
-import type { RunRecord, StoredInterrupt, TaskResult } from "./types.ts";
+import type { InterruptStatus, RunPathEntry } from "../types.ts";
+import type { RunRecord, StoredInterrupt, StreamKey, TaskResult } from "./types.ts";
 
 /** The columns of an interrupt row that also are fields of its record. */
 export interface InterruptColumns {
@@ -19,11 +19,26 @@ export interface InterruptColumns {
   tenant: string | null;
   status: string;
   created_at: string;
+  deadline: string | null;
 }
 
+/**
+ * An interrupt as encoded: the record without its column fields, its defaults or the last entry
+ * of its path. That entry is the asking task itself (its run, graph, node and task id, all
+ * columns or fields already), so only the entries above it are kept, as `up`. A body with a
+ * `path` was encoded whole by an older version and reads as it was.
+ */
+type InterruptBody = Partial<StoredInterrupt> & { up?: RunPathEntry[] };
+
+/** Fields an interrupt record always has, with the value a body leaves out. */
+const INTERRUPT_DEFAULTS = { namespace: [] as string[], stream: "" as StreamKey } as const;
+
+/** Optional fields of an interrupt whose null a body leaves out (they read back absent). */
+const INTERRUPT_OPTIONAL = { onTimeout: null, answerSchema: null } as const;
+
 /** The part of an interrupt a store encodes: all but its column fields (and a set answer). */
-export function interruptBody(record: StoredInterrupt): Partial<StoredInterrupt> {
-  const body: Partial<StoredInterrupt> = { ...record };
+export function interruptBody(record: StoredInterrupt): InterruptBody {
+  const body: InterruptBody = { ...record };
   for (const key of [
     "id",
     "threadId",
@@ -33,25 +48,43 @@ export function interruptBody(record: StoredInterrupt): Partial<StoredInterrupt>
     "tenant",
     "status",
     "createdAt",
+    "deadline",
   ] as const)
     delete body[key];
   // A set answer lives in the answer columns; an explicit null stays in the body.
   if (body.answer !== undefined) delete body.answer;
   if (body.answeredBy != null) delete body.answeredBy;
   if (body.answeredAt != null) delete body.answeredAt;
+  dropDefaults(body, { ...INTERRUPT_DEFAULTS, ...INTERRUPT_OPTIONAL });
+  const self = record.path.at(-1);
+  if (self && isAskingTask(self, record)) {
+    delete body.path;
+    if (record.path.length > 1) body.up = record.path.slice(0, -1);
+  }
   return body;
+}
+
+/** Whether a path entry is the interrupt's own task, so its columns rebuild it. */
+function isAskingTask(entry: RunPathEntry, record: StoredInterrupt): boolean {
+  return (
+    entry.runId === record.runId &&
+    entry.graph === record.graph &&
+    entry.node === record.node &&
+    entry.taskId === record.taskId
+  );
 }
 
 /** The interrupt of a row: the decoded body with its columns laid over it. */
 export function joinInterrupt(
-  body: Partial<StoredInterrupt>,
+  body: InterruptBody,
   row: InterruptColumns & {
     answer: unknown;
     answered_by: string | null;
     answered_at: string | null;
   },
 ): StoredInterrupt {
-  const record = body as StoredInterrupt;
+  const { up, ...rest } = body;
+  const record = rest as StoredInterrupt;
   record.id = row.id as InterruptId;
   record.threadId = row.thread_id as ThreadId;
   record.runId = row.run_id as RunId;
@@ -60,10 +93,38 @@ export function joinInterrupt(
   record.tenant = row.tenant;
   record.status = row.status as InterruptStatus;
   record.createdAt = row.created_at;
+  if (row.deadline !== null) record.deadline = row.deadline;
+  fillDefaults(record, INTERRUPT_DEFAULTS);
+  record.path ??= [
+    ...(up ?? []),
+    { runId: record.runId, graph: record.graph, node: record.node, taskId: record.taskId },
+  ];
   if (row.answer !== undefined) record.answer = row.answer;
   if (row.answered_by !== null) record.answeredBy = row.answered_by;
   if (row.answered_at !== null) record.answeredAt = row.answered_at;
   return record;
+}
+
+/** Deletes the fields of `body` that hold their default (a null, an empty string or list). */
+function dropDefaults<T extends object>(
+  body: T,
+  defaults: Partial<Record<keyof T, unknown>>,
+): void {
+  for (const key of Object.keys(defaults) as (keyof T)[]) {
+    const value = body[key];
+    if (value === null || value === "" || (Array.isArray(value) && value.length === 0))
+      delete body[key];
+  }
+}
+
+/** Sets every field of `defaults` that `record` lacks (a fresh empty list each time). */
+function fillDefaults<T extends object>(
+  record: T,
+  defaults: Partial<Record<keyof T, unknown>>,
+): void {
+  const target = record as Record<keyof T, unknown>;
+  for (const [key, value] of Object.entries(defaults) as [keyof T, unknown][])
+    if (target[key] === undefined) target[key] = Array.isArray(value) ? [] : value;
 }
 
 /** The columns of a run row that also are fields of its record. */
@@ -87,15 +148,27 @@ export interface EncodedTaskResultRow {
   value: string;
 }
 
-/** The part of a run a store encodes: all but its column fields. */
+/** Fields a run record always has, with the value a body leaves out. */
+const RUN_DEFAULTS = {
+  parentRunId: null,
+  parentTaskId: null,
+  namespace: [] as string[],
+  stream: "" as StreamKey,
+} as const;
+
+/** Optional fields of a run whose null a body leaves out (they read back absent). */
+const RUN_OPTIONAL = { error: null, options: null } as const;
+
+/** The part of a run a store encodes: all but its column fields and its defaults. */
 export function runBody(run: RunRecord): Partial<RunRecord> {
   const { runId: _r, threadId: _t, createdAt: _c, updatedAt: _u, status: _s, ...body } = run;
+  dropDefaults<Partial<RunRecord>>(body, { ...RUN_DEFAULTS, ...RUN_OPTIONAL });
   return body;
 }
 
-/** The run of a row: the decoded body with its columns laid over it. */
+/** The run of a row: the decoded body with its columns and defaults laid over it. */
 export function joinRun(body: Partial<RunRecord>, row: RunColumns): RunRecord {
-  return {
+  const run = {
     ...body,
     runId: row.run_id as RunId,
     threadId: row.thread_id as ThreadId,
@@ -103,6 +176,8 @@ export function joinRun(body: Partial<RunRecord>, row: RunColumns): RunRecord {
     updatedAt: row.updated_at,
     status: row.status as RunRecord["status"],
   } as RunRecord;
+  fillDefaults(run, RUN_DEFAULTS);
+  return run;
 }
 
 /** The part of a task result a store encodes: all but its kind and task id (columns). */
