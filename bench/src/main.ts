@@ -78,7 +78,13 @@ async function main(): Promise<number> {
           log,
           ...(rounds !== undefined ? { rounds } : {}),
         });
-        reports.push({ scenario, rows: output.rows, seconds: (nowMs() - t0) / 1000, load });
+        reports.push({
+          scenario,
+          rows: output.rows,
+          ...(output.facts ? { facts: output.facts } : {}),
+          seconds: (nowMs() - t0) / 1000,
+          load,
+        });
       } catch (error) {
         // One failing scenario must not lose the others' results; the exit code still says so.
         log(

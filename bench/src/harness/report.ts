@@ -8,11 +8,14 @@ import type { Environment } from "./env.ts";
 import { floorRatio, ratio, type Cell, type ResultRow } from "./result.ts";
 import type { Scenario, Size } from "./scenario.ts";
 import { SIZE_METHOD } from "./sizes.ts";
+import { targetsSection } from "./targets.ts";
 
 /** The output of one scenario within a run, or the error that stopped it. */
 export interface ScenarioReport {
   scenario: Scenario;
   rows: ResultRow[];
+  /** The scenario's measured facts (`ScenarioOutput.facts`). */
+  facts?: Record<string, number>;
   error?: string;
   seconds: number;
   /** 1-minute load average when the scenario started. */
@@ -159,6 +162,7 @@ export function renderMarkdown(
     "- Every scenario checks that both systems computed the same final state and throws otherwise; `bench/src/scenarios.test.ts` checks it again with exact node-body counters.",
     `- Storage: ${SIZE_METHOD}`,
     "",
+    ...targetsSection(reports),
     ...notAhead(reports),
     ...floorSummary(reports),
     ...reports.map(scenarioSection),

@@ -47,6 +47,11 @@ export interface VariantCheck {
 export interface ScenarioOutput {
   rows: ResultRow[];
   checks: VariantCheck[];
+  /**
+   * Measured values that are not table rows (a cause behind a row, a size the targets compare
+   * with), by name; `targets.ts` reads them.
+   */
+  facts?: Record<string, number>;
 }
 
 /** One benchmark scenario, run on Rein and LangGraph.js side by side. */

@@ -14,8 +14,19 @@ import {
   START as PEER_START,
   StateGraph as PeerGraph,
 } from "@langchain/langgraph";
-import { append, Command, END, lastValue, MemorySaver, Send, START, StateGraph } from "@rein/core";
+import {
+  append,
+  Command,
+  END,
+  lastValue,
+  MemorySaver,
+  Send,
+  START,
+  StateGraph,
+  type Serializer,
+} from "@rein/core";
 import { assertCount, assertSameState } from "../harness/check.ts";
+import { DecodeCounter } from "../harness/decoding.ts";
 import { estimate, timing, value, type ResultRow } from "../harness/result.ts";
 import {
   bySize,
@@ -64,7 +75,7 @@ const sorted = (s: FanState): FanState => ({
   out: [...s.out].sort((a, b) => a - b),
 });
 
-function reinFan(threadId: string): FanSystem {
+function reinFan(threadId: string, serializer?: Serializer): FanSystem {
   let bodies = 0;
   let state: FanState = { items: [], out: [] };
   const graph = new StateGraph({ items: lastValue<number[]>(() => []), out: append<number>() })
@@ -76,7 +87,7 @@ function reinFan(threadId: string): FanSystem {
     .addEdge(START, "fan")
     .addConditionalEdges("fan", (s) => s.items.map((i) => new Send("work", { i })), ["work"])
     .addEdge("work", END)
-    .compile({ checkpointer: new MemorySaver() });
+    .compile({ checkpointer: new MemorySaver(serializer ? { serializer } : {}) });
   return {
     async start(k) {
       const r = await graph.invoke({ items: itemsOf(k) }, { threadId });
@@ -204,11 +215,29 @@ const SIZES: Record<"full" | "quick" | "tiny", { k: number; window: number | nul
   ],
 };
 
+/** How many single answers {@link countDecoding} averages over. */
+const DECODE_SAMPLE = 10;
+
+/**
+ * What Rein's store decodes per single answer at width `k`, on an unmeasured run: the cause
+ * behind the per-answer time growing with K (see `targets.ts`).
+ */
+async function countDecoding(k: number): Promise<{ records: number; chars: number }> {
+  const counter = new DecodeCounter();
+  const system = reinFan(`rein-decode-${k}`, counter);
+  const ids = [...(await system.start(k)).values()];
+  const answers = Math.min(DECODE_SAMPLE, k - 1);
+  counter.reset();
+  for (const [n, id] of ids.slice(0, answers).entries())
+    await system.answer({ [id]: answerFor(n) });
+  return { records: counter.records / answers, chars: counter.chars / answers };
+}
+
 async function runK(
   ctx: ScenarioContext,
   k: number,
   window: number | null,
-): Promise<{ rows: ResultRow[]; check: VariantCheck }> {
+): Promise<{ rows: ResultRow[]; check: VariantCheck; facts: Record<string, number> }> {
   const variant = `K=${k}`;
   ctx.log(`parallel-interrupts: ${variant}`);
   const groups = answerSchedule(k, window);
@@ -275,7 +304,14 @@ async function runK(
     peerReruns: peer.reruns,
     commands: groups.length,
   };
-  return { rows, check: { variant, rein: rein.final, peer: peer.final, counters } };
+  const decoded = k > 1 ? await countDecoding(k) : undefined;
+  const facts = decoded
+    ? {
+        [`decoded records per answer, ${variant}`]: decoded.records,
+        [`decoded bytes per answer, ${variant}`]: decoded.chars,
+      }
+    : {};
+  return { rows, check: { variant, rein: rein.final, peer: peer.final, counters }, facts };
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
@@ -285,12 +321,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
   await drive(peerFan("warmup"), 5, answerSchedule(5, null), "LangGraph.js warm-up");
   const rows: ResultRow[] = [];
   const checks: VariantCheck[] = [];
+  const facts: Record<string, number> = {};
   for (const { k, window } of bySize(ctx, SIZES)) {
     const out = await runK(ctx, k, window);
     rows.push(...out.rows);
     checks.push(out.check);
+    Object.assign(facts, out.facts);
   }
-  return { rows, checks };
+  return { rows, checks, facts };
 }
 
 /** Scenario 3: K parallel interrupts (Send fan-out) answered one at a time by interrupt id. */

@@ -207,7 +207,7 @@ const spread = (xs: number[]): string =>
 async function runStore(
   ctx: ScenarioContext,
   kind: StoreKind,
-): Promise<{ rows: ResultRow[]; check: VariantCheck | null }> {
+): Promise<{ rows: ResultRow[]; check: VariantCheck | null; facts?: Record<string, number> }> {
   if (kind === "postgres" && !ctx.postgres.ok) {
     const cell = skipped(ctx.postgres.reason);
     return {
@@ -332,18 +332,26 @@ async function runStore(
           },
         }
       : null;
-  return { rows, check };
+  const facts = commits.ok
+    ? {
+        [`store calls per round trip, ${kind}`]: commits.value.calls,
+        [`store writes per round trip, ${kind}`]: commits.value.writes,
+      }
+    : undefined;
+  return { rows, check, ...(facts ? { facts } : {}) };
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
   const rows: ResultRow[] = [];
   const checks: VariantCheck[] = [];
+  const facts: Record<string, number> = {};
   for (const kind of ["memory", "sqlite", "postgres"] as const) {
     const out = await runStore(ctx, kind);
     rows.push(...out.rows);
     if (out.check) checks.push(out.check);
+    Object.assign(facts, out.facts);
   }
-  return { rows, checks };
+  return { rows, checks, facts };
 }
 
 /** Scenario 2: pause + resume round trip on memory, SQLite and Postgres. */

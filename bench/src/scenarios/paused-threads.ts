@@ -348,8 +348,27 @@ async function runStore(
   };
 }
 
+/**
+ * The payload of one paused thread, mean over the `threads` created: the JSON of its input state
+ * and of the question its interrupt asks. What a store keeps beyond this is its own overhead.
+ */
+function payloadBytesPerThread(threads: number): number {
+  let total = 0;
+  for (let i = 0; i < threads; i++)
+    total += JSON.stringify({ ticket: i, ask: true }).length + JSON.stringify({ ticket: i }).length;
+  return total / threads;
+}
+
 async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
-  const out: ScenarioOutput = { rows: [], checks: [] };
+  const { threads } = bySize(ctx, PARAMS);
+  const out: ScenarioOutput = {
+    rows: [],
+    checks: [],
+    facts: {
+      "paused threads": threads,
+      "payload bytes per paused thread": payloadBytesPerThread(threads),
+    },
+  };
   for (const kind of ["sqlite", "postgres"] as const) {
     ctx.log(`paused-threads: ${kind}`);
     const r = await runStore(ctx, kind);

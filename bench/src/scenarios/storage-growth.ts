@@ -299,7 +299,10 @@ async function runStore(
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioOutput> {
-  const out: ScenarioOutput = { rows: [], checks: [] };
+  const { steps } = bySize(ctx, PARAMS);
+  // The payload is what the conversation appended: one message per step.
+  const facts = { "conversation steps": steps, "payload bytes": steps * MESSAGE_BYTES };
+  const out: ScenarioOutput = { rows: [], checks: [], facts };
   for (const kind of ["sqlite", "postgres"] as const) {
     const r = await runStore(ctx, kind);
     out.rows.push(...r.rows);
