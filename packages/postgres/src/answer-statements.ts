@@ -3,7 +3,7 @@
  * then one write statement that re-checks all of it under row locks and applies the plan, so an
  * answer costs two round trips and one commit whatever the thread holds.
  */
-import { fenceCte, fenceOk, RUN_UPSERT_TAIL, type Named } from "./fragments.ts";
+import { fenceCte, fenceOk, type Named } from "./fragments.ts";
 
 /** The answer statements for the quoted schema `s`. */
 export function answerStatements(s: string, named: (name: string, text: string) => Named) {
@@ -31,11 +31,11 @@ export function answerStatements(s: string, named: (name: string, text: string) 
      * it). Returns what it found, so a lost race is reported without another read.
      * $1 thread, $2 request id, $3 head stream, $4 expected head, $5 ids, $6 statuses,
      * $7 answers, $8 actor, $9 time, $10 planned run ids, $11..$13 wake arrays, $14 audit
-     * records, $15..$21 run arrays, $22 fencing token.
+     * records, $15 ids of the runs to resume (interrupted → running), $16 fencing token.
      */
     answerWrite: named(
       "answer_write",
-      `WITH ${fenceCte(s, 22)}, head AS (
+      `WITH ${fenceCte(s, 16)}, head AS (
          SELECT checkpoint_id FROM ${s}.heads
          WHERE $3::text IS NOT NULL AND thread_id = $1 AND stream = $3 FOR SHARE
        ), locked AS (
@@ -44,7 +44,7 @@ export function answerStatements(s: string, named: (name: string, text: string) 
        ), seen AS (
          SELECT result FROM ${s}.requests WHERE $2::text IS NOT NULL AND request_id = $2
        ), checks AS (
-         SELECT ${fenceOk(22)}
+         SELECT ${fenceOk(16)}
            AND ($3::text IS NULL OR (SELECT checkpoint_id FROM head) IS NOT DISTINCT FROM $4)
            AND NOT EXISTS (SELECT 1 FROM seen)
            AND (SELECT count(*) FROM locked l
@@ -75,16 +75,10 @@ export function answerStatements(s: string, named: (name: string, text: string) 
          INSERT INTO ${s}.audit (thread_id, record)
          SELECT $1, a.record FROM unnest($14::text[]) WITH ORDINALITY AS a (record, n)
          WHERE EXISTS (SELECT 1 FROM go) ORDER BY a.n
-       ), runs AS (
-         INSERT INTO ${s}.runs AS r
-           (run_id, thread_id, created_at, updated_at, status, root, record)
-         SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
-           u.record
-         FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[],
-           $20::text[], $21::text[])
-           AS u (run_id, thread_id, created_at, updated_at, status, root, record)
-         WHERE EXISTS (SELECT 1 FROM go)
-         ${RUN_UPSERT_TAIL}
+       ), resumed AS (
+         UPDATE ${s}.runs SET status = 'running', updated_at = $9
+         WHERE run_id = ANY ($15::text[]) AND status = 'interrupted'
+           AND EXISTS (SELECT 1 FROM go)
        )
        SELECT EXISTS (SELECT 1 FROM go) AS applied,
          (SELECT ok FROM checks) AS checked,

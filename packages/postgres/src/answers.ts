@@ -1,7 +1,7 @@
 /**
- * `answerInterrupts` for Postgres in two round trips and one commit: a plain read of what the
- * shared planner needs (only the targeted rows), then one statement that re-checks it all under
- * row locks and writes the plan. Of several concurrent callers answering one interrupt exactly
+ * `answerInterrupts` for Postgres in one round trip and one commit when the caller says how it
+ * read the targeted rows (else two): a plain read of what the shared planner needs (only the
+ * targeted rows), then one statement that re-checks it all under row locks and writes the plan. Of several concurrent callers answering one interrupt exactly
  * one succeeds; a caller that lost a race between its read and its write plans again from what
  * the write statement found.
  */
@@ -44,13 +44,19 @@ export async function answerInterrupts(
     values: unknown[],
   ) => guarded(async () => (await pool.query<Row>({ ...statement, values })).rows[0]);
   const targets = answerTargets(batch);
-  let found: Found = (await query<Found>(sql.answerRead, [
-    batch.threadId,
-    batch.requestId ?? null,
-    batch.expectedHead?.stream ?? null,
-    targets,
-  ])) ?? { current_token: null, seen: false, seen_result: null, head: null, interrupts: null };
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+  // With the caller's reads the plan goes straight to the write, whose checks stand in for the
+  // read: when one fails it writes nothing and returns what it found, planned from below.
+  const assumed = assumedFound(batch, targets);
+  let found: Found =
+    assumed ??
+    (await query<Found>(sql.answerRead, [
+      batch.threadId,
+      batch.requestId ?? null,
+      batch.expectedHead?.stream ?? null,
+      targets,
+    ])) ??
+    EMPTY;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS + (assumed ? 1 : 0); attempt += 1) {
     // A stale writer is told so before any refusal, as if it had been checked first.
     if (batch.fence) checkFence(batch.fence, token(found));
     const reads = readsOf(found, codec);
@@ -70,6 +76,31 @@ export async function answerInterrupts(
     }
   }
   return { ok: false, reason: "not_pending", ids: targets };
+}
+
+const EMPTY: Found = {
+  current_token: null,
+  seen: false,
+  seen_result: null,
+  head: null,
+  interrupts: null,
+};
+
+/**
+ * What the read statement would find if nothing changed since the caller read the targeted
+ * interrupts: the caller's lease, no earlier request, the expected head, every target pending
+ * in the run it was read with. `undefined` when the caller did not name every target's run.
+ */
+function assumedFound(batch: AnswerBatch, targets: readonly InterruptId[]): Found | undefined {
+  const runs = batch.readRuns;
+  if (!runs || targets.some((id) => runs[id] === undefined)) return undefined;
+  return {
+    current_token: batch.fence ? String(batch.fence.token) : null,
+    seen: false,
+    seen_result: null,
+    head: batch.expectedHead?.checkpointId ?? null,
+    interrupts: targets.map((id) => [id, "pending", runs[id] as string]),
+  };
 }
 
 function token(found: Found): number | null {
@@ -113,7 +144,7 @@ function writeValues(
     writes.wake.map((w) => w.checkpointId),
     writes.wake.map((w) => w.taskId),
     writes.audit.map((record) => codec.ser(record)),
-    ...codec.runArrays(writes.runs),
+    writes.resumeRuns,
     batch.fence?.token ?? null,
   ];
 }

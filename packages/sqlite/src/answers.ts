@@ -41,7 +41,6 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
   const { writes } = plan;
   // Encode first: the audit lines carry every answer, so a refused value writes nothing.
   const audit = writes.audit.map((record) => codec.ser(record));
-  const runs = writes.runs.map((run) => codec.runParams(run));
   const cancelled: InterruptId[] = [];
   for (const resolution of writes.resolutions) {
     if (resolution.status === "cancelled") cancelled.push(resolution.id);
@@ -55,7 +54,7 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
   for (const ref of writes.wake) {
     sql.deletePaused.run(threadId, ref.stream, ref.checkpointId, ref.taskId);
   }
-  for (const params of runs) sql.upsertRun.run(params);
+  for (const runId of writes.resumeRuns) sql.resumeRun.run(writes.at, runId);
   if (writes.requestId !== null) sql.insertRequest.run(writes.requestId, threadId);
   return { ok: true };
 }

@@ -323,6 +323,10 @@ export function prepareStatements(db: Database.Database) {
          record = excluded.record
        WHERE runs.status NOT IN ('done', 'cancelled')`,
     ),
+    /** An answered run moves from `interrupted` to `running`; no other status changes. */
+    resumeRun: prep<[string, string]>(
+      `UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ? AND status = 'interrupted'`,
+    ),
     getRun: prep<[string], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`),
     listRuns: prep<[string], RunRow>(
       `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at, seq`,

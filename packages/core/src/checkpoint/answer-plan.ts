@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { CheckpointId, InterruptId, RunId } from "../ids.ts";
 import type { AuditRecord, InterruptStatus } from "../types.ts";
-import type { AnswerBatch, AnswerOutcome, RunRecord, TaskRef } from "./types.ts";
+import type { AnswerBatch, AnswerOutcome, TaskRef } from "./types.ts";
 
 /** What a store read, inside the answer's transaction, before planning it. */
 export interface AnswerBatchReads {
@@ -35,8 +35,8 @@ export interface AnswerWrites {
   wake: TaskRef[];
   /** One audit line per resolved interrupt, in batch order. */
   audit: AuditRecord[];
-  /** Run rows to upsert (a final run keeps its status, as for every run write). */
-  runs: RunRecord[];
+  /** Runs to move from `interrupted` to `running`, updated at `at` (no other status changes). */
+  resumeRuns: RunId[];
   /** The request id to remember, with no result yet (`null`: none). */
   requestId: string | null;
 }
@@ -119,7 +119,7 @@ export function planAnswerBatch(
       at,
       wake: batch.wake,
       audit,
-      runs: batch.runs ?? [],
+      resumeRuns: batch.resumeRuns ?? [],
       requestId,
     },
   };

@@ -260,10 +260,18 @@ export interface AnswerBatch {
   /** When set, the head of this stream must be this checkpoint. */
   expectedHead?: { stream: StreamKey; checkpointId: CheckpointId } | null;
   /**
-   * Run rows to write with the answers (the root run moves to `running`), so a crash between the
-   * answer and its continuation leaves a run the next call or the recovery sweep continues.
+   * Runs the answers resume: each one still `interrupted` moves to `running` (updated at the
+   * answer's time) in the same transaction, so a crash between the answer and its continuation
+   * leaves a run the next call or the recovery sweep continues. A status change the store makes
+   * itself: the caller need not read the rows first.
    */
-  runs?: RunRecord[];
+  resumeRuns?: RunId[];
+  /**
+   * The run of each targeted interrupt, as the caller read it while the interrupt was pending. A
+   * store may plan from this instead of reading the rows first (one round trip less on a
+   * networked store); its in-transaction checks still refuse the batch if anything changed.
+   */
+  readRuns?: Partial<Record<InterruptId, RunId>>;
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }

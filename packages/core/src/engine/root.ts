@@ -72,7 +72,8 @@ export async function runRoot(
       input: start.input,
       fromCheckpointId:
         options.checkpointId === undefined ? undefined : asCheckpointId(options.checkpointId),
-      head,
+      // Read above: `null` says the thread has no head yet, so it is not read again.
+      head: read ? (head ?? null) : undefined,
       run: start.run,
       // Written with the input checkpoint when there is one, skipped when already stored running.
       writeRunRow: !start.storedRunning,

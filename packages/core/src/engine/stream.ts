@@ -31,8 +31,11 @@ export interface StreamRunInput {
   input: Record<string, unknown> | undefined;
   /** Start from this checkpoint instead of the head (fork / replay). */
   fromCheckpointId?: CheckpointId | undefined;
-  /** The stream's head when the caller already read it (saves a round trip). */
-  head?: CheckpointRecord | undefined;
+  /**
+   * The stream's head when the caller already read it (saves a round trip); `null` when the
+   * caller read that the stream has none (a new thread).
+   */
+  head?: CheckpointRecord | null | undefined;
   /** The run row to keep up to date. */
   run: RunRecord;
   /**
@@ -64,8 +67,8 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   const { exec, definition } = input;
   const store = exec.store;
   let head =
-    input.head && !input.fromCheckpointId
-      ? input.head
+    input.head !== undefined && !input.fromCheckpointId
+      ? (input.head ?? undefined)
       : await exec.session.head(exec.stream, input.fromCheckpointId);
   if (input.fromCheckpointId && !head)
     throw new InvalidInputError(

@@ -77,13 +77,13 @@ export async function applyCommand(
   const cancel = await applyChildrenPolicy(policy, chosen, target, allPending);
   for (const [record, value] of chosen) await checkAnswer(record, value);
   const wake = await tasksToWake(session, [...chosen.keys(), ...cancel]);
-  const runs = await rootRunsResumedBy(session, [...chosen.keys(), ...cancel]);
+  const resumeRuns = rootRunsResumedBy([...chosen.keys(), ...cancel]);
   const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
     store.answerInterrupts({
       ...buildBatch(session, chosen, cancel, wake, requestId, expectedHead),
       // The root run is running again from the moment the answer is recorded: if this call dies
       // before continuing, the next call or the recovery sweep sees an unfinished run.
-      runs,
+      resumeRuns,
     }),
   );
   if (!outcome.ok) {
@@ -234,5 +234,8 @@ function buildBatch(
     action: "answer",
     requestId: requestId ?? null,
     expectedHead: expectedHead ?? null,
+    readRuns: Object.fromEntries(
+      [...chosen.keys(), ...cancel].map((record) => [record.id, record.runId]),
+    ),
   };
 }

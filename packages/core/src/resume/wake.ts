@@ -2,8 +2,8 @@
  * Waking tasks: which paused tasks an answer makes runnable again, and which root runs it moves
  * back to `running`. Both go into the answer's atomic batch.
  */
-import type { RunRecord, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
-import type { CheckpointId } from "../ids.ts";
+import type { StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
+import type { CheckpointId, RunId } from "../ids.ts";
 import type { ThreadSession } from "../thread/session.ts";
 
 /**
@@ -42,18 +42,10 @@ export async function tasksToWake(
   return [...refs.values()];
 }
 
-/** The root runs of `answered` that were paused, as rows moved to `running`. */
-export async function rootRunsResumedBy(
-  session: ThreadSession,
-  answered: readonly StoredInterrupt[],
-): Promise<RunRecord[]> {
-  const rootIds = new Set(answered.map((i) => i.path[0]?.runId ?? i.runId));
-  const runs: RunRecord[] = [];
-  const now = session.now();
-  for (const runId of rootIds) {
-    const run = await session.run(runId);
-    if (run && run.status === "interrupted")
-      runs.push({ ...run, status: "running", updatedAt: now });
-  }
-  return runs;
+/**
+ * The root runs of `answered`: the answer's batch moves each one still `interrupted` to
+ * `running`, a status change the store makes itself, so no run row is read first.
+ */
+export function rootRunsResumedBy(answered: readonly StoredInterrupt[]): RunId[] {
+  return [...new Set(answered.map((i) => i.path[0]?.runId ?? i.runId))];
 }

@@ -20,6 +20,7 @@
  * @module
  */
 import { registerSuite, type CheckpointerTestInitializer } from "./suite.ts";
+import { answerReadSpecs } from "./specs/answer-reads.ts";
 import { answerSpecs } from "./specs/answers.ts";
 import { channelBlobSpecs } from "./specs/channel-blobs.ts";
 import { checkpointSpecs } from "./specs/checkpoints.ts";
@@ -46,6 +47,7 @@ const SPECS = [
   taskResultSpecs,
   interruptSpecs,
   answerSpecs,
+  answerReadSpecs,
   narrowReadSpecs,
   runSpecs,
   steeringAuditSpecs,

@@ -5,7 +5,7 @@
 import type { InterruptId, RunId } from "../../ids.ts";
 import type { InterruptStatus } from "../../types.ts";
 import { answerTargets, planAnswerBatch } from "../answer-plan.ts";
-import type { AnswerBatch, AnswerOutcome } from "../types.ts";
+import type { AnswerBatch, AnswerOutcome, RunRecord } from "../types.ts";
 import type { MemoryTables } from "./tables.ts";
 
 /** Answers and cancels pending interrupts all-or-nothing. */
@@ -32,7 +32,16 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
   // Encode first: a value the serializer refuses leaves everything untouched (the audit lines
   // carry every answer value).
   const audit = writes.audit.map((record) => db.ser(record));
-  const runs = writes.runs.map((run) => ({ run, data: db.ser(run) }));
+  const resumed = writes.resumeRuns.flatMap((runId) => {
+    const row = db.runs.get(runId);
+    if (row?.status !== "interrupted") return [];
+    const run: RunRecord = {
+      ...db.de<RunRecord>(row.data),
+      status: "running",
+      updatedAt: writes.at,
+    };
+    return [{ run, data: db.ser(run) }];
+  });
 
   for (const resolution of writes.resolutions) {
     if (resolution.status === "cancelled") db.interrupts.setStatus([resolution.id], "cancelled");
@@ -47,7 +56,7 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
     if (tasks?.get(ref.taskId)?.kind === "paused") tasks.delete(ref.taskId);
   }
   for (const data of audit) db.storeAudit(threadId, data);
-  for (const { run, data } of runs) db.storeRun(run, data);
+  for (const { run, data } of resumed) db.storeRun(run, data);
   if (writes.requestId !== null) {
     db.requests.set(writes.requestId, { result: undefined });
     thread.requests.add(writes.requestId);

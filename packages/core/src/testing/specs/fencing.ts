@@ -187,9 +187,10 @@ export const fencingSpecs: SpecModule = {
       expect((await saver.getRun(runId("run-2")))?.status).toBe("cancelled");
     });
 
-    spec("an answer batch writes its run rows in the same transaction", async (saver) => {
+    spec("an answer batch resumes its interrupted runs in the same transaction", async (saver) => {
       await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
       await saver.putRun(makeRun("t1", "run-1", { status: "interrupted" }));
+      await saver.putRun(makeRun("t1", "run-done", { status: "done" }));
       await saver.putTaskOutcome(
         makeOutcome("t1", C1, pausedResult("task-1"), {
           interrupts: [makeInterrupt("t1", "i1")],
@@ -201,7 +202,7 @@ export const fencingSpecs: SpecModule = {
         wake: [],
         actor: "alice",
         action: "answer",
-        runs: [makeRun("t1", "run-1", { status: "running" })],
+        resumeRuns: [runId("run-1")],
       });
       expect(refused.ok).toBe(false);
       expect((await saver.getRun(runId("run-1")))?.status).toBe("interrupted");
@@ -211,10 +212,19 @@ export const fencingSpecs: SpecModule = {
         wake: [],
         actor: "alice",
         action: "answer",
-        runs: [makeRun("t1", "run-1", { status: "running" })],
+        resumeRuns: [runId("run-1"), runId("run-done"), runId("run-unknown")],
       });
       expect(applied.ok).toBe(true);
-      expect((await saver.getRun(runId("run-1")))?.status).toBe("running");
+      const resumed = await saver.getRun(runId("run-1"));
+      expect(resumed).toEqual({
+        ...makeRun("t1", "run-1"),
+        status: "running",
+        updatedAt: resumed?.updatedAt,
+      });
+      expect(resumed?.updatedAt).not.toBe(makeRun("t1", "run-1").updatedAt);
+      // Only an interrupted run moves: a finished one keeps its status, an unknown one is not made.
+      expect((await saver.getRun(runId("run-done")))?.status).toBe("done");
+      expect(await saver.getRun(runId("run-unknown"))).toBeUndefined();
     });
 
     spec(
