@@ -28,6 +28,9 @@ export async function continueAt(
   return { head, values, versions: { ...head.versions }, ...tasks };
 }
 
+/** Steps of at most this many tasks read their interrupt rows before knowing which will run. */
+const NARROW_STEP = 8;
+
 /** The recorded results of the head's step and the interrupt rows the loop matches. */
 async function taskRows(
   exec: Execution,
@@ -35,20 +38,37 @@ async function taskRows(
   selectors: RunSelectors,
 ): Promise<Pick<LoopState, "results" | "interrupts">> {
   const store = exec.store;
-  const kinds = await store.getTaskResultKinds(exec.threadId, exec.stream, head.id);
+  // A narrow step reads its tasks' interrupt rows alongside the result kinds (one round trip on a
+  // networked store instead of two); a wide one waits for the kinds to read only the rows of the
+  // tasks that will run, so one answer among 1,000 paused tasks does not read the other 999.
+  const narrow = selectors.after.length === 0 && head.next.length <= NARROW_STEP;
+  const [kinds, stepRows] = await Promise.all([
+    store.getTaskResultKinds(exec.threadId, exec.stream, head.id),
+    narrow
+      ? interruptsToMatch(
+          exec,
+          head,
+          selectors,
+          head.next.map((task) => task.id),
+        )
+      : undefined,
+  ]);
   const kindOf = new Map(kinds.map((k) => [k.taskId as string, k.kind]));
   const toRun = head.next.filter((task) => !kindOf.has(task.id)).map((task) => task.id);
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
   // task can finish (once per step, at its last answer), and not at all when there are none.
   const stillPaused = kinds.some((k) => k.kind === "paused");
+  const running = new Set<string>(toRun);
   const [results, interrupts] = await Promise.all([
     stillPaused
       ? unreadResults(head, kinds)
       : kinds.length === 0
         ? []
         : store.getTaskResults(exec.threadId, exec.stream, head.id),
-    interruptsToMatch(exec, head, selectors, toRun),
+    stepRows
+      ? stepRows.filter((row) => running.has(row.taskId))
+      : interruptsToMatch(exec, head, selectors, toRun),
   ]);
   return { results, interrupts };
 }
