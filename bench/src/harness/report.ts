@@ -8,7 +8,7 @@ import type { Environment } from "./env.ts";
 import { floorRatio, ratio, type Cell, type ResultRow } from "./result.ts";
 import type { Scenario, Size } from "./scenario.ts";
 import { SIZE_METHOD } from "./sizes.ts";
-import { targetsSection } from "./targets.ts";
+import { checkTargets, targetsSection, viewOf } from "./targets.ts";
 
 /** The output of one scenario within a run, or the error that stopped it. */
 export interface ScenarioReport {
@@ -175,7 +175,10 @@ export function writeText(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
-/** Raw results as JSON lines: one `env` line, then one line per row with its ratio. */
+/**
+ * Raw results as JSON lines: one `env` line, one line per row with its ratio, the facts of each
+ * scenario that has some, then one line per target as checked against this run.
+ */
 export function renderJsonLines(env: Environment, size: Size, reports: ScenarioReport[]): string {
   const lines: unknown[] = [{ type: "env", size, ...env }];
   for (const report of reports) {
@@ -183,6 +186,9 @@ export function renderJsonLines(env: Environment, size: Size, reports: ScenarioR
       lines.push({ type: "error", scenario: report.scenario.name, error: report.error });
     for (const row of report.rows)
       lines.push({ type: "row", ...row, ratio: ratio(row), floorRatio: floorRatio(row) });
+    if (report.facts)
+      lines.push({ type: "facts", scenario: report.scenario.name, facts: report.facts });
   }
+  for (const target of checkTargets(viewOf(reports))) lines.push({ type: "target", ...target });
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
