@@ -112,6 +112,25 @@ export const answerReadSpecs: SpecModule = {
       expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
     });
 
+    spec("concurrent answers that all read i1 pending: exactly one applies", async (saver) => {
+      await pausedThread(saver);
+      const actors = ["alice", "bob", "carol", "dave"];
+      const outcomes = await Promise.all(
+        actors.map((actor) =>
+          saver.answerInterrupts(answer({ answers: [{ id: I1, value: actor }], actor })),
+        ),
+      );
+      const winners = actors.filter((_, i) => outcomes[i]?.ok);
+      expect(winners).toHaveLength(1);
+      for (const [i, outcome] of outcomes.entries())
+        if (!outcome.ok)
+          expect(outcome, actors[i]).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
+      const row = await saver.getInterrupt(I1);
+      expect(row?.answer).toBe(winners[0]);
+      expect(row?.answeredBy).toBe(winners[0]);
+      expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
+    });
+
     spec("a lease taken over since: fenced out, nothing written", async (saver) => {
       await pausedThread(saver);
       const stale = await saver.acquireLease(T, "worker-a", 1);
