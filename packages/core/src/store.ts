@@ -32,10 +32,12 @@ export type {
 } from "./checkpoint/answer-plan.ts";
 export {
   interruptBody,
+  interruptColumns,
   joinInterrupt,
   joinRun,
   joinTaskResult,
   runBody,
+  runColumns,
   taskResultBody,
 } from "./checkpoint/columns.ts";
 export type {

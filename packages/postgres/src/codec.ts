@@ -25,10 +25,12 @@ import type {
 import {
   channelValuesFromChains,
   interruptBody,
+  interruptColumns,
   joinInterrupt,
   joinRun,
   joinTaskResult,
   runBody,
+  runColumns,
   taskResultBody,
   type InterruptColumns,
 } from "@rein/core/store";
@@ -158,16 +160,17 @@ export class RowCodec {
     const last = new Map(records.map((record) => [record.id, record]));
     const arrays: InterruptArrays = Array.from({ length: 13 }, () => []);
     for (const record of last.values()) {
+      const c = interruptColumns(record);
       push(arrays, [
-        record.id,
-        record.threadId,
-        record.runId,
-        record.taskId,
-        record.graph,
-        record.tenant,
-        record.status,
-        record.createdAt,
-        record.deadline ?? null,
+        c.id,
+        c.thread_id,
+        c.run_id,
+        c.task_id,
+        c.graph,
+        c.tenant,
+        c.status,
+        c.created_at,
+        c.deadline,
         record.answer === undefined ? null : this.ser(record.answer),
         record.answeredBy ?? null,
         record.answeredAt ?? null,
@@ -238,12 +241,13 @@ export class RowCodec {
     const last = new Map(runs.map((run) => [run.runId, run]));
     const arrays: string[][] = [[], [], [], [], [], [], []];
     for (const run of last.values()) {
+      const c = runColumns(run);
       push(arrays, [
-        run.runId,
-        run.threadId,
-        run.createdAt,
-        run.updatedAt,
-        run.status,
+        c.run_id,
+        c.thread_id,
+        c.created_at,
+        c.updated_at,
+        c.status,
         run.parentRunId === null ? "true" : "false",
         this.runValue(run),
       ]);

@@ -15,10 +15,12 @@ import type {
 import {
   channelValuesFromChains,
   interruptBody,
+  interruptColumns,
   joinInterrupt,
   joinRun,
   joinTaskResult,
   runBody,
+  runColumns,
   taskResultBody,
 } from "@rein/core/store";
 import type {
@@ -125,15 +127,7 @@ export class RowCodec {
   /** The bind parameters of an interrupt upsert: its columns, and the rest encoded. */
   interruptParams(record: StoredInterrupt): InterruptParams {
     return {
-      id: record.id,
-      thread_id: record.threadId,
-      run_id: record.runId,
-      task_id: record.taskId,
-      graph: record.graph,
-      tenant: record.tenant,
-      status: record.status,
-      created_at: record.createdAt,
-      deadline: record.deadline ?? null,
+      ...interruptColumns(record),
       answer: record.answer === undefined ? null : this.ser(record.answer),
       answered_by: record.answeredBy ?? null,
       answered_at: record.answeredAt ?? null,
@@ -150,11 +144,7 @@ export class RowCodec {
   /** The bind parameters of a run upsert. */
   runParams(run: RunRecord): RunParams {
     return {
-      run_id: run.runId,
-      thread_id: run.threadId,
-      created_at: run.createdAt,
-      updated_at: run.updatedAt,
-      status: run.status,
+      ...runColumns(run),
       root: run.parentRunId === null ? 1 : 0,
       record: this.ser(runBody(run)),
     };

@@ -86,7 +86,6 @@ export interface InterruptRow extends InterruptColumns {
 
 /** Bind parameters of an interrupt upsert. */
 export interface InterruptParams extends InterruptColumns {
-  deadline: string | null;
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;

@@ -2,42 +2,20 @@ import { describe, expect, it } from "vitest";
 import { makeInterrupt, makeRun, runId, taskId } from "../testing/index.ts";
 import {
   interruptBody,
+  interruptColumns,
   joinInterrupt,
   joinRun,
   runBody,
-  type InterruptColumns,
-  type RunColumns,
+  runColumns,
 } from "./columns.ts";
-import type { RunRecord, StoredInterrupt } from "./types.ts";
+import type { StoredInterrupt } from "./types.ts";
 
-/** What a SQL store keeps in an interrupt row's columns. */
-function interruptRow(record: StoredInterrupt): InterruptColumns & {
-  answer: unknown;
-  answered_by: string | null;
-  answered_at: string | null;
-} {
-  return {
-    id: record.id,
-    thread_id: record.threadId,
-    run_id: record.runId,
-    task_id: record.taskId,
-    graph: record.graph,
-    tenant: record.tenant,
-    status: record.status,
-    created_at: record.createdAt,
-    deadline: record.deadline ?? null,
-    answer: record.answer,
-    answered_by: record.answeredBy ?? null,
-    answered_at: record.answeredAt ?? null,
-  };
-}
-
-const runRow = (run: RunRecord): RunColumns => ({
-  run_id: run.runId,
-  thread_id: run.threadId,
-  created_at: run.createdAt,
-  updated_at: run.updatedAt,
-  status: run.status,
+/** What a SQL store keeps in an interrupt row's columns, answer columns included. */
+const interruptRow = (record: StoredInterrupt) => ({
+  ...interruptColumns(record),
+  answer: record.answer,
+  answered_by: record.answeredBy ?? null,
+  answered_at: record.answeredAt ?? null,
 });
 
 /** Encodes like a store does: to JSON text and back. */
@@ -83,14 +61,18 @@ describe("record bodies", () => {
     const record = makeInterrupt("t1", "i1", { deadline: null, onTimeout: null });
     expect(joinInterrupt(roundTrip(record), interruptRow(record))).toEqual(record);
     const run = makeRun("t1", "run-1", { error: null, options: null });
-    expect(joinRun(roundTrip(run), runRow(run))).toEqual(run);
+    expect(joinRun(roundTrip(run), runColumns(run))).toEqual(run);
   });
 
   it("leave out a run's columns and defaults, and rebuild them", () => {
     const run = makeRun("t1", "run-1", { error: null, options: null });
     const body = roundTrip(runBody(run));
     expect(body).toEqual({ graph: "agent" });
-    expect(joinRun(body, runRow(run))).toEqual({ ...run, error: undefined, options: undefined });
+    expect(joinRun(body, runColumns(run))).toEqual({
+      ...run,
+      error: undefined,
+      options: undefined,
+    });
     const child = makeRun("t1", "run-2", {
       parentRunId: runId("run-1"),
       parentTaskId: taskId("p"),
@@ -98,6 +80,6 @@ describe("record bodies", () => {
       stream: "research:p",
       error: { name: "Error", message: "boom" },
     });
-    expect(joinRun(roundTrip(runBody(child)), runRow(child))).toEqual(child);
+    expect(joinRun(roundTrip(runBody(child)), runColumns(child))).toEqual(child);
   });
 });

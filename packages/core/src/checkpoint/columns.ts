@@ -22,6 +22,21 @@ export interface InterruptColumns {
   deadline: string | null;
 }
 
+/** The column values of an interrupt: the fields {@link interruptBody} leaves out. */
+export function interruptColumns(record: StoredInterrupt): InterruptColumns {
+  return {
+    id: record.id,
+    thread_id: record.threadId,
+    run_id: record.runId,
+    task_id: record.taskId,
+    graph: record.graph,
+    tenant: record.tenant,
+    status: record.status,
+    created_at: record.createdAt,
+    deadline: record.deadline ?? null,
+  };
+}
+
 /**
  * An interrupt as encoded: the record without its column fields, its defaults or the last entry
  * of its path. That entry is the asking task itself (its run, graph, node and task id, all
@@ -33,29 +48,34 @@ type InterruptBody = Partial<StoredInterrupt> & { up?: RunPathEntry[] };
 /** Fields an interrupt record always has, with the value a body leaves out. */
 const INTERRUPT_DEFAULTS = { namespace: [] as string[], stream: "" as StreamKey } as const;
 
-/** Optional fields of an interrupt whose null a body leaves out (they read back absent). */
-const INTERRUPT_OPTIONAL = { onTimeout: null, answerSchema: null } as const;
+/**
+ * Fields a body leaves out at their default: those above (filled back on read) and the optional
+ * ones whose null reads back absent.
+ */
+const INTERRUPT_DROPPED = [...keysOf(INTERRUPT_DEFAULTS), "onTimeout", "answerSchema"] as const;
+
+/** The record fields kept in an interrupt row's columns, not in its body. */
+const INTERRUPT_COLUMN_FIELDS = [
+  "id",
+  "threadId",
+  "runId",
+  "taskId",
+  "graph",
+  "tenant",
+  "status",
+  "createdAt",
+  "deadline",
+] as const;
 
 /** The part of an interrupt a store encodes: all but its column fields (and a set answer). */
 export function interruptBody(record: StoredInterrupt): InterruptBody {
   const body: InterruptBody = { ...record };
-  for (const key of [
-    "id",
-    "threadId",
-    "runId",
-    "taskId",
-    "graph",
-    "tenant",
-    "status",
-    "createdAt",
-    "deadline",
-  ] as const)
-    delete body[key];
+  for (const key of INTERRUPT_COLUMN_FIELDS) delete body[key];
   // A set answer lives in the answer columns; an explicit null stays in the body.
   if (body.answer !== undefined) delete body.answer;
   if (body.answeredBy != null) delete body.answeredBy;
   if (body.answeredAt != null) delete body.answeredAt;
-  dropDefaults(body, { ...INTERRUPT_DEFAULTS, ...INTERRUPT_OPTIONAL });
+  dropDefaults(body, INTERRUPT_DROPPED);
   const self = record.path.at(-1);
   if (self && isAskingTask(self, record)) {
     delete body.path;
@@ -105,12 +125,14 @@ export function joinInterrupt(
   return record;
 }
 
-/** Deletes the fields of `body` that hold their default (a null, an empty string or list). */
-function dropDefaults<T extends object>(
-  body: T,
-  defaults: Partial<Record<keyof T, unknown>>,
-): void {
-  for (const key of Object.keys(defaults) as (keyof T)[]) {
+/** The keys of a defaults table, typed. */
+function keysOf<T extends object>(table: T): (keyof T)[] {
+  return Object.keys(table) as (keyof T)[];
+}
+
+/** Deletes the fields `keys` of `body` that hold a default (a null, an empty string or list). */
+function dropDefaults<T extends object>(body: T, keys: readonly (keyof T)[]): void {
+  for (const key of keys) {
     const value = body[key];
     if (value === null || value === "" || (Array.isArray(value) && value.length === 0))
       delete body[key];
@@ -136,6 +158,17 @@ export interface RunColumns {
   status: string;
 }
 
+/** The column values of a run: the fields {@link runBody} leaves out. */
+export function runColumns(run: RunRecord): RunColumns {
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    status: run.status,
+  };
+}
+
 /** A run row as SQL stores read it: its columns and its encoded record. */
 export interface EncodedRunRow extends RunColumns {
   record: string;
@@ -156,13 +189,13 @@ const RUN_DEFAULTS = {
   stream: "" as StreamKey,
 } as const;
 
-/** Optional fields of a run whose null a body leaves out (they read back absent). */
-const RUN_OPTIONAL = { error: null, options: null } as const;
+/** Fields a run body leaves out at their default: those above, and a null error or options. */
+const RUN_DROPPED = [...keysOf(RUN_DEFAULTS), "error", "options"] as const;
 
 /** The part of a run a store encodes: all but its column fields and its defaults. */
 export function runBody(run: RunRecord): Partial<RunRecord> {
   const { runId: _r, threadId: _t, createdAt: _c, updatedAt: _u, status: _s, ...body } = run;
-  dropDefaults<Partial<RunRecord>>(body, { ...RUN_DEFAULTS, ...RUN_OPTIONAL });
+  dropDefaults<Partial<RunRecord>>(body, RUN_DROPPED);
   return body;
 }
 

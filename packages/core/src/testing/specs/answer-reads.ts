@@ -5,7 +5,6 @@
  */
 import { expect } from "vitest";
 import type { AnswerBatch, Checkpointer } from "../../checkpoint/types.ts";
-import { ErrorCodes, ReinError } from "../../errors.ts";
 import {
   checkpointId,
   interruptId,
@@ -19,6 +18,8 @@ import {
   threadId,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { batch, wake } from "./answers.ts";
+import { expectFencedOut, takenOver } from "./fencing.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -36,15 +37,12 @@ async function pausedThread(saver: Checkpointer): Promise<void> {
 
 /** An answer to i1 that says it read i1 pending in run-1. */
 function answer(over: Partial<AnswerBatch> = {}): AnswerBatch {
-  return {
-    threadId: T,
+  return batch({
     answers: [{ id: I1, value: "yes" }],
-    wake: [{ stream: "", checkpointId: C1, taskId: taskId("task-1") }],
-    actor: "alice@example.com",
-    action: "answer",
+    wake: [wake("1")],
     readRuns: { [I1]: runId("run-1") },
     ...over,
-  };
+  });
 }
 
 /** Everything an answer may write, to compare before and after a refusal. */
@@ -133,18 +131,9 @@ export const answerReadSpecs: SpecModule = {
 
     spec("a lease taken over since: fenced out, nothing written", async (saver) => {
       await pausedThread(saver);
-      const stale = await saver.acquireLease(T, "worker-a", 1);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const current = await saver.acquireLease(T, "worker-b", 60_000);
-      if (stale === null || current === null) throw new Error("lease not acquired");
+      const { stale } = await takenOver(saver);
       const before = await written(saver);
-      const error: unknown = await saver
-        .answerInterrupts(answer({ requestId: "req-2", fence: { threadId: T, token: stale } }))
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      expect(ReinError.is(error) ? error.code : error).toBe(ErrorCodes.FENCED_OUT);
+      await expectFencedOut(saver.answerInterrupts(answer({ requestId: "req-2", fence: stale })));
       expect(await written(saver)).toEqual(before);
     });
   },

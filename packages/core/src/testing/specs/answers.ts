@@ -35,7 +35,8 @@ async function pausedThread(saver: Checkpointer, ids: string[]): Promise<void> {
   }
 }
 
-function batch(over: Partial<AnswerBatch> = {}): AnswerBatch {
+/** A batch of thread t1 by alice, answering and waking nothing unless `over` says so. */
+export function batch(over: Partial<AnswerBatch> = {}): AnswerBatch {
   return {
     threadId: T,
     answers: [],
@@ -46,7 +47,8 @@ function batch(over: Partial<AnswerBatch> = {}): AnswerBatch {
   };
 }
 
-function wake(id: string): {
+/** The wake reference of task `task-<id>` at c1. */
+export function wake(id: string): {
   stream: string;
   checkpointId: typeof C1;
   taskId: ReturnType<typeof taskId>;

@@ -34,7 +34,7 @@ const TTL = 250;
  * Worker A takes the lease, lets it expire, worker B takes it over. Returns both fences: A's is
  * stale, B's is current.
  */
-async function takenOver(saver: Checkpointer): Promise<{ stale: Fence; current: Fence }> {
+export async function takenOver(saver: Checkpointer): Promise<{ stale: Fence; current: Fence }> {
   const a = await saver.acquireLease(T, "worker-a", TTL);
   await sleep(TTL + 150);
   const b = await saver.acquireLease(T, "worker-b", 60_000);
@@ -43,7 +43,7 @@ async function takenOver(saver: Checkpointer): Promise<{ stale: Fence; current: 
 }
 
 /** Asserts that `write` is refused with `fenced_out`. */
-async function expectFencedOut(write: Promise<unknown>): Promise<void> {
+export async function expectFencedOut(write: Promise<unknown>): Promise<void> {
   const error: unknown = await write.then(
     () => undefined,
     (e: unknown) => e,
