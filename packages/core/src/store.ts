@@ -20,6 +20,7 @@ export {
   keysetSlice,
   pageLimit,
   rebuildChannelValue,
+  sameHead,
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";

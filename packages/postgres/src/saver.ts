@@ -51,6 +51,7 @@ import { migrate, quoteSchema } from "./migrations.ts";
 import { guarded } from "./connection.ts";
 import {
   checkFence,
+  sameHead,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
@@ -191,16 +192,28 @@ export class PostgresSaver implements Checkpointer {
     return row ? this.#codec.thread(row) : undefined;
   }
 
-  async getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+  async getThreadHead(
+    threadId: ThreadId,
+    stream: StreamKey,
+    known?: CheckpointRecord,
+  ): Promise<ThreadHead> {
+    // Only a checkpoint of this thread and stream can stand in for the head row.
+    const mine = known && sameHead(known, known.id, threadId, stream) ? known : undefined;
     const [row] = await this.#rows<{
       checkpoint: CheckpointRow | null;
+      head_id: string | null;
       run: RunRow | null;
       thread: ThreadRow | null;
       pending: number;
       steering: string[];
-    }>(this.#sql.getThreadHead, [threadId, stream]);
+    }>(this.#sql.getThreadHead, [threadId, stream, mine?.id ?? null]);
+    const reuse = mine !== undefined && mine.id === row?.head_id;
     return {
-      checkpoint: row?.checkpoint ? this.#codec.checkpoint(row.checkpoint) : undefined,
+      checkpoint: reuse
+        ? mine
+        : row?.checkpoint
+          ? this.#codec.checkpoint(row.checkpoint)
+          : undefined,
       run: row?.run ? this.#codec.run(row.run) : undefined,
       thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
       pendingInterrupts: row?.pending ?? 0,

@@ -43,7 +43,8 @@ export function statementsFor(s: string) {
            metadata = EXCLUDED.metadata`,
       ),
     ),
-    // Everything a call on a thread reads first, in one round trip.
+    // Everything a call on a thread reads first, in one round trip. $3 is the id of a head the
+    // caller already holds (or NULL): that checkpoint's row is not sent again.
     getThreadHead: named(
       "get_thread_head",
       `WITH c AS (
@@ -52,7 +53,8 @@ export function statementsFor(s: string) {
            ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
          WHERE h.thread_id = $1 AND h.stream = $2
        )
-       SELECT (SELECT row_to_json(c) FROM c) AS checkpoint,
+       SELECT (SELECT CASE WHEN c.id = $3 THEN NULL ELSE row_to_json(c) END FROM c) AS checkpoint,
+         (SELECT id FROM c) AS head_id,
          (SELECT row_to_json(r) FROM (
             SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = (SELECT run_id FROM c)) r) AS run,
          (SELECT row_to_json(t) FROM (

@@ -46,6 +46,7 @@ import {
   chainFromRange,
   chainLengthOfVersion,
   checkFence,
+  sameHead,
   validateThreadId,
 } from "@rein/core/store";
 import { settle } from "./errors.ts";
@@ -172,16 +173,24 @@ export class SqliteSaver implements Checkpointer {
     });
   }
 
-  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+  getThreadHead(
+    threadId: ThreadId,
+    stream: StreamKey,
+    known?: CheckpointRecord,
+  ): Promise<ThreadHead> {
     return settle(
       () =>
         // One read transaction: the four reads see one state even while another process writes.
         this.#transaction(() => {
-          const head = this.#sql.getHeadCheckpoint.get(threadId, stream);
-          const run = head && this.#sql.getRun.get(head.run_id);
+          // A head the caller holds is recognised by its id: its row is neither read nor decoded.
+          const id = known && this.#sql.getHeadId.get(threadId, stream);
+          const reuse = known !== undefined && sameHead(known, id?.checkpoint_id, threadId, stream);
+          const head = reuse ? undefined : this.#sql.getHeadCheckpoint.get(threadId, stream);
+          const runId = reuse ? id?.run_id : head?.run_id;
+          const run = runId === undefined ? undefined : this.#sql.getRun.get(runId);
           const thread = this.#sql.getThread.get(threadId);
           return {
-            checkpoint: head ? this.#codec.checkpoint(head) : undefined,
+            checkpoint: reuse ? known : head ? this.#codec.checkpoint(head) : undefined,
             run: run ? this.#codec.run(run) : undefined,
             thread: thread ? this.#codec.thread(thread) : undefined,
             pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,

@@ -162,6 +162,11 @@ export function prepareStatements(db: Database.Database) {
     getCheckpoint: prep<[string, string, string], CheckpointRow>(
       "SELECT * FROM checkpoints WHERE thread_id = ? AND stream = ? AND id = ?",
     ),
+    getHeadId: prep<[string, string], { checkpoint_id: string; run_id: string }>(
+      `SELECT h.checkpoint_id, c.run_id FROM heads h
+       JOIN checkpoints c ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
+       WHERE h.thread_id = ? AND h.stream = ?`,
+    ),
     getHeadCheckpoint: prep<[string, string], CheckpointRow>(
       `SELECT c.* FROM heads h
        JOIN checkpoints c ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id

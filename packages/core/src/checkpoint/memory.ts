@@ -86,9 +86,13 @@ export class MemorySaver implements Checkpointer {
     });
   }
 
-  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead> {
+  getThreadHead(
+    threadId: ThreadId,
+    stream: StreamKey,
+    known?: CheckpointRecord,
+  ): Promise<ThreadHead> {
     return settle(() => {
-      const checkpoint = checkpoints.getCheckpoint(this.#db, threadId, stream);
+      const checkpoint = checkpoints.headCheckpoint(this.#db, threadId, stream, known);
       const run = checkpoint && this.#db.runs.get(checkpoint.runId);
       const record = this.#db.threads.get(threadId)?.record;
       return {

@@ -9,8 +9,9 @@ import {
   InvalidInputError,
   NotFoundError,
 } from "../errors.ts";
-import type { CheckpointId } from "../ids.ts";
-import type { CheckpointRecord, Fence, RunRecord } from "./types.ts";
+import type { CheckpointId, ThreadId } from "../ids.ts";
+
+import type { CheckpointRecord, Fence, RunRecord, StreamKey } from "./types.ts";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 1000;
@@ -262,4 +263,17 @@ export function chainFromRange<Link extends Omit<ChainLink, "channel"> & { versi
     current = link.kind === "delta" ? link.prev : null;
   }
   return chain.reverse();
+}
+
+/**
+ * Whether `known`, a checkpoint a caller holds, is the head `headId` of that thread and stream:
+ * then a store returns it as is from `getThreadHead` (a committed checkpoint never changes).
+ */
+export function sameHead(
+  known: CheckpointRecord,
+  headId: string | null | undefined,
+  threadId: ThreadId,
+  stream: StreamKey,
+): boolean {
+  return known.id === headId && known.threadId === threadId && known.stream === stream;
 }

@@ -350,8 +350,17 @@ export interface ThreadStore {
   /**
    * The stream's head checkpoint, its run, the thread row, the count of pending interrupts and
    * the steering log, in one read (one round trip), none of it decoded beyond what is returned.
+   *
+   * `known` is a checkpoint the caller already holds: when it is still the head (same id), the
+   * store returns `known` itself as `checkpoint` instead of reading and decoding it again. A
+   * committed checkpoint never changes, so only its id needs checking — this is what keeps
+   * answering one of 1,000 paused tasks from decoding the step's whole task list every time.
    */
-  getThreadHead(threadId: ThreadId, stream: StreamKey): Promise<ThreadHead>;
+  getThreadHead(
+    threadId: ThreadId,
+    stream: StreamKey,
+    known?: CheckpointRecord,
+  ): Promise<ThreadHead>;
   /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];

@@ -19,6 +19,7 @@ import type { RetryPolicy } from "../graph/node.ts";
 import { GraphInterrupt, TaskCancelled } from "../interrupts/calls.ts";
 import { emitInterrupt } from "../interrupts/records.ts";
 import { decodeTrigger } from "../keys.ts";
+import { taskArgument } from "../thread/head-cache.ts";
 import { ChildPaused, TaskRun, withTask } from "./context.ts";
 import type { Execution } from "./execution.ts";
 
@@ -66,7 +67,8 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskAttempt> {
   const mine = input.interrupts.filter(
     (i) => i.taskId === task.id && i.checkpointId === head.id && i.kind === "dynamic",
   );
-  const nodeInput = decodeTrigger(task.trigger).kind === "send" ? task.arg : input.values;
+  const nodeInput =
+    decodeTrigger(task.trigger).kind === "send" ? taskArgument(head, task) : input.values;
   const policy = spec.options.retry;
   const maxAttempts = policy ? Math.max(1, policy.maxAttempts ?? 3) : 1;
   emitTask(exec, task, "start");

@@ -18,6 +18,7 @@ import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
+import { headCacheOf, type HeadCache } from "./head-cache.ts";
 import { withLease, type HeldLease, type LeaseSettings } from "./lease.ts";
 
 /** Fields of a {@link ThreadSession}. */
@@ -33,6 +34,8 @@ export interface SessionInit {
   durable?: boolean;
   /** The clock of the call's records. */
   clock?: () => Date;
+  /** Heads this process decoded before, offered to the store on the call's first read. */
+  heads?: HeadCache | undefined;
 }
 
 /** One call's view of one thread. */
@@ -43,6 +46,7 @@ export class ThreadSession {
   readonly lease: HeldLease | undefined;
   readonly durable: boolean;
   private readonly clock: () => Date;
+  private readonly heads: HeadCache | undefined;
   private writesAfterRun = false;
 
   constructor(init: SessionInit) {
@@ -52,6 +56,7 @@ export class ThreadSession {
     this.lease = init.lease;
     this.durable = init.durable ?? true;
     this.clock = init.clock ?? (() => new Date());
+    this.heads = init.heads;
   }
 
   /**
@@ -143,8 +148,12 @@ export class ThreadSession {
    * What a call reads first, in one read: the root stream's head checkpoint, its run, the thread
    * row and how many interrupts are pending.
    */
-  threadHead(): Promise<ThreadHead> {
-    return this.store.getThreadHead(this.threadId, ROOT_STREAM);
+  async threadHead(): Promise<ThreadHead> {
+    const known = this.heads?.get(this.threadId);
+    const read = await this.store.getThreadHead(this.threadId, ROOT_STREAM, known);
+    if (read.checkpoint !== undefined && read.checkpoint !== known)
+      this.heads?.remember(read.checkpoint);
+    return read;
   }
 
   /**
@@ -240,7 +249,8 @@ export function openSession<T>(
   actor: string,
   fn: (session: ThreadSession) => Promise<T>,
 ): Promise<T> {
+  const heads = headCacheOf(store);
   return withLease(store, threadId, settings, (lease) =>
-    fn(new ThreadSession({ store: lease.store, threadId, actor, lease })),
+    fn(new ThreadSession({ store: lease.store, threadId, actor, lease, heads })),
   );
 }

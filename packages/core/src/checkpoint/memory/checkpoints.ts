@@ -4,7 +4,13 @@
  */
 import { NotFoundError } from "../../errors.ts";
 import { validateThreadId, type CheckpointId, type ThreadId } from "../../ids.ts";
-import { conflictError, insertSorted, lowerBound, rebuildChannelValue } from "../store-kit.ts";
+import {
+  conflictError,
+  insertSorted,
+  lowerBound,
+  rebuildChannelValue,
+  sameHead,
+} from "../store-kit.ts";
 import type {
   CheckpointRecord,
   StepCommit,
@@ -72,6 +78,18 @@ export function getCheckpoint(
   const key = id ?? state?.head;
   const data = key === undefined || key === null ? undefined : state?.checkpoints.get(key);
   return data === undefined ? undefined : db.de<CheckpointRecord>(data);
+}
+
+/** The head checkpoint of a stream: `known` itself when it is still the head, else decoded. */
+export function headCheckpoint(
+  db: MemoryTables,
+  threadId: ThreadId,
+  stream: StreamKey,
+  known: CheckpointRecord | undefined,
+): CheckpointRecord | undefined {
+  const head = db.peekStream(threadId, stream)?.head;
+  if (known !== undefined && sameHead(known, head, threadId, stream)) return known;
+  return getCheckpoint(db, threadId, stream);
 }
 
 /** Checkpoints of a stream, newest first, from the sorted id list (no scan past the page). */

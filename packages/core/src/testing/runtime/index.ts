@@ -20,7 +20,7 @@ import { deadlineContracts } from "./deadlines.ts";
 import { determinismContracts } from "./determinism.ts";
 import { runtimeEnv, type RuntimeTestInitializer } from "./harness.ts";
 import { idErrorContracts } from "./ids-errors.ts";
-import { parallelInterruptContracts } from "./parallel-interrupts.ts";
+import { parallelInterruptContracts, sendArgumentContracts } from "./parallel-interrupts.ts";
 import { pausingContracts } from "./pausing.ts";
 import { pendingPageContracts } from "./pending-page.ts";
 import { queueContracts } from "./queue.ts";
@@ -44,6 +44,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
   describe(`runtime contracts on ${init.name}`, () => {
     describe("interrupts: pausing and answering", () => pausingContracts(env));
     describe("interrupts: parallel questions", () => parallelInterruptContracts(env));
+    describe("interrupts: Send arguments across re-runs", () => sendArgumentContracts(env));
     describe("interrupts: the pending page of a result", () => pendingPageContracts(env));
     describe("interrupts: refused inputs", () => refusedInputContracts(env));
     describe("interrupts: determinism guard", () => determinismContracts(env));

@@ -5,10 +5,12 @@
  */
 import { it, expect } from "vitest";
 import {
+  append,
   Command,
   interrupt,
   InvalidInputError,
   lastValue,
+  Send,
   START,
   StateGraph,
 } from "../../index.ts";
@@ -176,6 +178,53 @@ export function parallelInterruptContracts(env: RuntimeEnv): void {
           ]);
       }
       expect(counter.total()).toBe(10);
+    }),
+  );
+}
+
+/**
+ * A `Send` argument is the task's input each time the task runs, as it was sent: node code that
+ * changes the object it got changes nothing later calls see, also when this process keeps the
+ * paused step's head between calls instead of reading it again.
+ */
+export function sendArgumentContracts(env: RuntimeEnv): void {
+  it(
+    "a node that changes its Send argument before pausing gets the argument as sent on every re-run",
+    env.withStore(async (saver) => {
+      const seen: string[] = [];
+      const graph = new StateGraph({
+        items: lastValue<string[]>(() => []),
+        out: append<string>(),
+      })
+        .addNode("fan", () => ({}))
+        .addNode("work", (arg: { item: string; notes: string[] }) => {
+          seen.push(`${arg.item}:${JSON.stringify(arg.notes)}`);
+          arg.notes.push("changed by the node");
+          const first = interrupt<string>({ item: arg.item, question: 1 });
+          const second = interrupt<string>({ item: arg.item, question: 2 });
+          return { out: `${arg.item}=${first}/${second}` };
+        })
+        .addEdge(START, "fan")
+        .addConditionalEdges(
+          "fan",
+          (s) => s.items.map((item) => new Send("work", { item, notes: [] })),
+          ["work"],
+        )
+        .compile({ checkpointer: saver });
+      const threadId = threadName("send-argument");
+      const r1 = await graph.invoke({ items: ["a", "b"] }, { threadId });
+      const ofItem = (r: typeof r1, item: string): string =>
+        r.interrupts.find((i) => (i.payload as { item: string }).item === item)?.id ?? "";
+      // Two answers to a's questions, each re-running a from the same paused head.
+      const r2 = await graph.invoke(Command.resumeMap({ [ofItem(r1, "a")]: "x" }), { threadId });
+      const r3 = await graph.invoke(Command.resumeMap({ [ofItem(r2, "a")]: "y" }), { threadId });
+      expect(r3.status).toBe("interrupted");
+      expect(seen.filter((s) => s.startsWith("a:"))).toEqual(["a:[]", "a:[]", "a:[]"]);
+      const r4 = await graph.invoke(Command.resumeMap({ [ofItem(r3, "b")]: "p" }), { threadId });
+      const r5 = await graph.invoke(Command.resumeMap({ [ofItem(r4, "b")]: "q" }), { threadId });
+      expect(r5.status).toBe("done");
+      expect(seen.filter((s) => s.startsWith("b:"))).toEqual(["b:[]", "b:[]", "b:[]"]);
+      expect([...r5.values.out].sort()).toEqual(["a=x/y", "b=p/q"]);
     }),
   );
 }

@@ -182,5 +182,33 @@ export const threadSpecs: SpecModule = {
         expect((await saver.getThreadHead(T, "child")).checkpoint).toBeUndefined();
       },
     );
+
+    spec(
+      "getThreadHead hands back a known checkpoint while it is the head, and reads the new head once it moved",
+      async (saver) => {
+        const T = threadId("t1");
+        const c1 = makeCheckpoint("t1", checkpointId(1));
+        await saver.commitStep(makeCommit(c1, null, { runs: [makeRun("t1", "run-1")] }));
+        const known = (await saver.getThreadHead(T, "")).checkpoint;
+        expect(known).toEqual(c1);
+        const again = await saver.getThreadHead(T, "", known);
+        // The very object the caller holds: nothing was decoded for it. The rest is read fresh.
+        expect(again.checkpoint).toBe(known);
+        expect(again.run).toMatchObject({ runId: "run-1" });
+        const c2 = makeCheckpoint("t1", checkpointId(2), { parentId: c1.id });
+        await saver.commitStep(makeCommit(c2, c1.id));
+        const moved = await saver.getThreadHead(T, "", known);
+        expect(moved.checkpoint).not.toBe(known);
+        expect(moved.checkpoint).toEqual(c2);
+        // A checkpoint of another thread or stream never stands in for a head.
+        await saver.commitStep(makeCommit(makeCheckpoint("t2", checkpointId(2)), null));
+        const other = await saver.getThreadHead(threadId("t2"), "", moved.checkpoint);
+        expect(other.checkpoint).not.toBe(moved.checkpoint);
+        expect(other.checkpoint?.threadId).toBe("t2");
+        expect(
+          (await saver.getThreadHead(T, "child", moved.checkpoint)).checkpoint,
+        ).toBeUndefined();
+      },
+    );
   },
 };
