@@ -120,11 +120,20 @@ export function rebuildChannelValue(
 
 /** Index of the first element `>= value` in an ascending array. */
 export function lowerBound(sorted: readonly string[], value: string): number {
+  return lowerBoundBy(sorted, value, (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The first index of an array sorted by `compare` whose item is not before `value`. */
+export function lowerBoundBy<T>(
+  sorted: readonly T[],
+  value: T,
+  compare: (a: T, b: T) => number,
+): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < value) lo = mid + 1;
+    if (compare(sorted[mid] as T, value) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
