@@ -3,7 +3,7 @@
  * scales with what will run, not with the width of the step: when 1,000 parallel tasks wait on
  * answers and one is answered, the continuation decodes that task's interrupts, not the others'.
  */
-import type { CheckpointRecord, TaskResult, TaskResultKind } from "../checkpoint/types.ts";
+import type { CheckpointRecord } from "../checkpoint/types.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
 import type { Execution } from "./execution.ts";
@@ -36,7 +36,7 @@ async function taskRows(
   exec: Execution,
   head: CheckpointRecord,
   selectors: RunSelectors,
-): Promise<Pick<LoopState, "results" | "interrupts">> {
+): Promise<Pick<LoopState, "results" | "interrupts" | "ready">> {
   const store = exec.store;
   // A narrow step reads its tasks' interrupt rows alongside the result kinds (one round trip on a
   // networked store instead of two); a wide one waits for the kinds to read only the rows of the
@@ -53,39 +53,30 @@ async function taskRows(
         )
       : undefined,
   ]);
-  const kindOf = new Map(kinds.map((k) => [k.taskId as string, k.kind]));
-  const toRun = head.next.filter((task) => !kindOf.has(task.id)).map((task) => task.id);
+  const recorded = new Set<string>();
+  let paused = false;
+  for (const k of kinds) {
+    recorded.add(k.taskId);
+    if (k.kind === "paused") paused = true;
+  }
+  const unrecorded = head.next.filter((task) => !recorded.has(task.id));
+  const running = new Set<string>(unrecorded.map((task) => task.id));
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
   // task can finish (once per step, at its last answer), and not at all when there are none.
-  const stillPaused = kinds.some((k) => k.kind === "paused");
-  const running = new Set<string>(toRun);
+  // The loop starts from `ready` instead of walking the step's results again.
   const [results, interrupts] = await Promise.all([
-    stillPaused
-      ? unreadResults(head, kinds)
-      : kinds.length === 0
-        ? []
-        : store.getTaskResults(exec.threadId, exec.stream, head.id),
+    paused || kinds.length === 0 ? [] : store.getTaskResults(exec.threadId, exec.stream, head.id),
     stepRows
       ? stepRows.filter((row) => running.has(row.taskId))
-      : interruptsToMatch(exec, head, selectors, toRun),
+      : interruptsToMatch(
+          exec,
+          head,
+          selectors,
+          unrecorded.map((task) => task.id),
+        ),
   ]);
-  return { results, interrupts };
-}
-
-/**
- * The results of a step whose barrier this call cannot reach, without their bodies: a paused
- * task as stored, a finished one as a `writes` result with its writes left unread (the loop only
- * needs to know it finished).
- */
-function unreadResults(head: CheckpointRecord, kinds: readonly TaskResultKind[]): TaskResult[] {
-  const nodeOf = new Map(head.next.map((task) => [task.id as string, task.node]));
-  return kinds.map(({ taskId, kind }): TaskResult => {
-    const node = nodeOf.get(taskId) ?? "";
-    return kind === "paused"
-      ? { kind, taskId, node }
-      : { kind, taskId, node, writes: [], gotos: [], sends: [] };
-  });
+  return { results, interrupts, ready: { unrecorded, paused } };
 }
 
 /**

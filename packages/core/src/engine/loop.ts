@@ -33,6 +33,19 @@ export interface LoopState {
   results: TaskResult[];
   /** Interrupt rows attached to the head checkpoint (all statuses). */
   interrupts: StoredInterrupt[];
+  /**
+   * What a continuation already worked out about the head's step, so the loop's first pass does
+   * not walk every task of a wide step again: the tasks without a result, and whether a task of
+   * the step is still paused (then `results` may leave out the tasks that have one: the step
+   * cannot reach its barrier in this call).
+   */
+  ready?: StepStart | undefined;
+}
+
+/** The tasks of a step that have no result yet, and whether any task of it is paused. */
+export interface StepStart {
+  unrecorded: TaskSpec[];
+  paused: boolean;
 }
 
 /** How a loop ended. */
@@ -74,17 +87,11 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     if (steps++ >= definition.recursionLimit)
       return { status: "error", error: new RecursionLimitError(definition.recursionLimit) };
 
-    const recorded = new Map<string, TaskResult>();
-    for (const r of state.results) recorded.set(r.taskId, r);
+    const start = state.ready ?? stepStart(head, state.results);
+    state.ready = undefined;
     const toRun: TaskSpec[] = [];
-    let paused = false;
-    for (const task of head.next) {
-      const result = recorded.get(task.id);
-      if (result?.kind === "writes") continue;
-      if (result?.kind === "paused") {
-        paused = true;
-        continue;
-      }
+    let paused = start.paused;
+    for (const task of start.unrecorded) {
       if (
         selects(options.selectors.before, exec.namespace, task.node) &&
         !(await passBefore(exec, state, task))
@@ -102,16 +109,15 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
         paused = true;
         state.interrupts.push(...outcome.created);
       } else if (outcome.kind === "error") failure ??= outcome;
-      if (outcome.result) {
-        recorded.set(outcome.task.id, outcome.result);
-        state.results.push(outcome.result);
-      }
+      if (outcome.result) state.results.push(outcome.result);
     }
     if (failure?.kind === "error")
       return { status: "error", error: failure.error, failedNode: failure.task.node };
     if (exec.signal.aborted) return { status: "cancelled" };
     if (paused) return { status: "interrupted" };
 
+    const recorded = new Map<string, TaskResult>();
+    for (const r of state.results) recorded.set(r.taskId, r);
     const writes = head.next
       .map((task) => recorded.get(task.id))
       .filter((r): r is Extract<TaskResult, { kind: "writes" }> => r?.kind === "writes");
@@ -123,6 +129,16 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
       throw error;
     }
   }
+}
+
+/** The tasks of the head's step without a recorded result, and whether one of them paused. */
+function stepStart(head: CheckpointRecord, results: readonly TaskResult[]): StepStart {
+  const recorded = new Map<string, TaskResult["kind"]>();
+  for (const r of results) recorded.set(r.taskId, r.kind);
+  return {
+    unrecorded: head.next.filter((task) => !recorded.has(task.id)),
+    paused: results.some((r) => r.kind === "paused"),
+  };
 }
 
 /** Runs the runnable tasks of the head's step concurrently, each to an outcome. */
