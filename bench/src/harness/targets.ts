@@ -177,12 +177,12 @@ const TARGETS: Target[] = [
       return (
         `Per answer the store decodes ${count(fact("records", 10))} records (${kb(fact("bytes", 10))}) at K = 10 and ` +
         `${count(fact("records", 1000))} records (${kb(fact("bytes", 1000))}) at K = 1,000 (counted by a wrapping serializer): ` +
-        "mostly the run result's page of up to 100 pending interrupts (the paused step's head, with its K task specs, is " +
-        "decoded once and then handed back by the store while it stays the head). The continuation still lists the kinds " +
-        "of the step's K−1 task results (rows without their bodies) and walks the head's K task specs to find the tasks to " +
-        "run. The answer itself reads and writes only its interrupt and its task. It would take storing the step's tasks " +
-        "as rows with their state, so a continuation reads the tasks that will run and counts the rest, and a run result " +
-        "that decodes its page of pending interrupts only when it is read."
+        "the paused step's head, with its K task specs, is decoded once and then handed back by the store while it " +
+        "stays the head, and the run result's page of pending interrupts is decoded only when read. What still grows " +
+        "with K is work without decoding: the continuation lists the kinds of the step's K−1 task results (rows without " +
+        "their bodies) and walks the head's K task specs to find the tasks without a result. The answer itself reads and " +
+        "writes only its interrupt and its task. It would take storing the step's tasks as rows with their state, so a " +
+        "continuation reads the tasks that will run and counts the rest."
       );
     },
   },

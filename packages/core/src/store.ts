@@ -18,6 +18,7 @@ export {
   encodeCursor,
   keysetPage,
   keysetSlice,
+  lazyPendingPage,
   pageLimit,
   rebuildChannelValue,
   sameHead,

@@ -51,6 +51,7 @@ import { migrate, quoteSchema } from "./migrations.ts";
 import { guarded } from "./connection.ts";
 import {
   checkFence,
+  lazyPendingPage,
   sameHead,
   decodeCursor,
   decodeSeqCursor,
@@ -355,10 +356,9 @@ export class PostgresSaver implements Checkpointer {
       this.#sql.pendingPage,
       [threadId, Math.max(0, Math.floor(limit))],
     );
-    return {
-      items: (row?.items ?? []).map((item) => this.#codec.interrupt(item)),
-      total: row?.total ?? 0,
-    };
+    return lazyPendingPage(row?.items ?? [], row?.total ?? 0, (item) =>
+      this.#codec.interrupt(item),
+    );
   }
 
   async getTaskInterrupts(

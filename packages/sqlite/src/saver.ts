@@ -46,6 +46,7 @@ import {
   chainFromRange,
   chainLengthOfVersion,
   checkFence,
+  lazyPendingPage,
   sameHead,
   validateThreadId,
 } from "@rein/core/store";
@@ -358,12 +359,13 @@ export class SqliteSaver implements Checkpointer {
     return settle(
       () =>
         // One read transaction: the page and the count see one state.
-        this.#transaction(() => ({
-          items: this.#sql.pendingPage
-            .all(threadId, Math.max(0, Math.floor(limit)))
-            .map((row) => this.#codec.interrupt(row)),
-          total: this.#sql.pendingCount.get(threadId)?.n ?? 0,
-        })) as PendingPage,
+        this.#transaction(() =>
+          lazyPendingPage(
+            this.#sql.pendingPage.all(threadId, Math.max(0, Math.floor(limit))),
+            this.#sql.pendingCount.get(threadId)?.n ?? 0,
+            (row) => this.#codec.interrupt(row),
+          ),
+        ) as PendingPage,
     );
   }
 

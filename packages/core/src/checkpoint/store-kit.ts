@@ -11,7 +11,14 @@ import {
 } from "../errors.ts";
 import type { CheckpointId, ThreadId } from "../ids.ts";
 
-import type { CheckpointRecord, Fence, RunRecord, StreamKey } from "./types.ts";
+import type {
+  CheckpointRecord,
+  Fence,
+  PendingPage,
+  RunRecord,
+  StoredInterrupt,
+  StreamKey,
+} from "./types.ts";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 1000;
@@ -285,4 +292,25 @@ export function sameHead(
   stream: StreamKey,
 ): boolean {
   return known.id === headId && known.threadId === threadId && known.stream === stream;
+}
+
+/**
+ * A page of pending interrupts whose records are decoded when `items` is first read, not when the
+ * page is read: a run result carries the oldest page of its thread's questions, and a caller
+ * answering 1,000 of them one after another may never look. `rows` must not change afterwards
+ * (pass copies of mutable rows, or their encoded text).
+ */
+export function lazyPendingPage<Row>(
+  rows: readonly Row[],
+  total: number,
+  decode: (row: Row) => StoredInterrupt,
+): PendingPage {
+  let items: StoredInterrupt[] | undefined;
+  return {
+    get items(): StoredInterrupt[] {
+      items ??= rows.map(decode);
+      return items;
+    },
+    total,
+  };
 }

@@ -2,7 +2,7 @@
  * One call on a root run: create the thread if needed, refuse input while a run is unfinished
  * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
  */
-import type { RunRecord, ThreadHead, ThreadRecord } from "../checkpoint/types.ts";
+import type { PendingPage, RunRecord, ThreadHead, ThreadRecord } from "../checkpoint/types.ts";
 import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunOptions } from "../graph/options.ts";
@@ -226,11 +226,12 @@ async function toResult(
     runId: exec.runId,
     status: outcome.status,
     values: state.values,
-    interrupts: pending.items.map(toPublicInterrupt),
+    interrupts: [],
     pendingCount: pending.total,
     checkpointId: session.durable ? state.head.id : null,
     ...(exec.rejectedAnswers.length > 0 ? { rejectedAnswers: [...exec.rejectedAnswers] } : {}),
   };
+  if (pending.total > 0) decodeWhenRead(result, pending);
   if (outcome.status === "error") {
     const err = outcome.error;
     result.error = {
@@ -243,6 +244,30 @@ async function toResult(
     };
   }
   return result;
+}
+
+/**
+ * Makes `result.interrupts` the page's records, decoded the first time it is read (by the caller,
+ * `JSON.stringify`, a copy or the request store): a caller answering 1,000 parallel questions
+ * one by one and looking only at `status` decodes none of the page. It stays an ordinary,
+ * enumerable, assignable property to anyone reading it.
+ */
+function decodeWhenRead(result: RunResult, page: PendingPage): void {
+  const keep = (value: RunResult["interrupts"]): RunResult["interrupts"] => {
+    Object.defineProperty(result, "interrupts", {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return value;
+  };
+  Object.defineProperty(result, "interrupts", {
+    get: () => keep(page.items.map(toPublicInterrupt)),
+    set: keep,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /**

@@ -7,7 +7,13 @@
 import type { InterruptId, RunId, TaskId, ThreadId } from "../../ids.ts";
 import type { Serializer } from "../../serde.ts";
 import type { InterruptStatus } from "../../types.ts";
-import { compareOldestFirst, keysetPage, lowerBoundBy, pageLimit } from "../store-kit.ts";
+import {
+  compareOldestFirst,
+  keysetPage,
+  lazyPendingPage,
+  lowerBoundBy,
+  pageLimit,
+} from "../store-kit.ts";
 import type { InterruptPage, InterruptQuery, PendingPage, StoredInterrupt } from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
@@ -166,10 +172,13 @@ export class InterruptTable {
   /** The oldest `limit` pending interrupts of a thread (decoded) and the pending count. */
   pendingPage(threadId: ThreadId, limit: number): PendingPage {
     const queue = this.#pending.get(threadId) ?? [];
-    return {
-      items: queue.slice(0, Math.max(0, limit)).map((row) => this.#decode(row)),
-      total: queue.length,
-    };
+    // The encoded text, not the rows: an answer replaces a row's text after this read.
+    const texts = queue.slice(0, Math.max(0, limit)).map((row) => row.data);
+    return lazyPendingPage(
+      texts,
+      queue.length,
+      (text) => this.#serializer.deserialize(text) as StoredInterrupt,
+    );
   }
 
   /** A thread's interrupts asked by `taskIds`, oldest first (only those rows are decoded). */

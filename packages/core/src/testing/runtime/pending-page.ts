@@ -57,4 +57,32 @@ export function pendingPageContracts(env: RuntimeEnv): void {
     }),
     TIMEOUT_MS,
   );
+
+  it(
+    "a result's page reads the same first-hand, after later answers, copied, serialized or replaced",
+    env.withStore(async (saver) => {
+      const graph = fanOut(saver, new Counter());
+      const threadId = threadName("page-read");
+      const r1 = await graph.invoke({ items: ["a", "b", "c"] }, { threadId });
+      const r2 = await graph.invoke(
+        Command.resumeMap({ [(r1.interrupts[0] as { id: string }).id]: "ok" }),
+        { threadId },
+      );
+      // r2's page is read after a later answer changed the store: it still shows r2's moment.
+      const pendingAtR2 = (await saver.getThreadInterrupts(threadId as ThreadId, "pending")).map(
+        (i) => i.id,
+      );
+      await graph.invoke(Command.resumeMap({ [pendingAtR2[0] as string]: "ok" }), { threadId });
+      expect(r2.pendingCount).toBe(2);
+      expect(r2.interrupts.map((i) => i.id)).toEqual(pendingAtR2);
+      expect(r2.interrupts.every((i) => i.status === "pending")).toBe(true);
+      const asJson = JSON.parse(JSON.stringify(r2)) as { interrupts: { id: string }[] };
+      expect(asJson.interrupts.map((i) => i.id)).toEqual(pendingAtR2);
+      expect(structuredClone(r2).interrupts.map((i) => i.id)).toEqual(pendingAtR2);
+      expect({ ...r2 }.interrupts).toBe(r2.interrupts);
+      expect(Object.keys(r2)).toContain("interrupts");
+      r2.interrupts = [];
+      expect(r2.interrupts).toEqual([]);
+    }),
+  );
 }
