@@ -3,7 +3,7 @@
  * scales with what will run, not with the width of the step: when 1,000 parallel tasks wait on
  * answers and one is answered, the continuation decodes that task's interrupts, not the others'.
  */
-import type { CheckpointRecord } from "../checkpoint/types.ts";
+import type { CheckpointRecord, TaskSpec } from "../checkpoint/types.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
 import type { Execution } from "./execution.ts";
@@ -59,7 +59,13 @@ async function taskRows(
     recorded.add(k.taskId);
     if (k.kind === "paused") paused = true;
   }
-  const unrecorded = head.next.filter((task) => !recorded.has(task.id));
+  // An indexed loop, not `filter`: a head kept by the head cache is a frozen array, which the
+  // array builtins walk on their slow path (twice the time at 1,000 tasks).
+  const unrecorded: TaskSpec[] = [];
+  for (let i = 0; i < head.next.length; i++) {
+    const task = head.next[i] as TaskSpec;
+    if (!recorded.has(task.id)) unrecorded.push(task);
+  }
   const running = new Set<string>(unrecorded.map((task) => task.id));
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
