@@ -1,7 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runId } from "@rein/core/testing";
-import type { InterruptQuery } from "@rein/core/store";
+import { QUEUE_QUERY_SHAPES } from "@rein/core/testing";
 import { quoteSchema } from "./migrations.ts";
 import { interruptsQuery } from "./queries.ts";
 import type { PostgresSaver } from "./saver.ts";
@@ -28,25 +27,14 @@ describe.skipIf(!probe.available)(
       if (saver) await destroyTestSaver(saver);
     });
 
-    const shapes: [string, InterruptQuery, string][] = [
-      ["pending, across threads", { status: "pending" }, "interrupts_queue"],
-      ["every status, across threads", {}, "interrupts_by_created"],
-      ["pending, of a tenant", { status: "pending", tenant: "acme" }, "interrupts_by_tenant"],
-      ["pending, of a graph", { status: "pending", graph: "support" }, "interrupts_by_graph"],
-      ["of a run", { runId: runId("run-1") }, "interrupts_by_run"],
-    ];
-
-    for (const [name, query, index] of shapes)
-      for (const after of [null, ["2026-12-01T00:00:00.000Z", "i_x"] as [string, string]])
-        it(`${name}${after ? ", after a cursor" : ""}: reads ${index} in order, sorts nothing`, async () => {
-          const { text, values } = interruptsQuery(quoteSchema(saver.schema), query, after, 50);
-          const plan = (
-            await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)
-          ).rows
-            .map((row) => row["QUERY PLAN"])
-            .join(" | ");
-          expect(plan, name).toMatch(new RegExp(`Index (Only )?Scan using ${index} `));
-          expect(plan, name).not.toMatch(/\bSort\b/);
-        });
+    for (const { name, query, index, after } of QUEUE_QUERY_SHAPES)
+      it(`${name}: reads ${index} in order, sorts nothing`, async () => {
+        const { text, values } = interruptsQuery(quoteSchema(saver.schema), query, after, 50);
+        const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows
+          .map((row) => row["QUERY PLAN"])
+          .join(" | ");
+        expect(plan, name).toMatch(new RegExp(`Index (Only )?Scan using ${index} `));
+        expect(plan, name).not.toMatch(/\bSort\b/);
+      });
   },
 );

@@ -52,7 +52,6 @@ import { guarded } from "./connection.ts";
 import {
   checkFence,
   lazyPendingPage,
-  sameHead,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
@@ -199,7 +198,7 @@ export class PostgresSaver implements Checkpointer {
     known?: CheckpointRecord,
   ): Promise<ThreadHead> {
     // Only a checkpoint of this thread and stream can stand in for the head row.
-    const mine = known && sameHead(known, known.id, threadId, stream) ? known : undefined;
+    const mine = known?.threadId === threadId && known.stream === stream ? known : undefined;
     const [row] = await this.#rows<{
       checkpoint: CheckpointRow | null;
       head_id: string | null;

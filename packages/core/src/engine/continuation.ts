@@ -7,7 +7,7 @@ import type { CheckpointRecord, TaskSpec } from "../checkpoint/types.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
 import type { Execution } from "./execution.ts";
-import type { LoopState } from "./loop.ts";
+import { stepStart, type LoopState } from "./loop.ts";
 
 /**
  * The loop state at `head` for a run that continues its step: the values, each task's recorded
@@ -53,36 +53,32 @@ async function taskRows(
         )
       : undefined,
   ]);
-  const recorded = new Set<string>();
-  let paused = false;
-  for (const k of kinds) {
-    recorded.add(k.taskId);
-    if (k.kind === "paused") paused = true;
-  }
-  // An indexed loop, not `filter`: a head kept by the head cache is a frozen array, which the
-  // array builtins walk on their slow path (twice the time at 1,000 tasks).
-  const unrecorded: TaskSpec[] = [];
-  for (let i = 0; i < head.next.length; i++) {
-    const task = head.next[i] as TaskSpec;
-    if (!recorded.has(task.id)) unrecorded.push(task);
-  }
-  const running = new Set<string>(unrecorded.map((task) => task.id));
+  const ready = stepStart(head, kinds);
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
   // task can finish (once per step, at its last answer), and not at all when there are none.
   // The loop starts from `ready` instead of walking the step's results again.
   const [results, interrupts] = await Promise.all([
-    paused || kinds.length === 0 ? [] : store.getTaskResults(exec.threadId, exec.stream, head.id),
-    stepRows
-      ? stepRows.filter((row) => running.has(row.taskId))
-      : interruptsToMatch(
-          exec,
-          head,
-          selectors,
-          unrecorded.map((task) => task.id),
-        ),
+    ready.paused || kinds.length === 0
+      ? []
+      : store.getTaskResults(exec.threadId, exec.stream, head.id),
+    interruptsOfRunning(exec, head, selectors, ready.unrecorded, stepRows),
   ]);
-  return { results, interrupts, ready: { unrecorded, paused } };
+  return { results, interrupts, ready };
+}
+
+/** The interrupt rows of the tasks that will run: picked from `stepRows` when read already. */
+async function interruptsOfRunning(
+  exec: Execution,
+  head: CheckpointRecord,
+  selectors: RunSelectors,
+  running: readonly TaskSpec[],
+  stepRows: LoopState["interrupts"] | undefined,
+): Promise<LoopState["interrupts"]> {
+  const ids = running.map((task) => task.id);
+  if (stepRows === undefined) return interruptsToMatch(exec, head, selectors, ids);
+  const wanted = new Set<string>(ids);
+  return stepRows.filter((row) => wanted.has(row.taskId));
 }
 
 /**

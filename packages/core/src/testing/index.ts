@@ -38,6 +38,7 @@ import { threadSpecs } from "./specs/threads.ts";
 
 export type { CheckpointerTestInitializer, SpecRegistry } from "./suite.ts";
 export * from "./fixtures.ts";
+export * from "./queue-shapes.ts";
 
 /** The spec files of the suite, in report order. */
 const SPECS = [
