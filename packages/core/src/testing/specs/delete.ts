@@ -66,6 +66,8 @@ async function inventory(saver: Checkpointer, t: string): Promise<Record<string,
     tasks: (await saver.getTaskResults(id, "", C1)).length,
     interrupts: (await saver.getThreadInterrupts(id)).length,
     listed: (await saver.listInterrupts({ threadId: id })).items.length,
+    pending: (await saver.getPendingInterrupts(id, 10)).total,
+    pendingAtHead: (await saver.getThreadHead(id, "")).pendingInterrupts,
     byId: (await saver.getInterrupt(interruptId(`${t}-i1`)))?.id,
     runs: (await saver.listRuns(id)).length,
     run: (await saver.getRun(runId(`${t}-run-`)))?.runId,
@@ -84,7 +86,14 @@ export const deleteSpecs: SpecModule = {
       await populate(saver, "doomed");
       await populate(saver, "kept");
       const keptBefore = await inventory(saver, "kept");
-      expect(keptBefore).toMatchObject({ thread: "kept", head: C1, interrupts: 2, audit: 2 });
+      expect(keptBefore).toMatchObject({
+        thread: "kept",
+        head: C1,
+        interrupts: 2,
+        pending: 1,
+        pendingAtHead: 1,
+        audit: 2,
+      });
 
       await saver.deleteThread(threadId("doomed"));
 
@@ -97,6 +106,8 @@ export const deleteSpecs: SpecModule = {
         tasks: 0,
         interrupts: 0,
         listed: 0,
+        pending: 0,
+        pendingAtHead: 0,
         byId: undefined,
         runs: 0,
         run: undefined,
