@@ -12,6 +12,28 @@ import type { ThreadSession } from "../thread/session.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
 
+/**
+ * A run's abort signal (the caller's, or the lease's when it is lost), made only when something
+ * asks for it — node code's `ctx.signal`, a retry's wait — since most runs never do, and making
+ * one shows in profiles of short calls. The loop asks {@link RunSignal.aborted} between steps.
+ */
+export interface RunSignal {
+  /** Whether the run was aborted, without making the signal. */
+  readonly aborted: boolean;
+  /** The signal itself. */
+  readonly signal: AbortSignal;
+}
+
+/** The {@link RunSignal} of a signal that already exists. */
+export function runSignalOf(signal: AbortSignal): RunSignal {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    signal,
+  };
+}
+
 /** Fields of an {@link Execution}. */
 export interface ExecutionInit {
   /** The call's thread session: store, thread, lease. Shared by the whole run tree. */
@@ -26,7 +48,8 @@ export interface ExecutionInit {
   schema: Schema;
   tenant: string | null;
   determinism: DeterminismMode;
-  signal: AbortSignal;
+  /** Whether the run was aborted, and its abort signal, made when first asked for. */
+  abort: RunSignal;
   sink: EventSink;
   /** Steering records of the thread (oldest first). */
   steering: SteeringRecord[];
@@ -49,7 +72,7 @@ export class Execution implements ExecutionInit {
   readonly schema!: Schema;
   readonly tenant!: string | null;
   readonly determinism!: DeterminismMode;
-  readonly signal!: AbortSignal;
+  readonly abort!: RunSignal;
   readonly sink!: EventSink;
   readonly steering!: SteeringRecord[];
   readonly lineage!: RunId[];
@@ -59,6 +82,16 @@ export class Execution implements ExecutionInit {
   constructor(init: ExecutionInit) {
     Object.assign(this, init);
     this.rejectedAnswers = init.rejectedAnswers ?? [];
+  }
+
+  /** The run's abort signal (made on first use, see {@link RunSignal}). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Whether the run was aborted: the caller's signal fired, or the lease was lost. */
+  get aborted(): boolean {
+    return this.abort.aborted;
   }
 
   /** Records that an answer was rejected on re-run (reported in the call's result). */

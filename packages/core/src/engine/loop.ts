@@ -75,7 +75,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
   let steps = 0;
   for (;;) {
     const head = state.head;
-    if (exec.signal.aborted) return { status: "cancelled" };
+    if (exec.aborted) return { status: "cancelled" };
     // An `after` pause holds even when the paused node was the last one.
     if (
       state.interrupts.some(
@@ -113,7 +113,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     }
     if (failure?.kind === "error")
       return { status: "error", error: failure.error, failedNode: failure.task.node };
-    if (exec.signal.aborted) return { status: "cancelled" };
+    if (exec.aborted) return { status: "cancelled" };
     if (paused) return { status: "interrupted" };
 
     const recorded = new Map<string, TaskResult>();

@@ -13,7 +13,8 @@ import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT, type RunResult, type SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
-import { Execution } from "./execution.ts";
+import { Execution, runSignalOf, type RunSignal } from "./execution.ts";
+import type { HeldLease } from "../thread/lease.ts";
 import {
   checkInputChannels,
   describeError,
@@ -78,8 +79,9 @@ export async function runRoot(
       // Written with the input checkpoint when there is one, skipped when already stored running.
       writeRunRow: !start.storedRunning,
       newThread,
-      // The run's last write ends the lease too, unless something is stored after it.
-      releaseLeaseAtEnd: session.releasesWithLastWrite,
+      // The run's last write ends the lease too, unless something is stored after it or another
+      // call of this process waits for the lease.
+      releaseLeaseAtEnd: () => session.releasesWithLastWrite,
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process
@@ -168,13 +170,6 @@ function rootExecution(
   sink: EventSink,
   { thread, steering }: { thread: ThreadRecord | undefined; steering: SteeringRecord[] },
 ): Execution {
-  const signals = [options.signal, session.lease?.signal].filter((s) => s !== undefined);
-  const signal =
-    signals.length === 0
-      ? NEVER_ABORTED
-      : signals.length === 1
-        ? (signals[0] as AbortSignal)
-        : AbortSignal.any(signals);
   return new Execution({
     session,
     runId: run.runId,
@@ -185,7 +180,7 @@ function rootExecution(
     schema: definition.schema,
     tenant: thread?.tenant ?? null,
     determinism: definition.determinism,
-    signal,
+    abort: rootSignal(options.signal, session.lease),
     sink,
     steering,
     lineage: [run.runId],
@@ -194,6 +189,20 @@ function rootExecution(
       after: parseSelectors(run.options?.interruptAfter, 0),
     },
   });
+}
+
+/** A root run's abort signal: the caller's, the lease's (aborted when lost), or both. */
+function rootSignal(caller: AbortSignal | undefined, lease: HeldLease | undefined): RunSignal {
+  if (!lease) return runSignalOf(caller ?? NEVER_ABORTED);
+  let made: AbortSignal | undefined;
+  return {
+    get aborted() {
+      return made ? made.aborted : caller?.aborted === true || lease.aborted;
+    },
+    get signal() {
+      return (made ??= caller ? AbortSignal.any([caller, lease.signal]) : lease.signal);
+    },
+  };
 }
 
 /**

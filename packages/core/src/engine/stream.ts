@@ -45,8 +45,11 @@ export interface StreamRunInput {
   writeRunRow?: boolean;
   /** The row of a thread not stored yet: it goes with the stream's first commit. */
   newThread?: ThreadRecord | undefined;
-  /** The write that ends the run (its last commit, or the pause) also ends the lease. */
-  releaseLeaseAtEnd?: boolean;
+  /**
+   * Whether the write that ends the run (its last commit, or the pause) also ends the lease:
+   * asked when that write is made.
+   */
+  releaseLeaseAtEnd?: () => boolean;
 }
 
 /** Result of a stream run: the loop outcome and where the stream stands. */
@@ -108,7 +111,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     storedStatus = status;
     return {
       runs: [{ ...run, status, updatedAt: new Date().toISOString(), error: null }],
-      ...(input.releaseLeaseAtEnd ? { releaseLease: true } : {}),
+      ...(input.releaseLeaseAtEnd?.() ? { releaseLease: true } : {}),
     };
   };
   const outcome = await runLoop(

@@ -98,7 +98,7 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskAttempt> {
         "cancelled",
       );
     if (threw) {
-      if (attempt < maxAttempts && retryable(policy, thrown) && !exec.signal.aborted) {
+      if (attempt < maxAttempts && retryable(policy, thrown) && !exec.aborted) {
         exec.debug(`task ${task.id} (${task.node}) failed on attempt ${attempt}; retrying`, {
           error: String(thrown),
         });

@@ -3,6 +3,11 @@
  * works, and releases it when done. A crashed owner's lease expires and another process takes
  * over. The lease's fencing token goes with every write of the call (see {@link fencedStore}), so
  * an owner that was paused past its lease cannot overwrite the new owner's work when it wakes.
+ *
+ * Within one process, calls on one thread of one store object line up here rather than at the
+ * store: the first takes the store's lease, the others wait their turn without polling the
+ * store, and a call that ends while another waits hands its lease on as it is — same owner,
+ * same fence, renewals running — so the next call starts with no store round trip.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -23,6 +28,9 @@ export const defaultLease: LeaseSettings = { ttlMs: 30_000, waitMs: 30_000 };
 /** Identity of this process in lease rows. */
 export const processOwner = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
+/** Lease owners this process has named: each store lease it takes gets the next one. */
+let ownersNamed = 0;
+
 /** A held lease, as the work done under it sees it. */
 export interface HeldLease {
   /** The lease proof every write of the call carries. */
@@ -31,6 +39,8 @@ export interface HeldLease {
   readonly store: Checkpointer;
   /** Aborted when the lease is lost (renewal refused, or not renewed before it expired). */
   readonly signal: AbortSignal;
+  /** Whether {@link HeldLease.signal} aborted (a renewal refused or too late), without making it. */
+  readonly aborted: boolean;
   /** Whether the lease was lost; work must stop writing and the call must fail. */
   readonly lost: boolean;
   /** Throws {@link FencedOutError} when the lease was lost. */
@@ -40,6 +50,108 @@ export interface HeldLease {
    * nothing is left to release, and renewals stopped.
    */
   readonly released: boolean;
+  /**
+   * Whether another call of this process waits for the thread: the call's last write should then
+   * keep the lease, which passes to that call when this one ends instead of being released.
+   */
+  readonly awaited: boolean;
+}
+
+/** The calls of this process on one thread of one store: who holds the lease, who waits. */
+class ThreadLine {
+  /** The store lease the line holds, kept between calls only while one is handed on. */
+  lease: ProcessLease | null = null;
+  /** Calls waiting their turn, first come first served. */
+  readonly waiting: Array<() => void> = [];
+}
+
+/** The lines of each store object (a store object is one client of one database). */
+const linesOf = new WeakMap<Checkpointer, Map<ThreadId, ThreadLine>>();
+
+/** A store lease this process holds, renewed on a timer until released or lost. */
+class ProcessLease implements HeldLease {
+  readonly fence: Fence;
+  readonly store: Checkpointer;
+  released = false;
+  #heldUntil: number;
+  #lostWith: FencedOutError | undefined;
+  // Created when first asked for: most calls never look at the signal, and making one shows in
+  // profiles of short calls.
+  #controller: AbortController | undefined;
+  readonly #renewal: NodeJS.Timeout;
+
+  constructor(
+    base: Checkpointer,
+    threadId: ThreadId,
+    readonly owner: string,
+    token: number,
+    private readonly line: ThreadLine,
+    settings: LeaseSettings,
+  ) {
+    this.fence = { threadId, token };
+    this.#heldUntil = Date.now() + settings.ttlMs;
+    this.store = fencedStore(base, this.fence, () => this.endedByWrite());
+    this.#renewal = setInterval(
+      () => this.renew(base, settings),
+      Math.max(50, Math.floor(settings.ttlMs / 3)),
+    );
+    this.#renewal.unref();
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#lostWith) this.#controller.abort(this.#lostWith);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#lostWith !== undefined;
+  }
+
+  get lost(): boolean {
+    return this.#lostWith !== undefined || Date.now() >= this.#heldUntil;
+  }
+
+  get awaited(): boolean {
+    return this.line.waiting.length > 0;
+  }
+
+  assertHeld(): void {
+    if (this.lost) throw new FencedOutError(this.fence.threadId, this.fence.token, null);
+  }
+
+  /** A write that carried `releaseLease` ended the lease: nothing to renew or release. */
+  endedByWrite(): void {
+    this.released = true;
+    clearInterval(this.#renewal);
+  }
+
+  /** Stops renewing (the lease is being released, or was lost). */
+  stop(): void {
+    clearInterval(this.#renewal);
+  }
+
+  private renew(base: Checkpointer, settings: LeaseSettings): void {
+    const asked = Date.now();
+    base.renewLease(this.fence.threadId, this.owner, settings.ttlMs).then(
+      (renewed) => {
+        if (renewed) this.#heldUntil = asked + settings.ttlMs;
+        else this.lose();
+      },
+      // The store is unreachable: the lease is still ours until it expires; past that, lost.
+      () => {
+        if (Date.now() >= this.#heldUntil) this.lose();
+      },
+    );
+  }
+
+  private lose(): void {
+    if (this.#lostWith) return;
+    this.#lostWith = new FencedOutError(this.fence.threadId, this.fence.token, null);
+    this.#controller?.abort(this.#lostWith);
+  }
 }
 
 /**
@@ -51,6 +163,10 @@ export interface HeldLease {
  * without recording anything more (see `runStream`). A failed release never replaces the call's
  * result: the lease simply expires.
  *
+ * A call of this process that already holds the thread's lease of the same store object makes
+ * this one wait its turn in the process (see {@link ThreadLine}); the lease then passes on to it
+ * unless it was released by the other call's last write or lost.
+ *
  * @throws ThreadBusyError when another owner keeps the lease longer than `settings.waitMs`.
  */
 export async function withLease<T>(
@@ -59,8 +175,81 @@ export async function withLease<T>(
   settings: LeaseSettings,
   fn: (lease: HeldLease) => Promise<T>,
 ): Promise<T> {
-  const owner = `${processOwner}:${randomUUID().slice(0, 8)}`;
   const deadline = Date.now() + settings.waitMs;
+  let lines = linesOf.get(store);
+  if (!lines) linesOf.set(store, (lines = new Map<ThreadId, ThreadLine>()));
+  const line = await takeTurn(store, lines, threadId, deadline);
+  let lease: ProcessLease;
+  try {
+    const handed = line.lease;
+    lease =
+      handed && !handed.released && !handed.lost
+        ? handed
+        : await acquire(store, threadId, line, settings, deadline);
+  } catch (error) {
+    line.lease = null;
+    passTurn(lines, threadId, line);
+    throw error;
+  }
+  line.lease = lease;
+  try {
+    // Not re-checked here: every write of `fn` was checked against the fence, so a result whose
+    // writes all passed is true even if the lease ran out after the last of them.
+    return await fn(lease);
+  } finally {
+    await endTurn(store, lines, threadId, line, lease, settings);
+  }
+}
+
+/**
+ * Waits until no other call of this process works on the thread, and returns its line. The
+ * first call finds no line and goes at once; later ones queue.
+ *
+ * @throws ThreadBusyError when the turn does not come before `deadline`.
+ */
+function takeTurn(
+  store: Checkpointer,
+  lines: Map<ThreadId, ThreadLine>,
+  threadId: ThreadId,
+  deadline: number,
+): ThreadLine | Promise<ThreadLine> {
+  const line = lines.get(threadId);
+  if (!line) {
+    const fresh = new ThreadLine();
+    lines.set(threadId, fresh);
+    return fresh;
+  }
+  return new Promise((resolve, reject) => {
+    const turn = (): void => {
+      clearTimeout(timer);
+      resolve(line);
+    };
+    const timer = setTimeout(
+      () => {
+        line.waiting.splice(line.waiting.indexOf(turn), 1);
+        const owner = line.lease?.owner;
+        if (owner !== undefined) reject(new ThreadBusyError(threadId, owner));
+        else
+          store.getLease(threadId).then(
+            (held) => reject(new ThreadBusyError(threadId, held?.owner ?? null)),
+            () => reject(new ThreadBusyError(threadId, null)),
+          );
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    line.waiting.push(turn);
+  });
+}
+
+/** Takes the store's lease, retrying while another owner holds it, until `deadline`. */
+async function acquire(
+  store: Checkpointer,
+  threadId: ThreadId,
+  line: ThreadLine,
+  settings: LeaseSettings,
+  deadline: number,
+): Promise<ProcessLease> {
+  const owner = `${processOwner}:${++ownersNamed}`;
   let delay = 2;
   let token: number | null;
   while ((token = await store.acquireLease(threadId, owner, settings.ttlMs)) === null) {
@@ -69,60 +258,39 @@ export async function withLease<T>(
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
   }
-  const fence: Fence = { threadId, token };
-  const controller = new AbortController();
-  let heldUntil = Date.now() + settings.ttlMs;
-  let released = false;
-  const endedByWrite = (): void => {
-    released = true;
-    clearInterval(renew);
-  };
-  const lease: HeldLease = {
-    fence,
-    store: fencedStore(store, fence, endedByWrite),
-    signal: controller.signal,
-    get released() {
-      return released;
-    },
-    get lost() {
-      return controller.signal.aborted || Date.now() >= heldUntil;
-    },
-    assertHeld() {
-      if (this.lost) throw new FencedOutError(threadId, token, null);
-    },
-  };
-  const lose = (): void => {
-    if (!controller.signal.aborted)
-      controller.abort(new FencedOutError(threadId, fence.token, null));
-  };
-  const renew = setInterval(
-    () => {
-      const asked = Date.now();
-      store.renewLease(threadId, owner, settings.ttlMs).then(
-        (renewed) => {
-          if (renewed) heldUntil = asked + settings.ttlMs;
-          else lose();
-        },
-        // The store is unreachable: the lease is still ours until it expires; past that, lost.
-        () => {
-          if (Date.now() >= heldUntil) lose();
-        },
-      );
-    },
-    Math.max(50, Math.floor(settings.ttlMs / 3)),
-  );
-  renew.unref();
-  try {
-    // Not re-checked here: every write of `fn` was checked against the fence, so a result whose
-    // writes all passed is true even if the lease ran out after the last of them.
-    return await fn(lease);
-  } finally {
-    clearInterval(renew);
-    if (!released)
-      await store
-        .releaseLease(threadId, owner)
-        .catch(() => releaseLater(store, threadId, owner, Date.now() + settings.ttlMs));
+  return new ProcessLease(store, threadId, owner, token, line, settings);
+}
+
+/**
+ * Ends a call's turn: hands the lease to the next waiting call when it is still held, or else
+ * releases it (unless the call's last write did) and lets the next call take its own.
+ */
+async function endTurn(
+  store: Checkpointer,
+  lines: Map<ThreadId, ThreadLine>,
+  threadId: ThreadId,
+  line: ThreadLine,
+  lease: ProcessLease,
+  settings: LeaseSettings,
+): Promise<void> {
+  if (line.waiting.length > 0 && !lease.released && !lease.lost) {
+    (line.waiting.shift() as () => void)();
+    return;
   }
+  lease.stop();
+  line.lease = null;
+  if (!lease.released)
+    await store
+      .releaseLease(threadId, lease.owner)
+      .catch(() => releaseLater(store, threadId, lease.owner, Date.now() + settings.ttlMs));
+  passTurn(lines, threadId, line);
+}
+
+/** Lets the next waiting call go, or forgets the line when nobody waits. */
+function passTurn(lines: Map<ThreadId, ThreadLine>, threadId: ThreadId, line: ThreadLine): void {
+  const next = line.waiting.shift();
+  if (next) next();
+  else lines.delete(threadId);
 }
 
 /**

@@ -61,10 +61,11 @@ export class ThreadSession {
 
   /**
    * Whether the run's last write may also end the lease (`releaseLease`): the session holds one,
-   * and nothing is to be written after the run (see {@link ThreadSession.keepLeaseAfterRun}).
+   * nothing is to be written after the run (see {@link ThreadSession.keepLeaseAfterRun}), and no
+   * other call of this process waits to be handed the lease. Asked when that write is made.
    */
   get releasesWithLastWrite(): boolean {
-    return this.lease !== undefined && !this.writesAfterRun;
+    return this.lease !== undefined && !this.writesAfterRun && !this.lease.awaited;
   }
 
   /** Says the call writes after its run (a request's result): the lease must outlive the run. */

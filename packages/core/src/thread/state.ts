@@ -5,7 +5,7 @@
 import type { CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
 import { applyWrites, scheduleNext } from "../engine/barrier.ts";
 import { silentSink } from "../engine/events.ts";
-import { Execution } from "../engine/execution.ts";
+import { Execution, runSignalOf } from "../engine/execution.ts";
 import { InvalidInputError, NotFoundError, ThreadInterruptedError } from "../errors.ts";
 import { END, START, type GraphDefinition } from "../graph/definition.ts";
 import {
@@ -308,7 +308,7 @@ function updateExecution(
     schema: definition.schema,
     tenant: null,
     determinism: "strict",
-    signal: new AbortController().signal,
+    abort: runSignalOf(new AbortController().signal),
     sink: silentSink,
     steering: [],
     lineage: [runId],

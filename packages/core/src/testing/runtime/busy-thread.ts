@@ -9,16 +9,23 @@ import {
   type Checkpointer,
   Command,
   END,
+  FencedOutError,
   START,
   StateGraph,
   ThreadBusyError,
   validateThreadId,
 } from "../../index.ts";
 import { approvalGraph } from "./graphs.ts";
-import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
+import { Counter, rejection, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** A one-node graph whose node waits for `gate` and logs its input's `tag`. */
-function gatedGraph(saver: Checkpointer, log: string[], gate: Promise<void>, waitMs: number) {
+function gatedGraph(
+  saver: Checkpointer,
+  log: string[],
+  gate: Promise<void>,
+  waitMs: number,
+  ttlMs = 30_000,
+) {
   return new StateGraph({ tags: append<string>() })
     .addNode("work", async (state: { tags: string[] }) => {
       const tag = state.tags.at(-1) ?? "?";
@@ -29,7 +36,18 @@ function gatedGraph(saver: Checkpointer, log: string[], gate: Promise<void>, wai
     })
     .addEdge(START, "work")
     .addEdge("work", END)
-    .compile({ checkpointer: saver, name: "gated", lease: { waitMs } });
+    .compile({ checkpointer: saver, name: "gated", lease: { waitMs, ttlMs } });
+}
+
+/** Counts the store's `acquireLease` calls (an own property over the store's method). */
+function countAcquires(saver: Checkpointer): { readonly count: number } {
+  const acquire = saver.acquireLease.bind(saver);
+  const counted = { count: 0 };
+  saver.acquireLease = (...args) => {
+    counted.count += 1;
+    return acquire(...args);
+  };
+  return counted;
 }
 
 /** Resolves once `log` holds `entry` (node code runs in this process, so polling is cheap). */
@@ -115,6 +133,77 @@ export function busyThreadContracts(env: RuntimeEnv): void {
       expect(again.status).toBe("interrupted");
       expect(await saver.getLease(thread)).toBeUndefined();
       expect(await saver.acquireLease(thread, "another-process", 1_000)).toBeTypeOf("number");
+    }),
+  );
+
+  it(
+    "calls of one process that wait for a thread are handed its lease in turn: one store acquire for all, run in arrival order",
+    env.withStore(async (saver) => {
+      const threadId = threadName("handover");
+      const log: string[] = [];
+      let open!: () => void;
+      const gate = new Promise<void>((done) => (open = done));
+      const graph = gatedGraph(saver, log, gate, 30_000);
+      const acquires = countAcquires(saver);
+      const running = graph.invoke({ tags: ["first"] }, { threadId });
+      await until(log, "start first");
+      const waiting = ["second", "third", "fourth"].map((tag) =>
+        graph.invoke({ tags: [tag] }, { threadId }),
+      );
+      await new Promise((done) => setTimeout(done, 20));
+      expect(log).toEqual(["start first"]);
+      open();
+      const results = await Promise.all([running, ...waiting]);
+      expect(results.map((r) => r.status)).toEqual(["done", "done", "done", "done"]);
+      // Serialized in arrival order, each run continuing from the one before it.
+      expect(log).toEqual([
+        "start first",
+        "end first",
+        "start second",
+        "end second",
+        "start third",
+        "end third",
+        "start fourth",
+        "end fourth",
+      ]);
+      expect(results[3]?.values.tags).toEqual(["first", "second", "third", "fourth"]);
+      // The lease went from call to call inside the process: the store was asked for it once,
+      // and the last call left it free.
+      expect(acquires.count).toBe(1);
+      expect(await saver.getLease(validateThreadId(threadId))).toBeUndefined();
+    }),
+  );
+
+  it(
+    "a lease a call lost is not handed on: the waiting call takes a new one from the store, and the losing call writes nothing more",
+    env.withStore(async (saver) => {
+      const threadId = threadName("lost-handover");
+      const log: string[] = [];
+      let open!: () => void;
+      const gate = new Promise<void>((done) => (open = done));
+      const graph = gatedGraph(saver, log, gate, 30_000, 150);
+      const acquires = countAcquires(saver);
+      const running = graph.invoke({ tags: ["first"] }, { threadId });
+      await until(log, "start first");
+      // What a new owner does after a loss: continue the thread's unfinished run.
+      const waiting = graph.invoke(null, { threadId });
+      // The store refuses the first call's renewals (as when another owner took the thread):
+      // within a renewal period (50 ms here) the first call's lease is lost.
+      const renew = saver.renewLease.bind(saver);
+      saver.renewLease = () => Promise.resolve(false);
+      await new Promise((done) => setTimeout(done, 120));
+      saver.renewLease = renew;
+      open();
+      const lost = await rejection(running);
+      expect(lost).toBeInstanceOf(FencedOutError);
+      const continued = await waiting;
+      expect(continued.status).toBe("done");
+      // The first call's step was not recorded, so the continuation ran it again, under a lease
+      // of its own.
+      expect(continued.values.tags).toEqual(["first"]);
+      expect(log).toEqual(["start first", "end first", "start first", "end first"]);
+      expect(acquires.count).toBe(2);
+      expect(await saver.getLease(validateThreadId(threadId))).toBeUndefined();
     }),
   );
 }
