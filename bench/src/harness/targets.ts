@@ -127,8 +127,10 @@ const TARGETS: Target[] = [
       `storing the same checkpoints takes ${roundTrip(run, "memory", "floor")}: the time is the runtime's own, not ` +
       "storage. The memory store runs the protocol of a durable store (the lease, the fence on every write, the run row, the " +
       "answer with its audit line, the reads that decide what to run) and encodes every record it keeps, so that a caller can " +
-      "never change stored state by mutating what it got back. It would take a memory store that keeps decoded, frozen " +
-      "records, a lease held in the process without a store call, and the one-task fast path of the superstep target.",
+      "never change stored state by mutating what it got back. Each call takes the lease from the store and its last write " +
+      "frees it, as the one-writer rule requires between calls (calls queued in one process are handed the lease without " +
+      "a store call, which this sequential round trip never does). It would take a memory store that keeps decoded, " +
+      "frozen records and the one-task fast path of the superstep target.",
   },
   {
     subject: "pause + resume, SQLite (WAL)",
