@@ -116,11 +116,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     if (exec.aborted) return { status: "cancelled" };
     if (paused) return { status: "interrupted" };
 
-    const recorded = new Map<string, TaskResult>();
-    for (const r of state.results) recorded.set(r.taskId, r);
-    const writes = head.next
-      .map((task) => recorded.get(task.id))
-      .filter((r): r is Extract<TaskResult, { kind: "writes" }> => r?.kind === "writes");
+    const writes = stepWrites(head, state.results);
     try {
       await commitBarrier(options, state, writes);
     } catch (error) {
@@ -131,6 +127,27 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
   }
 }
 
+/** The recorded writes of the head's step, in the order of its tasks (the barrier's order). */
+function stepWrites(
+  head: CheckpointRecord,
+  results: readonly TaskResult[],
+): Extract<TaskResult, { kind: "writes" }>[] {
+  const writes: Extract<TaskResult, { kind: "writes" }>[] = [];
+  // Most steps have one task and one result: no index for those.
+  if (head.next.length === 1 && results.length === 1) {
+    const only = results[0] as TaskResult;
+    if (only.kind === "writes" && only.taskId === head.next[0]?.id) writes.push(only);
+    return writes;
+  }
+  const recorded = new Map<string, TaskResult>();
+  for (const r of results) recorded.set(r.taskId, r);
+  for (let i = 0; i < head.next.length; i++) {
+    const result = recorded.get((head.next[i] as TaskSpec).id);
+    if (result?.kind === "writes") writes.push(result);
+  }
+  return writes;
+}
+
 /**
  * The tasks of the head's step without a recorded result, and whether one of them paused, from
  * the results (or only their kinds) recorded so far.
@@ -139,6 +156,8 @@ export function stepStart(
   head: CheckpointRecord,
   recorded: readonly Pick<TaskResult, "taskId" | "kind">[],
 ): StepStart {
+  // Nothing recorded (a step's first run): every task is still to run.
+  if (recorded.length === 0) return { unrecorded: [...head.next], paused: false };
   const has = new Set<string>();
   let paused = false;
   for (const r of recorded) {
