@@ -3,56 +3,111 @@
  * scales with what will run, not with the width of the step: when 1,000 parallel tasks wait on
  * answers and one is answered, the continuation decodes that task's interrupts, not the others'.
  */
-import type { CheckpointRecord, TaskSpec } from "../checkpoint/types.ts";
+import type { Schema } from "../channels.ts";
+import type {
+  CheckpointRecord,
+  StoredInterrupt,
+  StreamKey,
+  TaskResultKind,
+  TaskSpec,
+} from "../checkpoint/types.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
+import type { ThreadSession } from "../thread/session.ts";
 import type { Execution } from "./execution.ts";
 import { stepStart, type LoopState } from "./loop.ts";
 
 /**
+ * The first reads of a continuation at `head`, all in flight at once: the values, the kinds of
+ * the step's recorded results and, for a narrow step, its tasks' interrupt rows at the head.
+ * They can be started before the call knows `head` is still the head (see `runRoot`): they are
+ * used only when it is.
+ */
+export interface ContinuationReads {
+  readonly head: CheckpointRecord;
+  readonly values: Promise<Record<string, unknown>>;
+  readonly kinds: Promise<TaskResultKind[]>;
+  /** The step's interrupt rows at the head; only for a narrow step without `after` selectors. */
+  readonly stepRows: Promise<StoredInterrupt[]> | undefined;
+}
+
+/** Steps of at most this many tasks read their interrupt rows before knowing which will run. */
+const NARROW_STEP = 8;
+
+/**
+ * Starts the first reads of a continuation of `stream` at `head`. `afterSelectors` says whether
+ * the run selects `after` pauses (their rows are read per run, later, not here).
+ *
+ * A read started early may end unused (the head moved): its failure is then nobody's, so every
+ * promise is marked handled here; whoever awaits it still gets the error.
+ */
+export function startContinuationReads(
+  session: ThreadSession,
+  schema: Schema,
+  stream: StreamKey,
+  head: CheckpointRecord,
+  afterSelectors: boolean,
+): ContinuationReads {
+  const handled = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => undefined);
+    return promise;
+  };
+  // A narrow step reads its tasks' interrupt rows alongside the result kinds (one round trip on a
+  // networked store instead of two); a wide one waits for the kinds to read only the rows of the
+  // tasks that will run, so one answer among 1,000 paused tasks does not read the other 999.
+  const narrow = !afterSelectors && head.next.length <= NARROW_STEP;
+  return {
+    head,
+    values: handled(session.values(schema, head)),
+    kinds: handled(session.store.getTaskResultKinds(session.threadId, stream, head.id)),
+    stepRows: narrow
+      ? handled(
+          rowsAtHead(
+            session,
+            stream,
+            head,
+            head.next.map((task) => task.id),
+          ),
+        )
+      : undefined,
+  };
+}
+
+/**
  * The loop state at `head` for a run that continues its step: the values, each task's recorded
  * result, and the interrupt rows the tasks that will run (and the `after` check) look at.
+ * `early` are reads started before the call knew its head: used when they were for this head
+ * and the same selectors, else started now.
  */
 export async function continueAt(
   definition: GraphDefinition,
   exec: Execution,
   head: CheckpointRecord,
   selectors: RunSelectors,
+  early?: ContinuationReads,
 ): Promise<LoopState> {
+  const afterSelectors = selectors.after.length > 0;
+  const reads =
+    early !== undefined &&
+    early.head === head &&
+    (early.stepRows === undefined) === (afterSelectors || head.next.length > NARROW_STEP)
+      ? early
+      : startContinuationReads(exec.session, definition.schema, exec.stream, head, afterSelectors);
   // The values do not depend on the task rows: both reads go out at once (two round trips in
   // flight on a networked store instead of one after the other).
-  const [values, tasks] = await Promise.all([
-    exec.session.values(definition.schema, head),
-    taskRows(exec, head, selectors),
-  ]);
+  const [values, tasks] = await Promise.all([reads.values, taskRows(exec, head, selectors, reads)]);
   return { head, values, versions: { ...head.versions }, ...tasks };
 }
-
-/** Steps of at most this many tasks read their interrupt rows before knowing which will run. */
-const NARROW_STEP = 8;
 
 /** The recorded results of the head's step and the interrupt rows the loop matches. */
 async function taskRows(
   exec: Execution,
   head: CheckpointRecord,
   selectors: RunSelectors,
+  reads: ContinuationReads,
 ): Promise<Pick<LoopState, "results" | "interrupts" | "ready">> {
   const store = exec.store;
-  // A narrow step reads its tasks' interrupt rows alongside the result kinds (one round trip on a
-  // networked store instead of two); a wide one waits for the kinds to read only the rows of the
-  // tasks that will run, so one answer among 1,000 paused tasks does not read the other 999.
-  const narrow = selectors.after.length === 0 && head.next.length <= NARROW_STEP;
-  const [kinds, stepRows] = await Promise.all([
-    store.getTaskResultKinds(exec.threadId, exec.stream, head.id),
-    narrow
-      ? interruptsToMatch(
-          exec,
-          head,
-          selectors,
-          head.next.map((task) => task.id),
-        )
-      : undefined,
-  ]);
+  const [kinds, stepRows] = await Promise.all([reads.kinds, reads.stepRows]);
   const ready = stepStart(head, kinds);
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
@@ -92,10 +147,22 @@ async function interruptsToMatch(
   selectors: RunSelectors,
   toRun: readonly TaskId[],
 ): Promise<LoopState["interrupts"]> {
-  const atHead = (row: LoopState["interrupts"][number]): boolean =>
-    row.checkpointId === head.id && row.stream === exec.stream;
   if (selectors.after.length > 0)
-    return (await exec.session.interruptsOfRun(exec.runId)).filter(atHead);
+    return (await exec.session.interruptsOfRun(exec.runId)).filter(
+      (row) => row.checkpointId === head.id && row.stream === exec.stream,
+    );
+  return rowsAtHead(exec.session, exec.stream, head, toRun);
+}
+
+/** The interrupt rows of tasks `toRun` that belong to `head` of `stream`. */
+async function rowsAtHead(
+  session: ThreadSession,
+  stream: StreamKey,
+  head: CheckpointRecord,
+  toRun: readonly TaskId[],
+): Promise<StoredInterrupt[]> {
   if (toRun.length === 0) return [];
-  return (await exec.store.getTaskInterrupts(exec.threadId, toRun)).filter(atHead);
+  return (await session.store.getTaskInterrupts(session.threadId, toRun)).filter(
+    (row) => row.checkpointId === head.id && row.stream === stream,
+  );
 }

@@ -17,7 +17,7 @@ import {
 import { ROOT_STREAM } from "../keys.ts";
 import { traceRun } from "../telemetry/runtime-spans.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
-import { continueAt } from "./continuation.ts";
+import { continueAt, type ContinuationReads } from "./continuation.ts";
 import type { Execution } from "./execution.ts";
 import { runLoop, type LoopOutcome, type LoopState } from "./loop.ts";
 import type { RunEnd } from "./task.ts";
@@ -45,6 +45,8 @@ export interface StreamRunInput {
   writeRunRow?: boolean;
   /** The row of a thread not stored yet: it goes with the stream's first commit. */
   newThread?: ThreadRecord | undefined;
+  /** Reads of a continuation started before the head was known (used when it is their head). */
+  continuation?: ContinuationReads | undefined;
   /**
    * Whether the write that ends the run (its last commit, or the pause) also ends the lease:
    * asked when that write is made.
@@ -102,7 +104,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     // Replaying from a past checkpoint: copy it to a new head so history forks instead of rewriting.
     state = await forkAt(definition, exec, head);
   } else {
-    state = await continueAt(definition, exec, head, input.selectors);
+    state = await continueAt(definition, exec, head, input.selectors, input.continuation);
   }
   const run = input.run;
   // The status a commit or a pause already stored with the run row (so no write of its own).

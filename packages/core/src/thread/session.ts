@@ -146,11 +146,42 @@ export class ThreadSession {
   }
 
   /**
+   * The root head this process last read of the thread, if it still holds it: what
+   * {@link ThreadSession.threadHead} offers the store, and hands back while it is still the head.
+   */
+  knownHead(): CheckpointRecord | undefined {
+    return this.heads?.get(this.threadId);
+  }
+
+  /**
+   * Keeps the root checkpoint a call ended at — committed by the call, or read — as the thread's
+   * known head, so the next call of this process on the thread gets it back from the store
+   * without its row being read or decoded (and can start its continuation's reads early). A
+   * copy is kept, since the cache freezes what it holds and the caller still owns `checkpoint`.
+   */
+  rememberHead(checkpoint: CheckpointRecord): void {
+    if (!this.heads || checkpoint.stream !== ROOT_STREAM) return;
+    if (this.heads.get(this.threadId) === checkpoint) return;
+    // A `Send` argument may have been changed by the node that got it in this call: such a head
+    // is left to be read back as stored, since later calls must start from the argument as sent.
+    for (let i = 0; i < checkpoint.next.length; i++) {
+      const arg = checkpoint.next[i]?.arg;
+      if (typeof arg === "object" && arg !== null) return;
+    }
+    this.heads.remember({
+      ...checkpoint,
+      next: checkpoint.next.map((task) => ({ ...task })),
+      versions: { ...checkpoint.versions },
+      metadata: { ...checkpoint.metadata },
+    });
+  }
+
+  /**
    * What a call reads first, in one read: the root stream's head checkpoint, its run, the thread
    * row and how many interrupts are pending.
    */
   async threadHead(): Promise<ThreadHead> {
-    const known = this.heads?.get(this.threadId);
+    const known = this.knownHead();
     const read = await this.store.getThreadHead(this.threadId, ROOT_STREAM, known);
     if (read.checkpoint !== undefined && read.checkpoint !== known)
       this.heads?.remember(read.checkpoint);
