@@ -35,6 +35,21 @@ export interface ContinuationReads {
 const NARROW_STEP = 8;
 
 /**
+ * Whether the step at `head` reads its tasks' interrupt rows alongside the result kinds (one
+ * round trip on a networked store instead of two). A wide step waits for the kinds to read only
+ * the rows of the tasks that will run, so one answer among 1,000 paused tasks does not read the
+ * other 999; a run with `after` selectors reads its rows per run, later.
+ */
+function readsRowsEarly(head: CheckpointRecord, afterSelectors: boolean): boolean {
+  return !afterSelectors && head.next.length <= NARROW_STEP;
+}
+
+/** Whether an interrupt row belongs to `head` of `stream` (a task id recurs across steps). */
+function atHead(head: CheckpointRecord, stream: StreamKey): (row: StoredInterrupt) => boolean {
+  return (row) => row.checkpointId === head.id && row.stream === stream;
+}
+
+/**
  * Starts the first reads of a continuation of `stream` at `head`. `afterSelectors` says whether
  * the run selects `after` pauses (their rows are read per run, later, not here).
  *
@@ -52,15 +67,11 @@ export function startContinuationReads(
     promise.catch(() => undefined);
     return promise;
   };
-  // A narrow step reads its tasks' interrupt rows alongside the result kinds (one round trip on a
-  // networked store instead of two); a wide one waits for the kinds to read only the rows of the
-  // tasks that will run, so one answer among 1,000 paused tasks does not read the other 999.
-  const narrow = !afterSelectors && head.next.length <= NARROW_STEP;
   return {
     head,
     values: handled(session.values(schema, head)),
     kinds: handled(session.store.getTaskResultKinds(session.threadId, stream, head.id)),
-    stepRows: narrow
+    stepRows: readsRowsEarly(head, afterSelectors)
       ? handled(
           rowsAtHead(
             session,
@@ -90,7 +101,7 @@ export async function continueAt(
   const reads =
     early !== undefined &&
     early.head === head &&
-    (early.stepRows === undefined) === (afterSelectors || head.next.length > NARROW_STEP)
+    (early.stepRows !== undefined) === readsRowsEarly(head, afterSelectors)
       ? early
       : startContinuationReads(exec.session, definition.schema, exec.stream, head, afterSelectors);
   // The values do not depend on the task rows: both reads go out at once (two round trips in
@@ -148,9 +159,7 @@ async function interruptsToMatch(
   toRun: readonly TaskId[],
 ): Promise<LoopState["interrupts"]> {
   if (selectors.after.length > 0)
-    return (await exec.session.interruptsOfRun(exec.runId)).filter(
-      (row) => row.checkpointId === head.id && row.stream === exec.stream,
-    );
+    return (await exec.session.interruptsOfRun(exec.runId)).filter(atHead(head, exec.stream));
   return rowsAtHead(exec.session, exec.stream, head, toRun);
 }
 
@@ -163,6 +172,6 @@ async function rowsAtHead(
 ): Promise<StoredInterrupt[]> {
   if (toRun.length === 0) return [];
   return (await session.store.getTaskInterrupts(session.threadId, toRun)).filter(
-    (row) => row.checkpointId === head.id && row.stream === stream,
+    atHead(head, stream),
   );
 }

@@ -118,6 +118,11 @@ class ProcessLease implements HeldLease {
     return this.line.waiting.length > 0;
   }
 
+  /** Whether the lease can go on to another call: neither released by a write nor lost. */
+  get passable(): boolean {
+    return !this.released && !this.lost;
+  }
+
   assertHeld(): void {
     if (this.lost) throw new FencedOutError(this.fence.threadId, this.fence.token, null);
   }
@@ -181,11 +186,13 @@ export async function withLease<T>(
   const line = await takeTurn(store, lines, threadId, deadline);
   let lease: ProcessLease;
   try {
-    const handed = line.lease;
-    lease =
-      handed && !handed.released && !handed.lost
-        ? handed
-        : await acquire(store, threadId, line, settings, deadline);
+    // A handed lease can be lost between the hand-over and this turn (a refused renewal).
+    if (line.lease && !line.lease.passable) {
+      const stale = line.lease;
+      line.lease = null;
+      await retire(store, stale, settings);
+    }
+    lease = line.lease ?? (await acquire(store, threadId, line, settings, deadline));
   } catch (error) {
     line.lease = null;
     passTurn(lines, threadId, line);
@@ -229,11 +236,7 @@ function takeTurn(
         line.waiting.splice(line.waiting.indexOf(turn), 1);
         const owner = line.lease?.owner;
         if (owner !== undefined) reject(new ThreadBusyError(threadId, owner));
-        else
-          store.getLease(threadId).then(
-            (held) => reject(new ThreadBusyError(threadId, held?.owner ?? null)),
-            () => reject(new ThreadBusyError(threadId, null)),
-          );
+        else void busyError(store, threadId).then(reject);
       },
       Math.max(0, deadline - Date.now()),
     );
@@ -253,12 +256,17 @@ async function acquire(
   let delay = 2;
   let token: number | null;
   while ((token = await store.acquireLease(threadId, owner, settings.ttlMs)) === null) {
-    if (Date.now() >= deadline)
-      throw new ThreadBusyError(threadId, (await store.getLease(threadId))?.owner ?? null);
+    if (Date.now() >= deadline) throw await busyError(store, threadId);
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
   }
   return new ProcessLease(store, threadId, owner, token, line, settings);
+}
+
+/** The error of a thread another owner keeps busy, naming that owner when the store can. */
+async function busyError(store: Checkpointer, threadId: ThreadId): Promise<ThreadBusyError> {
+  const held = await store.getLease(threadId).catch(() => undefined);
+  return new ThreadBusyError(threadId, held?.owner ?? null);
 }
 
 /**
@@ -273,17 +281,27 @@ async function endTurn(
   lease: ProcessLease,
   settings: LeaseSettings,
 ): Promise<void> {
-  if (line.waiting.length > 0 && !lease.released && !lease.lost) {
+  if (line.waiting.length > 0 && lease.passable) {
     (line.waiting.shift() as () => void)();
     return;
   }
-  lease.stop();
   line.lease = null;
-  if (!lease.released)
-    await store
-      .releaseLease(threadId, lease.owner)
-      .catch(() => releaseLater(store, threadId, lease.owner, Date.now() + settings.ttlMs));
+  await retire(store, lease, settings);
   passTurn(lines, threadId, line);
+}
+
+/** Stops renewing `lease` and releases it at the store, unless a write released it already. */
+async function retire(
+  store: Checkpointer,
+  lease: ProcessLease,
+  settings: LeaseSettings,
+): Promise<void> {
+  lease.stop();
+  if (lease.released) return;
+  const { threadId } = lease.fence;
+  await store
+    .releaseLease(threadId, lease.owner)
+    .catch(() => releaseLater(store, threadId, lease.owner, Date.now() + settings.ttlMs));
 }
 
 /** Lets the next waiting call go, or forgets the line when nobody waits. */

@@ -15,6 +15,7 @@ import {
   ThreadBusyError,
   validateThreadId,
 } from "../../index.ts";
+import { hookSaver } from "../process/hooks.ts";
 import { approvalGraph } from "./graphs.ts";
 import { Counter, rejection, threadName, type RuntimeEnv } from "./harness.ts";
 
@@ -39,15 +40,18 @@ function gatedGraph(
     .compile({ checkpointer: saver, name: "gated", lease: { waitMs, ttlMs } });
 }
 
-/** Counts the store's `acquireLease` calls (an own property over the store's method). */
-function countAcquires(saver: Checkpointer): { readonly count: number } {
-  const acquire = saver.acquireLease.bind(saver);
-  const counted = { count: 0 };
-  saver.acquireLease = (...args) => {
-    counted.count += 1;
-    return acquire(...args);
-  };
-  return counted;
+/** A closed gate and the log the gated nodes write: `open()` lets the waiting node finish. */
+function gateAndLog(): { log: string[]; gate: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((done) => (open = done));
+  return { log: [], gate, open };
+}
+
+/** `saver` seen through a view that counts its `acquireLease` calls. */
+function countingAcquires(saver: Checkpointer): { store: Checkpointer; count(): number } {
+  let acquires = 0;
+  const store = hookSaver(saver, { before: { acquireLease: () => void (acquires += 1) } });
+  return { store, count: () => acquires };
 }
 
 /** Resolves once `log` holds `entry` (node code runs in this process, so polling is cheap). */
@@ -61,9 +65,7 @@ export function busyThreadContracts(env: RuntimeEnv): void {
     "input while a live call holds the thread is refused with ThreadBusyError after the wait, and runs nothing",
     env.withStore(async (saver) => {
       const threadId = threadName("busy");
-      const log: string[] = [];
-      let open!: () => void;
-      const gate = new Promise<void>((done) => (open = done));
+      const { log, gate, open } = gateAndLog();
       // Two graph objects, as two processes would build them, sharing one store.
       const first = gatedGraph(saver, log, gate, 30_000);
       const second = gatedGraph(saver, log, gate, 50);
@@ -90,9 +92,7 @@ export function busyThreadContracts(env: RuntimeEnv): void {
     "input that arrives while a live call holds the thread waits for it, then runs after it",
     env.withStore(async (saver) => {
       const threadId = threadName("wait");
-      const log: string[] = [];
-      let open!: () => void;
-      const gate = new Promise<void>((done) => (open = done));
+      const { log, gate, open } = gateAndLog();
       const first = gatedGraph(saver, log, gate, 30_000);
       const second = gatedGraph(saver, log, gate, 30_000);
       const running = first.invoke({ tags: ["first"] }, { threadId });
@@ -140,11 +140,9 @@ export function busyThreadContracts(env: RuntimeEnv): void {
     "calls of one process that wait for a thread are handed its lease in turn: one store acquire for all, run in arrival order",
     env.withStore(async (saver) => {
       const threadId = threadName("handover");
-      const log: string[] = [];
-      let open!: () => void;
-      const gate = new Promise<void>((done) => (open = done));
-      const graph = gatedGraph(saver, log, gate, 30_000);
-      const acquires = countAcquires(saver);
+      const { log, gate, open } = gateAndLog();
+      const acquires = countingAcquires(saver);
+      const graph = gatedGraph(acquires.store, log, gate, 30_000);
       const running = graph.invoke({ tags: ["first"] }, { threadId });
       await until(log, "start first");
       const waiting = ["second", "third", "fourth"].map((tag) =>
@@ -169,7 +167,7 @@ export function busyThreadContracts(env: RuntimeEnv): void {
       expect(results[3]?.values.tags).toEqual(["first", "second", "third", "fourth"]);
       // The lease went from call to call inside the process: the store was asked for it once,
       // and the last call left it free.
-      expect(acquires.count).toBe(1);
+      expect(acquires.count()).toBe(1);
       expect(await saver.getLease(validateThreadId(threadId))).toBeUndefined();
     }),
   );
@@ -178,11 +176,9 @@ export function busyThreadContracts(env: RuntimeEnv): void {
     "a lease a call lost is not handed on: the waiting call takes a new one from the store, and the losing call writes nothing more",
     env.withStore(async (saver) => {
       const threadId = threadName("lost-handover");
-      const log: string[] = [];
-      let open!: () => void;
-      const gate = new Promise<void>((done) => (open = done));
-      const graph = gatedGraph(saver, log, gate, 30_000, 150);
-      const acquires = countAcquires(saver);
+      const { log, gate, open } = gateAndLog();
+      const acquires = countingAcquires(saver);
+      const graph = gatedGraph(acquires.store, log, gate, 30_000, 150);
       const running = graph.invoke({ tags: ["first"] }, { threadId });
       await until(log, "start first");
       // What a new owner does after a loss: continue the thread's unfinished run.
@@ -202,7 +198,7 @@ export function busyThreadContracts(env: RuntimeEnv): void {
       // of its own.
       expect(continued.values.tags).toEqual(["first"]);
       expect(log).toEqual(["start first", "end first", "start first", "end first"]);
-      expect(acquires.count).toBe(2);
+      expect(acquires.count()).toBe(2);
       expect(await saver.getLease(validateThreadId(threadId))).toBeUndefined();
     }),
   );
