@@ -181,6 +181,26 @@ describe("supersteps", () => {
     expect(secondRan).toBe(false);
   });
 
+  it("a caller's abort ends the run cancelled before the next step even when no node looks at ctx.signal", async () => {
+    const controller = new AbortController();
+    let secondRan = false;
+    const graph = new StateGraph({ out: lastValue<string>() })
+      .addNode("first", () => {
+        controller.abort("user pressed stop");
+        return { out: "first" };
+      })
+      .addNode("second", () => {
+        secondRan = true;
+        return { out: "second" };
+      })
+      .addEdge(START, "first")
+      .addEdge("first", "second")
+      .compile({ checkpointer: new MemorySaver() });
+    const result = await graph.invoke({}, { threadId: "cancel-unread", signal: controller.signal });
+    expect(result.status).toBe("cancelled");
+    expect(secondRan).toBe(false);
+  });
+
   it("stops a loop without an exit at the recursion limit", async () => {
     const graph = new StateGraph({ n: lastValue<number>(() => 0) })
       .addNode("loop", (s) => ({ n: s.n + 1 }))
