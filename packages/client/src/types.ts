@@ -32,7 +32,8 @@ export interface ErrorBody {
 }
 
 /** Status of a thread as the API reports it. */
-export type ThreadStatus = "idle" | "running" | "interrupted" | "done" | "error" | "cancelled";
+export type ThreadStatus =
+  "idle" | "queued" | "running" | "interrupted" | "done" | "error" | "cancelled";
 
 /** `GET /threads/:id`. */
 export interface Thread {
@@ -62,7 +63,7 @@ export interface Run {
   parentTaskId: string | null;
   graph: string;
   namespace: string[];
-  status: "running" | "done" | "interrupted" | "error" | "cancelled";
+  status: "queued" | "running" | "done" | "interrupted" | "error" | "cancelled";
   createdAt: string;
   updatedAt: string;
   error: { name: string; message: string; code?: string; node?: string } | null;
@@ -77,7 +78,7 @@ export interface RunTree extends Run {
 export interface RunAccepted {
   threadId: string;
   runId: string;
-  status: "running";
+  status: "queued" | "running";
 }
 
 /** What a resume or steer addresses. */

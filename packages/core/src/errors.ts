@@ -30,6 +30,7 @@ export const ErrorCodes = {
   UNAUTHORIZED: "unauthorized",
   FORBIDDEN: "forbidden",
   PAYLOAD_TOO_LARGE: "payload_too_large",
+  IDEMPOTENCY_KEY_REUSED: "idempotency_key_reused",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -221,6 +222,21 @@ export class ThreadInterruptedError extends ReinError {
 export class CheckpointConflictError extends ReinError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(ErrorCodes.CHECKPOINT_CONFLICT, message, details);
+  }
+}
+
+/**
+ * A request id (an HTTP `Idempotency-Key`) came back with another request than the one it was
+ * first used for. Replaying the first outcome would make the caller believe its second request
+ * was applied; nothing of it was. Use a fresh key for a new request.
+ */
+export class IdempotencyKeyReusedError extends ReinError {
+  constructor(key: string) {
+    super(
+      ErrorCodes.IDEMPOTENCY_KEY_REUSED,
+      `Idempotency-Key "${key.slice(0, 200)}" was first used with another request; nothing of this one was applied. Send a new key for a new request, or the first request unchanged to get its outcome.`,
+      { key: key.slice(0, 200) },
+    );
   }
 }
 

@@ -34,9 +34,16 @@ export type { ResumeTarget } from "./resume/target.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./thread/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
 export type { MemorySaverOptions } from "./checkpoint/memory.ts";
-export type { Checkpointer, RunRecord, ThreadRecord } from "./checkpoint/types.ts";
+export type {
+  Checkpointer,
+  QueuedRunRequest,
+  RunRecord,
+  RunRecordOptions,
+  ThreadRecord,
+} from "./checkpoint/types.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
+export type { LeaseSettings } from "./thread/lease.ts";
 export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.ts";
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";

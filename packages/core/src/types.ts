@@ -36,8 +36,11 @@ export interface Interrupt<Payload = unknown> {
   createdAt: string;
 }
 
-/** Status of a run. */
-export type RunStatus = "running" | "done" | "interrupted" | "error" | "cancelled";
+/**
+ * Status of a run. `queued`: accepted for background execution (the HTTP server's multitask
+ * queue) and not yet started by any process; the first commit of the run makes it `running`.
+ */
+export type RunStatus = "queued" | "running" | "done" | "interrupted" | "error" | "cancelled";
 
 /** What a run returns: the typed result of `invoke`, `resume` and `resumeTargeted`. */
 export interface RunResult<State = Record<string, unknown>> {

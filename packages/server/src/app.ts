@@ -19,6 +19,7 @@ import { registerRunRoutes } from "./routes/runs.ts";
 import { registerThreadRoutes } from "./routes/threads.ts";
 import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
+import { BackgroundRuns } from "./background.ts";
 import { RunManager } from "./runs.ts";
 import type { ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
@@ -47,16 +48,30 @@ export interface ServerOptions {
   drainMs?: number;
   /** Run the graphs' deadline timers in this process. Default true. */
   deadlines?: boolean;
-  /** Continue, at start, the runs a crashed process left running. Default true. */
+  /**
+   * Continue the runs a crashed process left running (a sweep at start and every quarter of the
+   * lease TTL, on every server and worker). Default true.
+   */
   recover?: boolean;
+  /**
+   * Lease TTL of every graph served, in ms (`REIN_LEASE_TTL_MS` in the CLI): how long a dead
+   * process holds a thread before another takes its run over. Default: each graph's own (30 s
+   * unless compiled otherwise).
+   */
+  leaseTtlMs?: number;
+  /**
+   * Background runs this process executes at once. Default: the scale-out's concurrency on
+   * Postgres, else 4. With 0 (Postgres only) it accepts runs and other processes execute them.
+   */
+  concurrency?: number;
   /**
    * Directory of the built approval console (`@rein/console`'s `consoleDir`), served at `/`.
    * Default: no console. Ignored when the directory holds no `index.html`.
    */
   consoleDir?: string;
   /**
-   * Scale-out on Postgres (see `startScaleOut`): background runs go through the shared queue,
-   * this process takes jobs, and run events fan out to other processes.
+   * Scale-out on Postgres (see `startScaleOut`): run events, queue wake-ups and cancel requests
+   * travel between the processes over LISTEN/NOTIFY.
    */
   scale?: ScaleOut;
 }
@@ -107,23 +122,43 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
   });
+  const registry = new GraphRegistry(
+    options.store,
+    options.graphs,
+    options.leaseTtlMs !== undefined ? { ttlMs: options.leaseTtlMs } : undefined,
+  );
+  const runs = new RunManager(options.scale?.mirror ?? null);
+  const leaseTtlMs = options.leaseTtlMs ?? registry.all()[0]?.leaseSettings.ttlMs ?? 30_000;
+  const concurrency = options.concurrency ?? options.scale?.concurrency ?? 4;
+  if (concurrency < 1 && !options.scale)
+    throw new InvalidInputError(
+      "A server without scale-out executes its background runs itself: concurrency must be at least 1.",
+    );
+  const background = new BackgroundRuns({
+    store: options.store,
+    registry,
+    runs,
+    concurrency,
+    leaseTtlMs,
+    recover: options.recover !== false,
+    fanout: options.scale?.fanout ?? null,
+    log: app.log,
+  });
   const context: ServerContext = {
     store: options.store,
     storeKind: options.storeKind ?? "custom",
-    registry: new GraphRegistry(options.store, options.graphs),
+    registry,
     auth: options.auth,
-    runs: new RunManager(options.scale?.mirror ?? null),
+    runs,
+    background,
     routes: [],
     pingMs: options.pingMs ?? 15_000,
     queuePollMs: options.queuePollMs ?? 2_000,
     streams: new Set(),
     scale: options.scale ?? null,
   };
-  if (options.scale) {
-    const scale = options.scale;
-    scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
-    if (scale.concurrency > 0) await scale.jobs.work(context.store, context.registry, context.runs);
-  }
+  if (options.scale)
+    options.scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
   app.setReplySerializer((payload) => toWireJson(payload));
   const allowed = new Set(options.corsOrigins ?? []);
   app.addHook("onRequest", async (request, reply) => {
@@ -191,20 +226,13 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
               app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
           }),
         );
-  if (options.recover !== false)
-    // Runs a crashed process left running are continued from their last checkpoint (a run whose
-    // lease is still held by a live process is left alone).
-    for (const graph of context.registry.all())
-      graph.recoverRuns().then(
-        (outcome) => {
-          if (outcome.recovered.length > 0)
-            app.log.info({ graph: graph.name, runs: outcome.recovered }, "recovered runs");
-        },
-        (error: unknown) => app.log.warn({ err: error, graph: graph.name }, "recovery failed"),
-      );
+  // Queued runs and runs a crashed process left running are picked up now and by a periodic
+  // sweep (a run whose lease is still held by a live process is left alone).
+  background.start();
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
     for (const timer of timers) timer.stop();
+    await background.stop();
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();
   });

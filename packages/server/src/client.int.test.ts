@@ -120,7 +120,7 @@ describe("@rein/client over HTTP", () => {
       rest.push(event.event);
     expect(rest).toEqual(["custom", "end"]);
     const accepted = await rein.startRun("c2", { input: { steps: 1, ms: 10 } });
-    expect(accepted.status).toBe("running");
+    expect(accepted.status).toBe("queued");
     const joined: string[] = [];
     for await (const event of rein.joinRun("c2", accepted.runId)) joined.push(event.event);
     expect(joined.at(-1)).toBe("end");

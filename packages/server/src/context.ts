@@ -3,6 +3,7 @@
  */
 import type { Checkpointer } from "@rein/core";
 import type { AuthConfig } from "./auth.ts";
+import type { BackgroundRuns } from "./background.ts";
 import type { GraphRegistry } from "./registry.ts";
 import type { RouteSpec } from "./route-spec.ts";
 import type { RunManager } from "./runs.ts";
@@ -17,6 +18,8 @@ export interface ServerContext {
   registry: GraphRegistry;
   auth: AuthConfig;
   runs: RunManager;
+  /** Background runs: the queue of accepted runs and the sweep that keeps it moving. */
+  background: BackgroundRuns;
   /** Routes as declared, in order, for the OpenAPI document. */
   routes: RouteSpec[];
   /** Keep-alive comment interval of SSE streams. */
@@ -25,6 +28,6 @@ export interface ServerContext {
   queuePollMs: number;
   /** Open SSE streams, closed at shutdown once running work has drained. */
   streams: Set<SseStream>;
-  /** On Postgres: the job queue and the fan-out shared with other processes. */
+  /** On Postgres: the fan-out of events and notices shared with other processes. */
   scale: ScaleOut | null;
 }

@@ -66,6 +66,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   forbidden: 403,
   payload_too_large: 413,
   store_unavailable: 503,
+  idempotency_key_reused: 422,
 };
 
 /** The JSON body of every error response. */

@@ -6,7 +6,6 @@ import { randomUUID } from "node:crypto";
 import {
   InvalidInputError,
   ThreadBusyError,
-  ThreadInterruptedError,
   type ResumeTarget,
   type ThreadRecord,
   requestRunIdFor,
@@ -17,8 +16,7 @@ import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
-import type { ScaleOut } from "./scale/index.ts";
-import { assertHead, loadRun, publicInterrupt } from "./threads.ts";
+import { assertHead, loadRun } from "./threads.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would
@@ -26,7 +24,7 @@ import { assertHead, loadRun, publicInterrupt } from "./threads.ts";
  *
  * @throws InvalidInputError listing the graph's channels.
  */
-function assertChannels(graph: ServedGraph, input: Record<string, unknown>): void {
+export function assertChannels(graph: ServedGraph, input: Record<string, unknown>): void {
   const channels = Object.keys(graph.definition.schema);
   const unknown = Object.keys(input).filter((key) => !channels.includes(key));
   if (unknown.length > 0)
@@ -45,27 +43,6 @@ export interface LaunchOptions {
 
 /** The fields of an answer as validated. */
 export type ResumeRequest = z.infer<typeof ResumeFields>;
-
-/** Idempotency keys: printable ASCII, at most 200 characters. */
-const KEY = /^[\x21-\x7e]{1,200}$/;
-
-/**
- * The core request id of an `Idempotency-Key`: scoped by tenant and thread, so one tenant's key
- * can never return another tenant's outcome.
- *
- * @throws InvalidInputError for a key that is not 1–200 printable ASCII characters.
- */
-export function requestIdOf(
-  header: string | string[] | undefined,
-  principal: Principal,
-  threadId: string,
-): string | undefined {
-  if (header === undefined) return undefined;
-  const key = Array.isArray(header) ? header[0] : header;
-  if (key === undefined || !KEY.test(key))
-    throw new InvalidInputError("Idempotency-Key must be 1-200 printable ASCII characters.");
-  return `http:${principal.tenant ?? "-"}:${threadId}:${key}`;
-}
 
 /**
  * The run work of an answer, with its checks done: exactly one of `resume` and `resumeMap`, a
@@ -122,8 +99,11 @@ export async function launch(
   let runId: string;
   if (work.kind === "input" && work.input !== null) {
     assertChannels(graph, work.input);
-    // New input never waits behind a running run: it is refused at once, with the latest metadata.
-    if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
+    // New input never waits behind a running run: it is refused at once, with the latest
+    // metadata. A repeat of a request does wait: the run holding the thread may be its first
+    // attempt, whose outcome it returns (core serializes the two on the lease).
+    if (!work.repeat && (await ctx.store.getLease(threadId)))
+      throw new ThreadBusyError(threadId, null);
     // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.
     runId = work.requestId === undefined ? randomUUID() : requestRunIdFor(threadId, work.requestId);
   } else {
@@ -141,48 +121,7 @@ export async function launch(
     ...(options.onPending ? { onPending: options.onPending } : {}),
     ...(work.kind === "input" && work.requestId !== undefined ? { requestId: work.requestId } : {}),
   });
-  if (ctx.scale) {
-    // A watch job: if this process dies mid-run, a live one takes the run over once its lease
-    // expires. Most runs rest before the job is due, and then it does nothing.
-    const scale = ctx.scale;
-    scale.jobs
-      .enqueue({ threadId, runId, actor: principal.subject, tenant: thread.tenant }, 5)
-      .catch(() => undefined);
-  }
+  // If this process dies mid-run, the background sweep of a live one takes the run over once
+  // its lease expires (see background.ts).
   return active;
-}
-
-/**
- * On Postgres: checks what can be checked now, then hands a background run to the shared queue,
- * where any serve or worker process takes it.
- *
- * @throws ThreadBusyError, ThreadInterruptedError, InvalidInputError.
- */
-export async function enqueueRun(
-  ctx: ServerContext,
-  scale: ScaleOut,
-  principal: Principal,
-  thread: ThreadRecord,
-  input: Record<string, unknown>,
-  options: LaunchOptions = {},
-): Promise<string> {
-  const graph = await ctx.registry.forThread(ctx.store, thread);
-  assertChannels(graph, input);
-  const threadId = thread.threadId;
-  if (await ctx.store.getLease(threadId)) throw new ThreadBusyError(threadId, null);
-  const pending = await ctx.store.getThreadInterrupts(threadId, "pending");
-  if (pending.length > 0 && options.onPending !== "cancel")
-    throw new ThreadInterruptedError(threadId, pending.map(publicInterrupt));
-  const runId = randomUUID();
-  await scale.jobs.enqueue({
-    threadId,
-    runId,
-    input,
-    actor: principal.subject,
-    tenant: thread.tenant,
-    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
-    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
-    ...(options.onPending ? { onPending: options.onPending } : {}),
-  });
-  return runId;
 }

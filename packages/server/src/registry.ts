@@ -11,6 +11,7 @@ import {
   NotFoundError,
   type Checkpointer,
   type CompiledGraph,
+  type LeaseSettings,
   type Schema,
   type ThreadRecord,
 } from "@rein/core";
@@ -33,8 +34,21 @@ export const GRAPH_KEY = "rein:graph";
 export class GraphRegistry {
   private readonly byName: Map<string, ServedGraph>;
 
-  constructor(store: Checkpointer, factories: Record<string, GraphFactory>) {
-    this.byName = new Map(Object.entries(factories).map(([name, make]) => [name, make(store)]));
+  /**
+   * @param lease lease timing for every graph (the deployment's one lease setting); default:
+   *   each graph's own, as compiled.
+   */
+  constructor(
+    store: Checkpointer,
+    factories: Record<string, GraphFactory>,
+    lease?: Partial<LeaseSettings>,
+  ) {
+    this.byName = new Map(
+      Object.entries(factories).map(([name, make]) => {
+        const graph = make(store);
+        return [name, lease ? graph.withLease(lease) : graph];
+      }),
+    );
   }
 
   /** Registered names. */

@@ -33,6 +33,8 @@ export type RunWork =
       input: Record<string, unknown> | null;
       /** From `Idempotency-Key`: a repeat returns the first run's outcome instead of a new run. */
       requestId?: string | undefined;
+      /** The same request was made before (its key was claimed): wait for its outcome. */
+      repeat?: boolean | undefined;
     }
   | { kind: "resume"; command: ResumeCommand; target: ResumeTarget | null };
 
@@ -48,10 +50,14 @@ export interface ActiveRun {
   started: Promise<void>;
 }
 
-/** Hands events and change notices to other processes. */
+/** Hands events and notices to other processes. */
 export interface RunMirror {
   event(hub: RunHub, event: HubEvent): void;
   change(threadId: string): void;
+  /** Asks the process executing `runId` to stop it at its next step boundary. */
+  cancel(runId: string): void;
+  /** Tells the other processes that a thread has queued runs. */
+  queued(threadId: string): void;
 }
 
 /** Called when a thread's pending interrupts may have changed. */
@@ -61,8 +67,9 @@ export type ChangeListener = (threadId: string) => void;
 export class RunManager {
   private readonly hubs = new Map<string, RunHub>();
   private readonly active = new Set<Promise<unknown>>();
-  private readonly controllers = new Set<AbortController>();
+  private readonly controllers = new Map<string, AbortController>();
   private readonly changeListeners = new Set<ChangeListener>();
+  private readonly startListeners = new Map<string, Set<(hub: RunHub) => void>>();
 
   /**
    * @param mirror receives every event of every run and every change notice, to hand them to
@@ -83,6 +90,54 @@ export class RunManager {
     return this.active.size;
   }
 
+  /** Whether this process is executing `runId` now. */
+  executing(runId: string): boolean {
+    return this.controllers.has(runId);
+  }
+
+  /**
+   * Calls `listener` with the run's hub when this process starts `runId` (at once if it runs
+   * here already): a join of a queued run waits for it this way.
+   */
+  onStart(runId: string, listener: (hub: RunHub) => void): () => void {
+    const hub = this.hubs.get(runId);
+    if (hub) {
+      listener(hub);
+      return () => undefined;
+    }
+    let set = this.startListeners.get(runId);
+    if (!set) this.startListeners.set(runId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.startListeners.delete(runId);
+    };
+  }
+
+  /**
+   * Stops `runId` at its next step boundary if this process executes it (it ends `cancelled`
+   * with its checkpoints kept); otherwise asks the other processes to. Returns whether it ran here.
+   */
+  cancel(runId: string): boolean {
+    const controller = this.controllers.get(runId);
+    if (controller) {
+      controller.abort(new Error("cancelled by a newer run (multitask policy)"));
+      return true;
+    }
+    this.mirror?.cancel(runId);
+    return false;
+  }
+
+  /** Publishes again, to the other processes, a run's buffered events after `after`. */
+  replay(runId: string, after: number): void {
+    const hub = this.hubs.get(runId);
+    if (!hub || !this.mirror) return;
+    const mirror = this.mirror;
+    hub.subscribe(after, (event) => {
+      if (event) mirror.event(hub, event);
+    })();
+  }
+
   /** Subscribes to "this thread's queue may have changed" notices. */
   onChange(listener: ChangeListener): () => void {
     this.changeListeners.add(listener);
@@ -93,6 +148,11 @@ export class RunManager {
   notifyChange(threadId: string): void {
     this.notifyLocal(threadId);
     this.mirror?.change(threadId);
+  }
+
+  /** Tells the other processes that a thread has queued runs. */
+  mirrorQueued(threadId: string): void {
+    this.mirror?.queued(threadId);
   }
 
   /** Tells subscribers of this process only (a notice that came from another process). */
@@ -111,7 +171,7 @@ export class RunManager {
     if (mirror) hub.onPublish = (h, e) => mirror.event(h, e);
     this.hubs.set(runId, hub);
     const controller = new AbortController();
-    this.controllers.add(controller);
+    this.controllers.set(runId, controller);
     let markStarted: () => void = () => undefined;
     let failStart: (error: unknown) => void = () => undefined;
     const started = new Promise<void>((resolve, reject) => {
@@ -142,7 +202,7 @@ export class RunManager {
     const tracked = settled.finally(() => {
       hub.finish();
       this.active.delete(tracked);
-      this.controllers.delete(controller);
+      if (this.controllers.get(runId) === controller) this.controllers.delete(runId);
       this.notifyChange(threadId);
       setTimeout(() => {
         if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
@@ -151,6 +211,9 @@ export class RunManager {
     this.active.add(tracked.catch(() => undefined));
     // Nobody may await `started` (a foreground run): keep its rejection from going unhandled.
     started.catch(() => undefined);
+    const waiting = this.startListeners.get(runId);
+    this.startListeners.delete(runId);
+    for (const listener of waiting ?? []) listener(hub);
     return { hub, result: settled, started };
   }
 
@@ -194,7 +257,7 @@ export class RunManager {
     const outcome = await Promise.race([all.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
     if (outcome === "timeout") {
-      for (const controller of this.controllers)
+      for (const controller of this.controllers.values())
         controller.abort(new Error("server shutting down"));
       await Promise.all([...this.active]);
     }

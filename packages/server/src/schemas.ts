@@ -84,8 +84,13 @@ export const StartRunBody = z
     interruptAfter: Selectors.optional(),
     onPending: z.enum(["error", "cancel"]).optional(),
     streamMode: z.union([StreamModeSchema, z.array(StreamModeSchema).max(6)]).optional(),
+    /** What happens while the thread runs another run (input only): see docs/server.md. */
+    multitask: z.enum(["reject", "enqueue", "interrupt", "rollback"]).optional(),
   })
   .strict();
+
+/** `POST /threads/:id/runs`, as validated. */
+export type StartRun = z.infer<typeof StartRunBody>;
 
 /** `POST /threads/:id/steer`. */
 export const SteerBody = z
@@ -195,7 +200,7 @@ export const ThreadSchema = z.object({
   graph: z.string(),
   tenant: z.string().nullable(),
   metadata: JsonObject,
-  status: z.enum(["idle", "running", "interrupted", "done", "error", "cancelled"]),
+  status: z.enum(["idle", "queued", "running", "interrupted", "done", "error", "cancelled"]),
   runId: z.string().nullable(),
   headCheckpointId: z.string().nullable(),
   pendingInterrupts: z.array(InterruptSchema),
@@ -222,11 +227,11 @@ export const RunResultSchema = z.looseObject({
   checkpointId: z.string().nullable(),
 });
 
-/** 202 of a background run. */
+/** 202 of a background run: `queued` until a process has started it. */
 export const RunAcceptedSchema = z.object({
   threadId: z.string(),
   runId: z.string(),
-  status: z.literal("running"),
+  status: z.enum(["queued", "running"]),
 });
 
 /** A run record with its child runs (the run tree). */
@@ -237,7 +242,7 @@ export interface RunTreeNode {
   parentTaskId: string | null;
   graph: string;
   namespace: string[];
-  status: "running" | "done" | "interrupted" | "error" | "cancelled";
+  status: "queued" | "running" | "done" | "interrupted" | "error" | "cancelled";
   createdAt: string;
   updatedAt: string;
   error?: unknown;
@@ -251,7 +256,7 @@ const RunBase = z.looseObject({
   parentTaskId: z.string().nullable(),
   graph: z.string(),
   namespace: z.array(z.string()),
-  status: z.enum(["running", "done", "interrupted", "error", "cancelled"]),
+  status: z.enum(["queued", "running", "done", "interrupted", "error", "cancelled"]),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

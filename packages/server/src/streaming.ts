@@ -4,7 +4,6 @@
  */
 import type { FastifyReply } from "fastify";
 import type { RunId } from "@rein/core";
-import type { ScaleOut } from "./scale/index.ts";
 import type { ServerContext } from "./context.ts";
 import type { RunHub } from "./hub.ts";
 import { openSse, type SseStream } from "./sse.ts";
@@ -60,36 +59,60 @@ export async function pipeHub(
 }
 
 /**
- * Streams the events of a run executing in another process (received over LISTEN/NOTIFY) until
- * it ends. The run's status is also polled, so a stream whose executor died without an `end`
- * still closes, with the run record.
+ * Streams the events of a run this process is not executing now: one queued (started later,
+ * here or elsewhere), or executing in another process (its events come over LISTEN/NOTIFY). If
+ * this process starts it, the stream switches to its hub. Events are delivered once each, in id
+ * order: a gap in the ids, or a reconnect of the listener, asks the executor to replay what was
+ * missed. The run's row is polled too, so a stream whose executor died without an `end` still
+ * closes, with the run record.
  */
-export async function pipeRemote(
+export async function pipeElsewhere(
   ctx: ServerContext,
-  scale: ScaleOut,
   reply: FastifyReply,
   threadId: string,
   runId: string,
   modes: ReadonlySet<string>,
   afterId: number,
 ): Promise<void> {
-  let unsubscribe: () => void = () => undefined;
-  let stopPolling: () => void = () => undefined;
+  const stops: (() => void)[] = [];
   const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": runId }, () => {
-    unsubscribe();
-    stopPolling();
+    for (const stop of stops.splice(0)) stop();
   });
   if (afterId === 0) stream.send("run", { threadId, runId }, 0);
-  unsubscribe = scale.fanout.subscribeRun(runId, (message) => {
-    const event = message.event;
-    if (event.id > afterId && (ALWAYS.has(event.event) || modes.has(event.event)))
+  let last = afterId;
+  const deliver = (event: { id: number; event: string; data: unknown }): void => {
+    if (event.id <= last) return;
+    last = event.id;
+    if (ALWAYS.has(event.event) || modes.has(event.event))
       stream.send(event.event, event.data, event.id);
-    if (message.done) stream.close();
-  });
+    if (event.event === "end" || event.event === "error") stream.close();
+  };
+  stops.push(
+    ctx.runs.onStart(runId, (hub) => {
+      for (const stop of stops.splice(0)) stop();
+      stops.push(
+        hub.subscribe(last, (event) => (event === null ? stream.close() : deliver(event))),
+      );
+    }),
+  );
+  const fanout = ctx.scale?.fanout;
+  if (fanout) {
+    const replay = (): void => fanout.publish({ kind: "replay", runId, after: last });
+    stops.push(
+      fanout.subscribeRun(runId, (message) => {
+        // A gap: some events were lost on the way (a failed NOTIFY); ask for them again.
+        if (message.event.id > last + 1) replay();
+        else deliver(message.event);
+      }),
+      fanout.onReconnect(replay),
+    );
+    // Events sent before this subscription (a join after the run started elsewhere).
+    replay();
+  }
   const poll = setInterval(() => {
     void ctx.store.getRun(runId as RunId).then(
       (run) => {
-        if (run && run.status !== "running") {
+        if (run && run.status !== "running" && run.status !== "queued" && !ctx.runs.hub(runId)) {
           const { options: _options, ...record } = run;
           // Give a late `end` notification a moment before closing with the record.
           setTimeout(() => {
@@ -102,6 +125,6 @@ export async function pipeRemote(
     );
   }, 1000);
   poll.unref();
-  stopPolling = () => clearInterval(poll);
+  stops.push(() => clearInterval(poll));
   await stream.done;
 }

@@ -73,7 +73,7 @@ export interface ThreadView {
   graph: string;
   tenant: string | null;
   metadata: Record<string, unknown>;
-  status: "idle" | "running" | "interrupted" | "done" | "error" | "cancelled";
+  status: "idle" | "queued" | "running" | "interrupted" | "done" | "error" | "cancelled";
   runId: string | null;
   headCheckpointId: string | null;
   pendingInterrupts: Interrupt[];
@@ -92,7 +92,10 @@ export async function latestMetadata(
   pendingInterrupts: Interrupt[];
 }> {
   const head = await store.getCheckpoint(threadId as ThreadId, "");
-  const run = head ? await store.getRun(head.runId) : undefined;
+  // Without a head, the thread's first run may be queued or starting: name it.
+  const run = head
+    ? await store.getRun(head.runId)
+    : (await store.listRuns(threadId as ThreadId)).filter((r) => r.parentRunId === null).at(-1);
   const pending = await store.getThreadInterrupts(threadId as ThreadId, "pending");
   return {
     runId: run?.runId ?? null,

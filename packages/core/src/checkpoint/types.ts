@@ -113,6 +113,33 @@ export interface StoredInterrupt extends Interrupt {
   answerSchema?: unknown;
 }
 
+/**
+ * A run accepted for later execution (status `queued`), as the process that accepted it stored
+ * it: what any process needs to start it, and how to tell a repeat of the request from another.
+ */
+export interface QueuedRunRequest {
+  /** The state update the run starts with. */
+  input: Record<string, unknown>;
+  /** The request id the run executes under (its run id derives from it). */
+  requestId: string;
+  /** What happens to the thread's current run: see the server's multitask policies. */
+  multitask: "reject" | "enqueue" | "interrupt" | "rollback";
+  /** Plain input to a thread with pending interrupts: refuse (default) or cancel them. */
+  onPending?: "error" | "cancel";
+  /** With `rollback`: the run whose steps this run discards (it starts from before them). */
+  rollbackOf?: RunId | null;
+  /** Who asked (the audit actor of the run). */
+  actor: string;
+}
+
+/** Per-run options stored on a run record. */
+export interface RunRecordOptions {
+  interruptBefore?: string[];
+  interruptAfter?: string[];
+  /** Present while the run is `queued`, and kept afterwards for a repeat of its request. */
+  queued?: QueuedRunRequest;
+}
+
 /** Record of a run: a root invocation or a child (subgraph) run. */
 export interface RunRecord {
   runId: RunId;
@@ -127,7 +154,7 @@ export interface RunRecord {
   updatedAt: string;
   error?: { name: string; message: string; code?: string; node?: string } | null;
   /** Per-run options that must survive a resume in another process (static interrupt selectors). */
-  options?: { interruptBefore?: string[]; interruptAfter?: string[] } | null;
+  options?: RunRecordOptions | null;
 }
 
 /** Record of a thread. */

@@ -61,12 +61,29 @@ export class CompiledGraph<S extends Schema> {
   private readonly lease: LeaseSettings;
 
   /** @internal Use `StateGraph.compile()`. */
-  constructor(draft: DraftGraph, options: CompileOptions) {
-    this.definition = buildDefinition(draft, options);
+  constructor(draft: DraftGraph | GraphDefinition, options: CompileOptions) {
+    this.definition = "nodes" in draft && "name" in draft ? draft : buildDefinition(draft, options);
     this.name = this.definition.name;
     this.checkpointer = options.checkpointer;
     this.determinism = this.definition.determinism;
     this.lease = { ...defaultLease, ...options.lease };
+  }
+
+  /** The lease timing this graph's calls use. */
+  get leaseSettings(): Readonly<LeaseSettings> {
+    return this.lease;
+  }
+
+  /**
+   * The same graph (same definition, same store) with other lease timing: how a deployment sets
+   * one lease for every graph it serves (the server's `REIN_LEASE_TTL_MS`) without recompiling
+   * the graphs its users wrote.
+   */
+  withLease(lease: Partial<LeaseSettings>): CompiledGraph<S> {
+    return new CompiledGraph<S>(this.definition, {
+      ...(this.checkpointer ? { checkpointer: this.checkpointer } : {}),
+      lease: { ...this.lease, ...lease },
+    });
   }
 
   /**

@@ -24,11 +24,15 @@ export interface ServeOptions {
   logLevel: string;
   /** Postgres schema of the store. */
   schema?: string | undefined;
-  /** On Postgres: background jobs this process runs at once (0: only enqueue). */
+  /** Background runs this process executes at once (on Postgres 0: only accept them). */
   concurrency: number;
 }
 
-/** Lease TTL the graphs use (`REIN_LEASE_TTL_MS`, default 30 s); queue timings follow it. */
+/**
+ * The one lease setting of a deployment (`REIN_LEASE_TTL_MS`, default 30 s): every served
+ * graph's thread leases last this long, and the background sweep that takes over the runs of a
+ * dead process runs four times per TTL.
+ */
 export function leaseTtlMs(): number {
   const value = Number(process.env["REIN_LEASE_TTL_MS"]);
   return Number.isFinite(value) && value > 0 ? value : 30_000;
@@ -84,7 +88,6 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
         store: opened.postgres.saver,
         connectionString: opened.postgres.url,
         concurrency: options.concurrency,
-        leaseTtlMs: leaseTtlMs(),
       })
     : null;
   const server = await createServer({
@@ -93,6 +96,8 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     storeKind: opened.kind,
     graphs,
     auth,
+    leaseTtlMs: leaseTtlMs(),
+    concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),
     ...(consoleDir ? { consoleDir } : {}),
     logger:

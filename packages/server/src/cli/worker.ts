@@ -2,6 +2,7 @@
  * `rein worker`: a process that executes background runs, takes over runs of dead processes and
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
+import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../runs.ts";
 import { startScaleOut } from "../scale/index.ts";
@@ -15,6 +16,22 @@ export interface WorkerOptions {
   schema?: string | undefined;
   graphs?: string | undefined;
   concurrency: number;
+}
+
+/** The worker's log: one JSON line per entry on stderr. */
+function stderrLog(io: Io): BackgroundLog {
+  const line = (level: string) => (details: object, message: string) =>
+    io.err(
+      `${JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...flatten(details) })}\n`,
+    );
+  return { info: line("info"), warn: line("warn") };
+}
+
+/** Errors as their message (JSON.stringify drops an Error's fields). */
+function flatten(details: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(details).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
+  );
 }
 
 /** Runs a worker until a signal. Resolves with the exit code. */
@@ -37,11 +54,21 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     store: saver,
     connectionString: url,
     concurrency: options.concurrency,
-    leaseTtlMs: leaseTtlMs(),
   });
-  const registry = new GraphRegistry(opened.store, factories);
+  const ttlMs = leaseTtlMs();
+  const registry = new GraphRegistry(opened.store, factories, { ttlMs });
   const runs = new RunManager(scale.mirror);
-  await scale.jobs.work(opened.store, registry, runs);
+  const background = new BackgroundRuns({
+    store: opened.store,
+    registry,
+    runs,
+    concurrency: options.concurrency,
+    leaseTtlMs: ttlMs,
+    recover: true,
+    fanout: scale.fanout,
+    log: stderrLog(io),
+  });
+  background.start();
   const timers = registry.all().map((graph) => graph.startDeadlineTimer());
   io.err(
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
@@ -55,8 +82,9 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   });
   io.err("rein worker: shutting down, finishing running work...\n");
   for (const timer of timers) timer.stop();
-  await scale.stop();
+  await background.stop();
   await runs.drain(30_000);
+  await scale.stop();
   await opened.store.close();
   io.err("rein worker: stopped\n");
   return ExitCode.OK;

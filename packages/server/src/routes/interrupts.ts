@@ -5,7 +5,8 @@ import type { FastifyInstance } from "fastify";
 import { NotFoundError, type InterruptListQuery, type ThreadId } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { launch, requestIdOf, resumeWork } from "../launch.ts";
+import { claimRequest } from "../idempotency.ts";
+import { launch, resumeWork } from "../launch.ts";
 import { defineRoute } from "../route.ts";
 import {
   AuditPageSchema,
@@ -174,7 +175,15 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     },
     async ({ params, body, principal, request }) => {
       const thread = await loadThread(store, principal, params.id);
-      const requestId = requestIdOf(request.headers["idempotency-key"], principal, params.id);
+      const claim = await claimRequest(
+        store,
+        principal,
+        params.id,
+        request.headers["idempotency-key"],
+        "POST /threads/:id/resume",
+        request.body,
+      );
+      const requestId = claim?.requestId;
       const work = await resumeWork(ctx, params.id, body, request.body, principal, requestId);
       const run = await launch(ctx, principal, thread, work);
       ctx.runs.notifyChange(params.id);

@@ -2,12 +2,14 @@
  * Runs: start (wait, background or streamed), list, get with its run tree, and join a running
  * run's event stream.
  */
-import type { FastifyInstance } from "fastify";
-import type { RunRecord } from "@rein/core";
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { RunRecord, ThreadRecord } from "@rein/core";
 import { InvalidInputError, type ThreadId } from "@rein/core";
-import { requireScope } from "../auth.ts";
+import { requireScope, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { enqueueRun, launch, requestIdOf, resumeWork } from "../launch.ts";
+import { claimRequest, type RequestClaim } from "../idempotency.ts";
+import { assertChannels, launch, resumeWork } from "../launch.ts";
 import { defineRoute } from "../route.ts";
 import type { RunWork } from "../runs.ts";
 import {
@@ -20,8 +22,9 @@ import {
   StartRunBody,
   ThreadParams,
   type RunTreeNode,
+  type StartRun,
 } from "../schemas.ts";
-import { lastEventId, openTrackedSse, pipeHub, pipeRemote } from "../streaming.ts";
+import { lastEventId, openTrackedSse, pipeElsewhere, pipeHub } from "../streaming.ts";
 import { loadRun, loadThread } from "../threads.ts";
 
 const SSE_EVENTS =
@@ -29,6 +32,35 @@ const SSE_EVENTS =
 
 function modesOf(mode: string | string[] | undefined): Set<string> {
   return new Set(mode === undefined ? ["values"] : Array.isArray(mode) ? mode : [mode]);
+}
+
+/** The status a 202 reports: `queued` until a process has started the run. */
+function acceptedStatus(run: RunRecord): "queued" | "running" {
+  return run.status === "queued" ? "queued" : "running";
+}
+
+/**
+ * Streams a run's events: from this process's hub while it runs here; from wherever it runs
+ * (or will run) while it is queued or running elsewhere; its record alone once it has ended.
+ */
+async function pipeRun(
+  ctx: ServerContext,
+  reply: FastifyReply,
+  run: RunRecord,
+  modes: Set<string>,
+  after: number,
+): Promise<void> {
+  const hub = ctx.runs.hub(run.runId);
+  if (hub) return pipeHub(ctx, reply, hub, modes, after);
+  if (
+    run.status === "queued" ||
+    (run.status === "running" && (ctx.scale || ctx.runs.executing(run.runId)))
+  )
+    return pipeElsewhere(ctx, reply, run.threadId, run.runId, modes, after);
+  const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": run.runId });
+  const { options: _options, ...record } = run;
+  stream.send("run", { threadId: run.threadId, runId: run.runId, record }, 0);
+  stream.close();
 }
 
 /** The run and its descendants, as a tree. */
@@ -50,8 +82,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     params: { id: string },
     body: { input?: Record<string, unknown> | null | undefined; command?: unknown },
     raw: unknown,
-    principal: Parameters<typeof requestIdOf>[1],
-    idempotencyKey: string | string[] | undefined,
+    principal: Principal,
+    claim: RequestClaim | undefined,
   ): Promise<RunWork> {
     if ((body.input !== undefined) === (body.command !== undefined))
       throw new InvalidInputError(
@@ -61,7 +93,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       return {
         kind: "input",
         input: body.input ?? null,
-        requestId: requestIdOf(idempotencyKey, principal, params.id),
+        requestId: claim?.requestId,
+        repeat: claim !== undefined && !claim.first,
       };
     requireScope(principal, "resume");
     const rawCommand = (raw as { command?: unknown }).command;
@@ -71,7 +104,42 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       body.command as Parameters<typeof resumeWork>[2],
       rawCommand,
       principal,
-      requestIdOf(idempotencyKey, principal, params.id),
+      claim?.requestId,
+    );
+  }
+
+  /**
+   * New input that goes through the queue: every background start (its run id must be readable
+   * at once, and nothing accepted may be lost), and any start whose multitask policy is not
+   * `reject`. Returns the queued (or, for a repeat, the existing) run.
+   */
+  async function queueInput(
+    thread: ThreadRecord,
+    work: RunWork & { kind: "input" },
+    body: StartRun,
+    principal: Principal,
+  ): Promise<RunRecord> {
+    const graph = await ctx.registry.forThread(store, thread);
+    assertChannels(graph, work.input ?? {});
+    return ctx.background.admit(thread, graph, {
+      input: work.input ?? {},
+      multitask: body.multitask ?? "reject",
+      // Without an Idempotency-Key the run still gets a request id of its own: two processes
+      // that both pick the queued run up then cannot run it twice.
+      requestId: work.requestId ?? `bg:${randomUUID()}`,
+      actor: principal.subject,
+      onPending: body.onPending,
+      interruptBefore: body.interruptBefore,
+      interruptAfter: body.interruptAfter,
+    });
+  }
+
+  /** Whether a start goes through the queue rather than straight into a run of this process. */
+  function queued(work: RunWork, body: StartRun): work is RunWork & { kind: "input" } {
+    return (
+      work.kind === "input" &&
+      work.input !== null &&
+      (!body.wait || (body.multitask !== undefined && body.multitask !== "reject"))
     );
   }
 
@@ -83,29 +151,38 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       url: "/threads/:id/runs",
       operationId: "startRun",
       summary:
-        "Starts a run with `input` (or `null` to continue) or `command` (an answer). `wait: true` answers with the run result; otherwise 202 with the run id.",
+        "Starts a run with `input` (or `null` to continue) or `command` (an answer). `wait: true` answers with the run result; otherwise 202 with the run id, readable at once (`queued` until a process starts it). `multitask` says what happens while the thread runs another run: `reject` (409, the default), `enqueue`, `interrupt`, `rollback`.",
       scope: "run",
       params: ThreadParams,
       body: StartRunBody,
       headers: {
         "Idempotency-Key":
-          "A repeat returns the first outcome: of the answer (with `command`), or of the run the input started (with `input`).",
+          "A repeat with the same body returns the first outcome (the same run id); the same key with another body is 422 `idempotency_key_reused`.",
       },
       responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
     },
     async ({ params, body, principal, request }) => {
       const thread = await loadThread(store, principal, params.id);
-      const work = await startWork(
-        params,
-        body,
-        request.body,
+      const claim = await claimRequest(
+        store,
         principal,
+        params.id,
         request.headers["idempotency-key"],
+        "POST /threads/:id/runs",
+        request.body,
       );
-      if (ctx.scale && !body.wait && work.kind === "input" && work.input !== null) {
-        const runId = await enqueueRun(ctx, ctx.scale, principal, thread, work.input, body);
-        request.log.info({ threadId: params.id, runId }, "run queued");
-        return { status: 202, body: { threadId: params.id, runId, status: "running" } };
+      const work = await startWork(params, body, request.body, principal, claim);
+      if (queued(work, body)) {
+        const run = await queueInput(thread, work, body, principal);
+        request.log.info({ threadId: params.id, runId: run.runId }, "run queued");
+        if (body.wait) {
+          const requestId = run.options?.queued?.requestId ?? work.requestId ?? "";
+          return { status: 200, body: await ctx.background.outcome(run.runId, requestId) };
+        }
+        return {
+          status: 202,
+          body: { threadId: params.id, runId: run.runId, status: acceptedStatus(run) },
+        };
       }
       const run = await launch(ctx, principal, thread, work, body);
       request.log.info(
@@ -134,33 +211,48 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       method: "POST",
       url: "/threads/:id/runs/stream",
       operationId: "streamRun",
-      summary: "Starts a run like `POST /threads/:id/runs` and streams its events (SSE).",
+      summary:
+        "Starts a run like `POST /threads/:id/runs` and streams its events (SSE); with a `multitask` policy other than `reject` the run is queued and the stream follows it from its start.",
       description: SSE_EVENTS,
       scope: "run",
       params: ThreadParams,
       body: StartRunBody,
       headers: {
         "Idempotency-Key":
-          "A repeat returns the first outcome: of the answer (with `command`), or of the run the input started (with `input`).",
+          "A repeat with the same body returns the first outcome; the same key with another body is 422 `idempotency_key_reused`.",
       },
       responses: { 200: null },
       sse: true,
     },
     async ({ params, body, principal, request, reply }) => {
       const thread = await loadThread(store, principal, params.id);
-      const work = await startWork(
-        params,
-        body,
-        request.body,
+      const claim = await claimRequest(
+        store,
         principal,
+        params.id,
         request.headers["idempotency-key"],
+        "POST /threads/:id/runs/stream",
+        request.body,
       );
+      const work = await startWork(params, body, request.body, principal, claim);
+      const modes = modesOf(body.streamMode);
+      if (
+        work.kind === "input" &&
+        work.input !== null &&
+        body.multitask &&
+        body.multitask !== "reject"
+      ) {
+        const queuedRun = await queueInput(thread, work, body, principal);
+        request.log.info({ threadId: params.id, runId: queuedRun.runId }, "run queued, streaming");
+        await pipeRun(ctx, reply, queuedRun, modes, 0);
+        return undefined;
+      }
       const run = await launch(ctx, principal, thread, work, body);
       run.result.catch(() => undefined);
       // A run refused before it started (stale target, busy thread) answers with a plain error.
       await run.started;
       request.log.info({ threadId: params.id, runId: run.hub.runId }, "run streaming");
-      await pipeHub(ctx, reply, run.hub, modesOf(body.streamMode), 0);
+      await pipeHub(ctx, reply, run.hub, modes, 0);
       return undefined;
     },
   );
@@ -207,22 +299,6 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
   );
 
-  /**
-   * The run; on Postgres a queued run is recorded only once a process takes it, so a join that
-   * comes right after the 202 waits a little for it.
-   */
-  async function loadRunSoon(threadId: string, runId: string) {
-    const deadline = Date.now() + (ctx.scale ? 5_000 : 0);
-    for (;;) {
-      try {
-        return await loadRun(store, threadId, runId);
-      } catch (error) {
-        if (Date.now() >= deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  }
-
   defineRoute(
     app,
     ctx,
@@ -242,23 +318,9 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
     async ({ params, query, principal, request, reply }) => {
       await loadThread(store, principal, params.id);
-      const run = await loadRunSoon(params.id, params.runId);
-      const hub = ctx.runs.hub(params.runId);
+      const run = await loadRun(store, params.id, params.runId);
       const after = lastEventId(request.headers["last-event-id"]);
-      if (hub) {
-        await pipeHub(ctx, reply, hub, modesOf(query.streamMode), after);
-        return undefined;
-      }
-      if (ctx.scale && run.status === "running") {
-        // Running (or queued) in another process: its events come over LISTEN/NOTIFY.
-        const modes = modesOf(query.streamMode);
-        await pipeRemote(ctx, ctx.scale, reply, run.threadId, run.runId, modes, after);
-        return undefined;
-      }
-      const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": run.runId });
-      const { options: _options, ...record } = run;
-      stream.send("run", { threadId: run.threadId, runId: run.runId, record }, 0);
-      stream.close();
+      await pipeRun(ctx, reply, run, modesOf(query.streamMode), after);
       return undefined;
     },
   );

@@ -1,27 +1,55 @@
 /**
- * Run events and queue changes across processes, over Postgres LISTEN/NOTIFY: the process that
- * executes a run publishes each event; a process serving a join of that run receives them.
+ * Messages between the processes of one deployment, over Postgres LISTEN/NOTIFY: the process that
+ * executes a run publishes each of its events; a process serving a join of that run receives
+ * them; queue wake-ups, cancel requests and replay requests travel the same channel.
+ *
+ * NOTIFY is not durable: a notification sent while a listener is disconnected is lost. So the
+ * listening connection is reopened after any error (a Postgres restart drops it), every
+ * reconnect is announced to the process ({@link PgFanout.onReconnect}) so it can re-read what it
+ * may have missed (queued runs) and ask the executors to replay run events after the last id it
+ * saw; run events carry ids, so a gap is seen too and asked for again.
  */
 import pg from "pg";
 import type { HubEvent } from "../hub.ts";
 
 /** A message on the fan-out channel. */
 export type FanoutMessage =
+  /** An event of a run, published by the process executing it. */
   | { kind: "event"; runId: string; threadId: string; event: HubEvent; done: boolean }
-  | { kind: "change"; threadId: string };
+  /** A thread's pending interrupts may have changed (the live approval queue re-reads). */
+  | { kind: "change"; threadId: string }
+  /** A thread has queued runs: a process with free capacity may start the next one. */
+  | { kind: "queued"; threadId: string }
+  /** Stop this run at its next step boundary (a multitask `interrupt` or `rollback`). */
+  | { kind: "cancel"; runId: string }
+  /** Send the events of this run after `after` again: a listener missed some. */
+  | { kind: "replay"; runId: string; after: number };
+
+/** A run event message. */
+export type RunEventMessage = FanoutMessage & { kind: "event" };
 
 /** NOTIFY payloads must stay under 8000 bytes; larger events are sent as a stub. */
 const MAX_PAYLOAD = 7500;
 
-/** One LISTEN connection per process, dispatching to subscribers. */
+/** Delays between attempts to reopen the listening connection, in ms (the last one repeats). */
+const RECONNECT_DELAYS = [50, 100, 250, 500, 1000, 2000];
+
+type Listener<M> = (message: M) => void;
+
+/** One LISTEN connection per process, dispatching to subscribers, reopened when it fails. */
 export class PgFanout {
   private readonly channel: string;
   private listener: pg.Client | null = null;
-  private readonly runListeners = new Map<
-    string,
-    Set<(message: FanoutMessage & { kind: "event" }) => void>
-  >();
-  private readonly changeListeners = new Set<(threadId: string) => void>();
+  private stopped = false;
+  private attempt = 0;
+  private readonly runListeners = new Map<string, Set<Listener<RunEventMessage>>>();
+  private readonly listeners = {
+    change: new Set<Listener<string>>(),
+    queued: new Set<Listener<string>>(),
+    cancel: new Set<Listener<string>>(),
+    replay: new Set<Listener<{ runId: string; after: number }>>(),
+    reconnect: new Set<() => void>(),
+  };
   /** Messages published in this tick, sent together by {@link PgFanout.flush}. */
   private readonly outbox: FanoutMessage[] = [];
   /** This process's id, so it can ignore its own notifications. */
@@ -36,36 +64,100 @@ export class PgFanout {
     this.channel = `rein_${schema}`.slice(0, 63);
   }
 
-  /** Opens the LISTEN connection. */
+  /** Whether the listening connection is open. */
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+
+  /** Opens the LISTEN connection (and keeps reopening it until {@link PgFanout.stop}). */
   async start(): Promise<void> {
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
-    await client.connect();
+    // Errors of an idle client come as events; without a listener they would crash the process.
+    client.on("error", () => this.lost(client));
+    client.on("end", () => this.lost(client));
     client.on("notification", (n) => {
-      if (n.channel !== this.channel || !n.payload) return;
-      let parsed: { origin: string; messages?: FanoutMessage[]; message?: FanoutMessage };
-      try {
-        parsed = JSON.parse(n.payload) as typeof parsed;
-      } catch {
-        return;
-      }
-      if (parsed.origin === this.origin) return;
-      // `message`: one message per notification, as processes of earlier versions send them.
-      for (const message of parsed.messages ?? (parsed.message ? [parsed.message] : [])) {
-        if (message.kind === "change") for (const l of this.changeListeners) l(message.threadId);
-        else for (const l of this.runListeners.get(message.runId) ?? []) l(message);
-      }
+      if (n.channel === this.channel && n.payload) this.receive(n.payload);
     });
-    client.on("error", () => undefined);
-    await client.query(`LISTEN "${this.channel}"`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
+    this.attempt = 0;
+  }
+
+  /** The listening connection failed: reopen it, then tell the process it may have missed messages. */
+  private lost(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = null;
+    client.end().catch(() => undefined);
+    this.reconnectLater();
+  }
+
+  private reconnectLater(): void {
+    if (this.stopped) return;
+    const delay = RECONNECT_DELAYS[Math.min(this.attempt, RECONNECT_DELAYS.length - 1)] ?? 2000;
+    this.attempt += 1;
+    setTimeout(() => {
+      if (this.stopped) return;
+      this.connect().then(
+        () => {
+          if (this.listener) for (const l of this.listeners.reconnect) l();
+        },
+        () => this.reconnectLater(),
+      );
+    }, delay).unref();
+  }
+
+  private receive(payload: string): void {
+    let parsed: { origin: string; messages?: FanoutMessage[]; message?: FanoutMessage };
+    try {
+      parsed = JSON.parse(payload) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (parsed.origin === this.origin) return;
+    // `message`: one message per notification, as processes of earlier versions send them.
+    for (const message of parsed.messages ?? (parsed.message ? [parsed.message] : []))
+      this.dispatch(message);
+  }
+
+  private dispatch(message: FanoutMessage): void {
+    switch (message.kind) {
+      case "event":
+        for (const l of this.runListeners.get(message.runId) ?? []) l(message);
+        return;
+      case "change":
+      case "queued":
+        for (const l of this.listeners[message.kind]) l(message.threadId);
+        return;
+      case "cancel":
+        for (const l of this.listeners.cancel) l(message.runId);
+        return;
+      case "replay":
+        for (const l of this.listeners.replay) l({ runId: message.runId, after: message.after });
+        return;
+    }
   }
 
   /**
    * Publishes a message to every other process. Messages published in one tick of the event loop
    * go out together, packed into as few notifications as fit, in one query: a resume emits
    * several events, and each `NOTIFY` takes Postgres's global notification lock at commit, so one
-   * notification per event made concurrent resumes queue behind each other. Failures are
-   * dropped: joiners also poll.
+   * notification per event made concurrent resumes queue behind each other. A failed send is
+   * dropped: listeners see the gap in event ids (or reconnect) and ask for a replay, and the
+   * queue's sweep finds queued runs nobody was told of.
    */
   publish(message: FanoutMessage): void {
     this.outbox.push(message);
@@ -90,6 +182,7 @@ export class PgFanout {
       size += text.length + 1;
     }
     close();
+    if (this.stopped) return;
     this.pool
       .query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [
         this.channel,
@@ -113,10 +206,7 @@ export class PgFanout {
   }
 
   /** Receives the events of one run published by other processes. */
-  subscribeRun(
-    runId: string,
-    listener: (message: FanoutMessage & { kind: "event" }) => void,
-  ): () => void {
+  subscribeRun(runId: string, listener: Listener<RunEventMessage>): () => void {
     let set = this.runListeners.get(runId);
     if (!set) this.runListeners.set(runId, (set = new Set()));
     set.add(listener);
@@ -127,13 +217,38 @@ export class PgFanout {
   }
 
   /** Receives "this thread's queue may have changed" from other processes. */
-  onChange(listener: (threadId: string) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+  onChange(listener: Listener<string>): () => void {
+    return this.add(this.listeners.change, listener);
   }
 
-  /** Closes the LISTEN connection. */
+  /** Receives "this thread has queued runs" from other processes. */
+  onQueued(listener: Listener<string>): () => void {
+    return this.add(this.listeners.queued, listener);
+  }
+
+  /** Receives "cancel this run" from other processes. */
+  onCancel(listener: Listener<string>): () => void {
+    return this.add(this.listeners.cancel, listener);
+  }
+
+  /** Receives "replay this run's events after an id" from other processes. */
+  onReplay(listener: Listener<{ runId: string; after: number }>): () => void {
+    return this.add(this.listeners.replay, listener);
+  }
+
+  /** Called each time the listening connection was reopened (messages may have been missed). */
+  onReconnect(listener: () => void): () => void {
+    return this.add(this.listeners.reconnect, listener);
+  }
+
+  private add<T>(set: Set<T>, listener: T): () => void {
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** Closes the LISTEN connection for good. */
   async stop(): Promise<void> {
+    this.stopped = true;
     const client = this.listener;
     this.listener = null;
     await client?.end().catch(() => undefined);

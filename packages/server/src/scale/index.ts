@@ -1,53 +1,40 @@
 /**
- * Scale-out on Postgres: the job queue of background runs and the LISTEN/NOTIFY fan-out of run
- * events, wired to one process's run manager.
+ * Scale-out on Postgres: the LISTEN/NOTIFY channel that carries run events, queue wake-ups,
+ * cancel and replay requests between the processes of a deployment, wired to one process's run
+ * manager. The queue itself is the store's `queued` run rows (see `../background.ts`): the same
+ * on SQLite and Postgres, so nothing here decides what runs.
  */
 import type { PostgresSaver } from "@rein/postgres";
 import type { RunMirror } from "../runs.ts";
 import { PgFanout } from "./fanout.ts";
-import { PgJobs } from "./jobs.ts";
 
 export { PgFanout } from "./fanout.ts";
-export { PgJobs, runJob } from "./jobs.ts";
-export type { JobSettings, RunJob } from "./jobs.ts";
+export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
 
 /** Options of {@link startScaleOut}. */
 export interface ScaleOutOptions {
   store: PostgresSaver;
   connectionString: string;
-  /** Jobs this process runs at once (0: it only enqueues). */
+  /** Background runs this process executes at once (0: it only accepts them). */
   concurrency: number;
-  /** Lease TTL of the graphs (ms): jobs of a dead worker reappear after about twice that. */
-  leaseTtlMs?: number;
 }
 
 /** The scale-out parts of one process. */
 export interface ScaleOut {
   fanout: PgFanout;
-  jobs: PgJobs;
+  /** Background runs this process executes at once (0: it only accepts them). */
   concurrency: number;
-  /** Mirrors a run manager's events and change notices to the other processes. */
+  /** Mirrors a run manager's events and notices to the other processes. */
   mirror: RunMirror;
   stop(): Promise<void>;
 }
 
-/** Starts the fan-out listener and the queue (not yet taking jobs: see `PgJobs.work`). */
+/** Starts the fan-out listener. */
 export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut> {
   const fanout = new PgFanout(options.store.pool, options.connectionString, options.store.schema);
   await fanout.start();
-  const ttlSeconds = Math.max(1, Math.ceil((options.leaseTtlMs ?? 30_000) / 1000));
-  const jobs = new PgJobs({
-    connectionString: options.connectionString,
-    schema: `${options.store.schema}_jobs`.slice(0, 63),
-    concurrency: options.concurrency,
-    expireInSeconds: ttlSeconds * 2,
-    maintenanceIntervalSeconds: Math.min(10, ttlSeconds),
-    retryDelaySeconds: Math.max(1, Math.ceil(ttlSeconds / 2)),
-  });
-  await jobs.start();
   return {
     fanout,
-    jobs,
     concurrency: options.concurrency,
     mirror: {
       event: (hub, event) =>
@@ -59,10 +46,9 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
           done: event.event === "end" || event.event === "error",
         }),
       change: (threadId) => fanout.publish({ kind: "change", threadId }),
+      cancel: (runId) => fanout.publish({ kind: "cancel", runId }),
+      queued: (threadId) => fanout.publish({ kind: "queued", threadId }),
     },
-    async stop() {
-      await jobs.stop();
-      await fanout.stop();
-    },
+    stop: () => fanout.stop(),
   };
 }

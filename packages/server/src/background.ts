@@ -1,0 +1,508 @@
+/**
+ * Background runs, the same on SQLite and on Postgres: a request is accepted by writing its run
+ * as a `queued` row (so the run id of the 202 is readable and joinable at once, and a crash
+ * after the 202 loses nothing), and any process with capacity starts the oldest queued run of a
+ * thread once the thread is free. The store's rows are the queue: a wake-up (in this process, or
+ * a `queued` notice from another) only says where to look, and a periodic sweep finds what no
+ * wake-up reached — queued runs nobody started, and runs a dead process left `running` (taken
+ * over once its lease expires, from the last checkpoint).
+ *
+ * A run executes under its request id, from which its run id derives, so two processes that
+ * both try to start it cannot run it twice: the thread's lease admits one, and the other finds
+ * the run's stored outcome (core's request dedupe) or a busy thread.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  InvalidInputError,
+  ReinError,
+  RunInProgressError,
+  ThreadBusyError,
+  ThreadInterruptedError,
+  requestRunIdFor,
+  type Checkpointer,
+  type CheckpointId,
+  type ErrorCode,
+  type QueuedRunRequest,
+  type RunId,
+  type RunRecord,
+  type RunResult,
+  type ThreadId,
+  type ThreadRecord,
+} from "@rein/core";
+import type { ServedGraph, GraphRegistry } from "./registry.ts";
+import type { RunManager } from "./runs.ts";
+import type { PgFanout } from "./scale/fanout.ts";
+import { publicInterrupt } from "./threads.ts";
+
+/**
+ * What happens to a thread's current run when another is requested (LangGraph Platform's
+ * multitask strategies): `reject` refuses the new one (409), `enqueue` runs it after the current
+ * one, `interrupt` stops the current one at its next step boundary (its checkpoints are kept),
+ * `rollback` stops it and starts the new one from before its first step.
+ */
+export type MultitaskPolicy = QueuedRunRequest["multitask"];
+
+/** A run to accept. */
+export interface RunRequest {
+  input: Record<string, unknown>;
+  multitask: MultitaskPolicy;
+  /** The request id the run executes under; its run id derives from it. */
+  requestId: string;
+  actor: string;
+  onPending?: "error" | "cancel" | undefined;
+  interruptBefore?: string[] | undefined;
+  interruptAfter?: string[] | undefined;
+}
+
+/** A structured log, as Fastify's (pino) logger offers it. */
+export interface BackgroundLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+/** Settings of {@link BackgroundRuns}. */
+export interface BackgroundSettings {
+  store: Checkpointer;
+  registry: GraphRegistry;
+  runs: RunManager;
+  /** Runs this process executes at once; 0 only accepts them (others execute them). */
+  concurrency: number;
+  /** The graphs' lease TTL: the sweep runs four times per TTL, so a takeover waits at most ~1.25 TTL. */
+  leaseTtlMs: number;
+  /** Whether the sweep continues runs a dead process left `running`. */
+  recover: boolean;
+  /** On Postgres: wake-ups and cancel requests from the other processes. */
+  fanout?: PgFanout | null;
+  log?: BackgroundLog | undefined;
+}
+
+/** The actor under which a run left by a dead process is continued. */
+const RECOVERY_ACTOR = "system:recovery";
+
+/** Statuses after which a run never changes again. */
+const FINISHED = new Set<RunRecord["status"]>(["done", "error", "cancelled", "interrupted"]);
+
+/** A run that was refused when its turn came (its thread was paused, or its input was invalid). */
+export class QueuedRunRefusedError extends ReinError {
+  constructor(run: RunRecord) {
+    const error = run.error ?? { name: "Error", message: "The queued run was refused." };
+    super((error.code ?? "run_in_progress") as ErrorCode, error.message, {
+      threadId: run.threadId,
+      runId: run.runId,
+    });
+  }
+}
+
+/** The queue of background runs, and the sweep that keeps it moving. */
+export class BackgroundRuns {
+  /** Threads known to have queued runs: a run ending on one of them looks for the next. */
+  private readonly hinted = new Set<string>();
+  /** Threads this process is starting a run of right now, with the start in flight. */
+  private readonly starting = new Map<string, Promise<void>>();
+  /** Threads that waited for a free slot. */
+  private readonly waitingForSlot = new Set<string>();
+  private executing = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+  private stopped = false;
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly owner = `admission-${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** The graphs, with a lease that does not wait: a busy thread is somebody else's turn. */
+  private readonly noWait = new Map<string, ServedGraph>();
+
+  constructor(private readonly settings: BackgroundSettings) {}
+
+  /** Starts the sweep and listens for wake-ups; runs a first sweep at once. */
+  start(): void {
+    const { fanout, runs } = this.settings;
+    this.unsubscribe.push(runs.onChange((threadId) => this.wake(threadId, false)));
+    if (fanout) {
+      this.unsubscribe.push(
+        fanout.onQueued((threadId) => this.wake(threadId, true)),
+        fanout.onChange((threadId) => this.wake(threadId, false)),
+        fanout.onCancel((runId) => void runs.cancel(runId)),
+        fanout.onReplay(({ runId, after }) => runs.replay(runId, after)),
+        // Notices sent while the listener was down are lost: look at the rows again.
+        fanout.onReconnect(() => void this.sweep()),
+      );
+    }
+    void this.sweep();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const base = Math.max(100, Math.floor(this.settings.leaseTtlMs / 4));
+    // Jitter spreads the sweeps of many processes over the interval.
+    const delay = Math.floor(base * (0.8 + Math.random() * 0.4));
+    this.timer = setTimeout(() => {
+      void this.sweep().finally(() => this.schedule());
+    }, delay);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops sweeping and listening, and waits for the starts in flight: a run this process was
+   * starting is then running, and the run manager's drain finishes it. Runs still queued stay
+   * queued, for the next process.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const off of this.unsubscribe.splice(0)) off();
+    await Promise.all([...this.starting.values(), this.sweeping]);
+  }
+
+  /**
+   * Accepts a run: after the policy's checks, its `queued` row is stored and the executors are
+   * woken. A repeat of a request (same request id) returns the run it queued, unchanged.
+   *
+   * @throws ThreadBusyError with `reject` while the thread runs or has queued runs.
+   * @throws ThreadInterruptedError with `reject` when the thread waits on interrupts.
+   * @throws RunInProgressError with `reject` while an answered run waits for its continuation.
+   */
+  async admit(thread: ThreadRecord, graph: ServedGraph, request: RunRequest): Promise<RunRecord> {
+    const { store, runs } = this.settings;
+    const threadId = thread.threadId;
+    const runId = requestRunIdFor(threadId, request.requestId);
+    const existing = await store.getRun(runId);
+    if (existing) return existing;
+    let current: RunRecord | undefined;
+    let rollbackOf: RunId | null = null;
+    if (request.multitask === "reject") {
+      const record = await this.admitExclusive(thread, graph, runId, request);
+      this.announce(threadId);
+      return record;
+    }
+    if (request.multitask !== "enqueue") {
+      current = await this.currentRun(threadId);
+      if (request.multitask === "rollback" && current) {
+        rollbackOf = current.runId;
+        if ((await forkPointBefore(store, threadId, current.runId)) === undefined)
+          throw new InvalidInputError(
+            `Run ${current.runId} is the first run of thread ${threadId}: there is no earlier state to roll back to. Send multitask "interrupt" to stop it and keep its steps.`,
+            { threadId, runId: current.runId },
+          );
+      }
+    }
+    const record = queuedRecord(thread, graph, runId, request, rollbackOf);
+    await store.putRun(record);
+    // Queued first, then cancelled: the new run is in line before the thread goes free.
+    if (current) runs.cancel(current.runId);
+    this.announce(threadId);
+    return record;
+  }
+
+  /**
+   * `reject`: queued only if nothing else has the thread, checked and written under the thread's
+   * lease, so two such requests racing on one idle thread give one 202 and one 409.
+   */
+  private async admitExclusive(
+    thread: ThreadRecord,
+    graph: ServedGraph,
+    runId: RunId,
+    request: RunRequest,
+  ): Promise<RunRecord> {
+    const { store } = this.settings;
+    const threadId = thread.threadId;
+    const token = await store.acquireLease(threadId, this.owner, 10_000);
+    if (token === null)
+      throw new ThreadBusyError(threadId, (await store.getLease(threadId))?.owner ?? null);
+    try {
+      const runsOfThread = await store.listRuns(threadId);
+      const queued = runsOfThread.find((r) => r.status === "queued" && r.parentRunId === null);
+      if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
+      const head = await store.getCheckpoint(threadId, "");
+      const headRun = head ? runsOfThread.find((r) => r.runId === head.runId) : undefined;
+      if (headRun?.status === "running")
+        throw new RunInProgressError(threadId, headRun.runId, headRun.status);
+      if (request.onPending !== "cancel") {
+        const pending = await store.getPendingInterrupts(threadId, 20);
+        if (pending.total > 0)
+          throw new ThreadInterruptedError(threadId, pending.items.map(publicInterrupt));
+      }
+      const record = queuedRecord(thread, graph, runId, request, null);
+      await store.putRun(record, { threadId, token });
+      return record;
+    } finally {
+      await store.releaseLease(threadId, this.owner).catch(() => undefined);
+    }
+  }
+
+  /** The thread's run that is executing (or left running), if any. */
+  private async currentRun(threadId: ThreadId): Promise<RunRecord | undefined> {
+    const { store } = this.settings;
+    const head = await store.getCheckpoint(threadId, "");
+    if (!head) return undefined;
+    const run = await store.getRun(head.runId);
+    return run?.status === "running" ? run : undefined;
+  }
+
+  /** Wakes this process and the others for a thread that has a new queued run. */
+  private announce(threadId: string): void {
+    this.settings.runs.mirrorQueued(threadId);
+    this.wake(threadId, true);
+  }
+
+  /**
+   * A thread may have a queued run to start: `queued` says it does (a notice, an admission);
+   * otherwise (a run ended, the queue changed) it is looked at only if it had some.
+   */
+  private wake(threadId: string, queued: boolean): void {
+    if (queued) this.hinted.add(threadId);
+    if (!this.hinted.has(threadId) || this.settings.concurrency < 1 || this.stopped) return;
+    void this.startNext(threadId);
+  }
+
+  /** Starts the oldest queued run of a thread, if the thread is free and a slot is. */
+  private startNext(threadId: string): Promise<void> {
+    const inFlight = this.starting.get(threadId);
+    if (inFlight) return inFlight;
+    if (this.executing >= this.settings.concurrency) {
+      this.waitingForSlot.add(threadId);
+      return Promise.resolve();
+    }
+    const start = this.startOldest(threadId);
+    this.starting.set(threadId, start);
+    return start;
+  }
+
+  private async startOldest(threadId: string): Promise<void> {
+    try {
+      const { store } = this.settings;
+      const queued = (await store.listRuns(threadId as ThreadId))
+        .filter((r) => r.status === "queued" && r.parentRunId === null)
+        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+      const next = queued[0];
+      if (!next) {
+        this.hinted.delete(threadId);
+        return;
+      }
+      if (this.settings.runs.executing(next.runId)) return;
+      await this.execute(next);
+    } catch (error) {
+      this.settings.log?.warn({ err: error, threadId }, "could not start a queued run");
+    } finally {
+      this.starting.delete(threadId);
+    }
+  }
+
+  /** Executes a queued run; refusals at its start are recorded on its row. */
+  private async execute(run: RunRecord): Promise<void> {
+    const request = run.options?.queued;
+    const graph = await this.graphOf(run);
+    if (!request || !graph) return;
+    const checkpointId =
+      request.multitask === "rollback" && request.rollbackOf
+        ? await this.forkPoint(run.threadId, request.rollbackOf)
+        : undefined;
+    this.executing += 1;
+    const active = this.settings.runs.start(
+      graph,
+      { kind: "input", input: request.input, requestId: request.requestId },
+      run.runId,
+      {
+        threadId: run.threadId,
+        runId: run.runId,
+        requestId: request.requestId,
+        actor: request.actor,
+        ...(request.onPending ? { onPending: request.onPending } : {}),
+        ...(run.options?.interruptBefore ? { interruptBefore: run.options.interruptBefore } : {}),
+        ...(run.options?.interruptAfter ? { interruptAfter: run.options.interruptAfter } : {}),
+        ...(checkpointId ? { checkpointId } : {}),
+      },
+    );
+    void active.result
+      .then(
+        () => undefined,
+        (error: unknown) => this.refused(run, error),
+      )
+      .finally(() => {
+        this.executing -= 1;
+        this.afterRun(run.threadId);
+      });
+  }
+
+  /** A slot and maybe the thread are free again: start what waits. */
+  private afterRun(threadId: string): void {
+    this.wake(threadId, false);
+    for (const waiting of [...this.waitingForSlot]) {
+      if (this.executing >= this.settings.concurrency) return;
+      this.waitingForSlot.delete(waiting);
+      void this.startNext(waiting);
+    }
+  }
+
+  /**
+   * A queued run that failed before it started: a busy thread is somebody else's turn (the end
+   * of that run wakes the queue again); a thread paused on interrupts, or invalid input, refuses
+   * the run for good, recorded on its row so the caller who got the 202 can read why.
+   */
+  private async refused(run: RunRecord, error: unknown): Promise<void> {
+    if (error instanceof ThreadBusyError) return;
+    if (error instanceof RunInProgressError && error.details["status"] === "running") return;
+    const { store } = this.settings;
+    const stored = await store.getRun(run.runId).catch(() => undefined);
+    if (stored?.status !== "queued") return;
+    const described = ReinError.is(error)
+      ? { name: error.name, message: error.message, code: error.code }
+      : { name: "Error", message: error instanceof Error ? error.message : String(error) };
+    await store
+      .putRun({ ...stored, status: "error", updatedAt: new Date().toISOString(), error: described })
+      .catch(() => undefined);
+    this.settings.runs.notifyChange(run.threadId);
+    this.settings.log?.info(
+      { threadId: run.threadId, runId: run.runId, error: described },
+      "queued run refused",
+    );
+  }
+
+  /** The checkpoint a `rollback` run starts from: the last one before the rolled-back run's. */
+  private forkPoint(threadId: ThreadId, rolledBack: RunId): Promise<string | undefined> {
+    return forkPointBefore(this.settings.store, threadId, rolledBack);
+  }
+
+  private async graphOf(run: RunRecord): Promise<ServedGraph | undefined> {
+    const { store, registry } = this.settings;
+    const thread = await store.getThread(run.threadId);
+    if (!thread) return undefined;
+    const graph = await registry.forThread(store, thread).catch(() => undefined);
+    if (!graph) return undefined;
+    let quick = this.noWait.get(graph.name);
+    if (!quick) this.noWait.set(graph.name, (quick = graph.withLease({ waitMs: 0 })));
+    return quick;
+  }
+
+  /**
+   * Finds what no wake-up reached: queued runs (their notice was lost, or the process that took
+   * them died before starting them), and runs left `running` whose lease expired (their process
+   * died): those are continued from their last checkpoint. Bounded per sweep; logged.
+   */
+  sweep(): Promise<void> {
+    if (this.stopped || this.settings.concurrency < 1) return Promise.resolve();
+    this.sweeping ??= this.sweepOnce()
+      .catch((error: unknown) => this.settings.log?.warn({ err: error }, "background sweep failed"))
+      .finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const { store, runs } = this.settings;
+    const queued = await store.listRunsByStatus({ status: "queued", rootOnly: true, limit: 100 });
+    for (const run of queued.items) this.wake(run.threadId, true);
+    if (!this.settings.recover) return;
+    const running = await store.listRunsByStatus({ status: "running", rootOnly: true, limit: 100 });
+    const recovered: string[] = [];
+    for (const run of running.items) {
+      if (this.executing >= this.settings.concurrency) break;
+      if (runs.executing(run.runId) || (await store.getLease(run.threadId))) continue;
+      if (await this.recover(run)) recovered.push(run.runId);
+    }
+    if (recovered.length > 0) this.settings.log?.info({ runs: recovered }, "recovered runs");
+  }
+
+  /** Continues a run a dead process left `running`, from its thread's head. */
+  private async recover(run: RunRecord): Promise<boolean> {
+    const head = await this.settings.store.getCheckpoint(run.threadId, "");
+    // Only the head's run can be continued; another left `running` is an older, stranded row.
+    if (head?.runId !== run.runId) return false;
+    const graph = await this.graphOf(run);
+    if (!graph) return false;
+    this.executing += 1;
+    const thread = await this.settings.store.getThread(run.threadId);
+    const active = this.settings.runs.start(graph, { kind: "input", input: null }, run.runId, {
+      threadId: run.threadId,
+      actor: RECOVERY_ACTOR,
+      tenant: thread?.tenant ?? null,
+    });
+    void active.result
+      .catch(() => undefined)
+      .finally(() => {
+        this.executing -= 1;
+        this.afterRun(run.threadId);
+      });
+    return true;
+  }
+
+  /**
+   * The outcome of a queued run, once it has one (for a request that waits for it): the result
+   * its request stored, or the refusal recorded on its row.
+   *
+   * @throws QueuedRunRefusedError when the run was refused at its start.
+   */
+  async outcome(runId: RunId, requestId: string, signal?: AbortSignal): Promise<RunResult> {
+    const { store, runs } = this.settings;
+    let delay = 20;
+    for (;;) {
+      const stored = await store.getRequestResult(requestId);
+      if (stored?.result !== undefined && stored.result !== null) return stored.result as RunResult;
+      const run = await store.getRun(runId);
+      if (run && FINISHED.has(run.status) && run.error && !runs.executing(runId)) {
+        const again = await store.getRequestResult(requestId);
+        if (again?.result !== undefined && again.result !== null) return again.result as RunResult;
+        throw new QueuedRunRefusedError(run);
+      }
+      if (signal?.aborted) throw signal.reason;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 250);
+    }
+  }
+}
+
+/**
+ * The newest root checkpoint of a thread that a run did not write: where a run started that
+ * discards `runId`'s steps begins. `undefined` when the run wrote every checkpoint of the thread.
+ */
+async function forkPointBefore(
+  store: Checkpointer,
+  threadId: ThreadId,
+  runId: RunId,
+): Promise<string | undefined> {
+  let before: CheckpointId | undefined;
+  for (;;) {
+    const page = await store.listCheckpoints(threadId, "", {
+      limit: 100,
+      ...(before ? { before } : {}),
+    });
+    const found = page.find((c) => c.runId !== runId);
+    if (found) return found.id;
+    if (page.length < 100) return undefined;
+    before = page.at(-1)?.id;
+  }
+}
+
+/** The `queued` row of an accepted run. */
+function queuedRecord(
+  thread: ThreadRecord,
+  graph: ServedGraph,
+  runId: RunId,
+  request: RunRequest,
+  rollbackOf: RunId | null,
+): RunRecord {
+  const now = new Date().toISOString();
+  const queued: QueuedRunRequest = {
+    input: request.input,
+    requestId: request.requestId,
+    multitask: request.multitask,
+    actor: request.actor,
+    ...(request.onPending ? { onPending: request.onPending } : {}),
+    ...(rollbackOf ? { rollbackOf } : {}),
+  };
+  return {
+    runId,
+    threadId: thread.threadId,
+    parentRunId: null,
+    parentTaskId: null,
+    graph: graph.name,
+    namespace: [],
+    stream: "",
+    status: "queued",
+    createdAt: now,
+    updatedAt: now,
+    options: {
+      ...(request.interruptBefore ? { interruptBefore: request.interruptBefore } : {}),
+      ...(request.interruptAfter ? { interruptAfter: request.interruptAfter } : {}),
+      queued,
+    },
+  };
+}

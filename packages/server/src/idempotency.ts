@@ -1,0 +1,95 @@
+/**
+ * `Idempotency-Key` at the HTTP edge: the core request id a key stands for, and the claim that
+ * ties the key to the one request it was first sent with. A repeat of that request gets its
+ * original outcome; the same key with another request is refused (422), because replaying the
+ * first outcome would tell the caller that its second request was applied when nothing was.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import {
+  IdempotencyKeyReusedError,
+  InvalidInputError,
+  type Checkpointer,
+  type TaskId,
+  type ThreadId,
+} from "@rein/core";
+import type { Principal } from "./auth.ts";
+
+/** Idempotency keys: printable ASCII, at most 200 characters. */
+const KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The once-results slot that holds a thread's request claims: `ctx.once` results are keyed by
+ * (thread, task, key), first write wins, and leave with the thread; no task id of a graph has
+ * this form, so no node's `once` can meet a claim.
+ */
+const CLAIMS = "http:idempotency" as TaskId;
+
+/** One request, as the key was first used with: its route and body, and who claimed it. */
+export interface RequestClaim {
+  /** The core request id (`http:<tenant>:<thread>:<key>`). */
+  requestId: string;
+  /**
+   * `true` when this request made the claim; `false` when the same request was claimed before
+   * (a retry, or an identical request racing this one): its outcome is the first one's.
+   */
+  first: boolean;
+}
+
+/**
+ * The core request id of an `Idempotency-Key`: scoped by tenant and thread, so one tenant's key
+ * can never return another tenant's outcome.
+ *
+ * @throws InvalidInputError for a key that is not 1–200 printable ASCII characters.
+ */
+export function requestIdOf(
+  header: string | string[] | undefined,
+  principal: Principal,
+  threadId: string,
+): string | undefined {
+  const key = keyOf(header);
+  return key === undefined ? undefined : `http:${principal.tenant ?? "-"}:${threadId}:${key}`;
+}
+
+function keyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || !KEY.test(key))
+    throw new InvalidInputError("Idempotency-Key must be 1-200 printable ASCII characters.");
+  return key;
+}
+
+/** Digest of a request: its route and its body as parsed (keys in the order sent). */
+export function requestDigest(route: string, body: unknown): string {
+  return createHash("sha256")
+    .update(route)
+    .update("\n")
+    .update(JSON.stringify(body ?? null))
+    .digest("base64url");
+}
+
+/**
+ * Ties an `Idempotency-Key` to this request, atomically in the store (first claim wins, on every
+ * store): `undefined` without a key.
+ *
+ * @throws IdempotencyKeyReusedError when the key was first used with another route or body;
+ *   nothing is stored.
+ * @throws InvalidInputError for a malformed key.
+ */
+export async function claimRequest(
+  store: Checkpointer,
+  principal: Principal,
+  threadId: string,
+  header: string | string[] | undefined,
+  route: string,
+  body: unknown,
+): Promise<RequestClaim | undefined> {
+  const requestId = requestIdOf(header, principal, threadId);
+  if (requestId === undefined) return undefined;
+  const digest = requestDigest(route, body);
+  const mine = `${digest}:${randomUUID()}`;
+  const stored = await store.putOnce(threadId as ThreadId, CLAIMS, requestId, mine);
+  const claimed = typeof stored.value === "string" ? stored.value : "";
+  if (claimed.slice(0, claimed.lastIndexOf(":")) !== digest)
+    throw new IdempotencyKeyReusedError(keyOf(header) ?? "");
+  return { requestId, first: claimed === mine };
+}
