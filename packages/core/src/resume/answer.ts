@@ -4,7 +4,8 @@
  * already produced, or the options the caller continues the run with.
  */
 import type { AnswerBatch, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
-import { NotFoundError } from "../errors.ts";
+import { isDeepStrictEqual } from "node:util";
+import { NoMatchingTargetError, NotFoundError, StaleTargetError } from "../errors.ts";
 import type { ResumeCommand } from "../graph/command.ts";
 import type { RunOptions } from "../graph/options.ts";
 import { asInterruptId, asRunId } from "../ids.ts";
@@ -69,11 +70,24 @@ export async function applyCommand(
   let threadPending: StoredInterrupt[] | null = null;
   const allPending = async (): Promise<StoredInterrupt[]> =>
     (threadPending ??= await session.pending());
-  const expectedHead = target ? await checkTarget(session, target) : null;
-  const inScope = target
-    ? await targetScope(session, target)
-    : await threadScope(session, command, allPending);
-  const chosen = await chooseAnswers(session, command, inScope, allPending, target);
+  let expectedHead: AnswerBatch["expectedHead"];
+  let chosen: ChosenAnswers;
+  try {
+    expectedHead = target ? await checkTarget(session, target) : null;
+    const inScope = target
+      ? await targetScope(session, target)
+      : await threadScope(session, command, allPending);
+    chosen = await chooseAnswers(session, command, inScope, allPending, target);
+  } catch (error) {
+    // A retry of an answer whose call died between storing it and continuing the run: the
+    // answer is there, only the continuation is missing. Continue it instead of refusing.
+    if (
+      (error instanceof StaleTargetError || error instanceof NoMatchingTargetError) &&
+      (await repeatsStoredAnswer(session, command, target))
+    )
+      return proceed;
+    throw error;
+  }
   const cancel = await applyChildrenPolicy(policy, chosen, target, allPending);
   for (const [record, value] of chosen) await checkAnswer(record, value);
   const wake = await tasksToWake(session, [...chosen.keys(), ...cancel]);
@@ -106,6 +120,41 @@ export async function applyCommand(
   if (command.options.steering !== undefined)
     await steerAnswered(session, chosen, target, command.options.steering);
   return proceed;
+}
+
+/**
+ * Whether `command` repeats answers already stored while their root run waits for its
+ * continuation: the head's run is still `running` though this call holds the thread's lease
+ * (so nobody is continuing it — the call that stored the answers died first), and the command
+ * gives the stored values to interrupts of that run that are now answered. Such a retry is the
+ * same request again, and its outcome is the continued run.
+ */
+async function repeatsStoredAnswer(
+  session: ThreadSession,
+  command: ResumeCommand,
+  target: ResumeTarget | null,
+): Promise<boolean> {
+  const { store, threadId } = session;
+  const head = await session.head(ROOT_STREAM);
+  if (!head || (await session.run(head.runId))?.status !== "running") return false;
+  const ofHeadRun = (row: StoredInterrupt): boolean =>
+    row.threadId === threadId && row.status === "answered" && row.path[0]?.runId === head.runId;
+  const same = (row: StoredInterrupt, value: unknown): boolean =>
+    isDeepStrictEqual(row.answer ?? null, value ?? null);
+  if (command.kind === "resumeMap") {
+    const ids = Object.keys(command.map).map(asInterruptId);
+    const rows = (await store.getInterrupts(ids)).filter(ofHeadRun);
+    return (
+      rows.length === ids.length && rows.every((row) => same(row, command.map[row.id as string]))
+    );
+  }
+  const rows =
+    target?.interruptId !== undefined
+      ? await store.getInterrupts([asInterruptId(target.interruptId)])
+      : target
+        ? await session.interruptsOfRun(asRunId(target.runId), "answered")
+        : await store.getThreadInterrupts(threadId, "answered");
+  return rows.some((row) => ofHeadRun(row) && same(row, command.value));
 }
 
 /**

@@ -28,6 +28,7 @@ import { refusedInputContracts } from "./refused-inputs.ts";
 import { staticInterruptContracts } from "./static-interrupts.ts";
 import { steeringEdgeContracts } from "./steering-edges.ts";
 import { steeringContracts } from "./steering.ts";
+import { storedAnswerContracts } from "./stored-answers.ts";
 import { targetedResumeContracts } from "./targeted-resume.ts";
 import { typedAnswerContracts } from "./typed-answers.ts";
 import { wideFanOutContracts } from "./wide-fan-out.ts";
@@ -58,6 +59,7 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("typed answers", () => typedAnswerContracts(env));
     describe("ids, errors and side effects", () => idErrorContracts(env));
     describe("one writer per thread", () => writerContracts(env));
+    describe("answers stored but not continued", () => storedAnswerContracts(env));
     describe("one writer per thread: a live run", () => busyThreadContracts(env));
     describe("wide fan-out", () => wideFanOutContracts(env));
   });
