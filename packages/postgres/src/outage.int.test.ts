@@ -23,7 +23,7 @@ import {
   WorkerProcess,
 } from "@rein/core/testing/process";
 import { threadId } from "@rein/core/testing";
-import { clusterUnavailableReason, ThrowawayCluster } from "./int/cluster.ts";
+import { clusterUnavailableReason, ThrowawayCluster } from "./cluster.ts";
 import { PostgresSaver } from "./saver.ts";
 import { postgresRequired } from "./testing.ts";
 

@@ -86,3 +86,5 @@ export async function destroyTestSaver(saver: PostgresSaver): Promise<void> {
     await saver.close();
   }
 }
+
+export { ThrowawayCluster, clusterUnavailableReason, freePort } from "./cluster.ts";

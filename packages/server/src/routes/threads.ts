@@ -1,10 +1,12 @@
 /**
  * Threads: create, list, get (status and pending interrupts), state, history, delete.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { InvalidInputError, ThreadBusyError, type ThreadId } from "@rein/core";
 import type { FastifyInstance } from "fastify";
+import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
+import { claimRequest } from "../idempotency.ts";
 import { GRAPH_KEY } from "../registry.ts";
 import { defineRoute } from "../route.ts";
 import {
@@ -18,7 +20,13 @@ import {
   ThreadParams,
   ThreadSchema,
 } from "../schemas.ts";
-import { loadThread, threadView } from "../threads.ts";
+import { canSee, loadThread, threadView } from "../threads.ts";
+
+/** The thread id a keyed create without an id gets: the same for every retry of that request. */
+function keyedThreadId(principal: Principal, key: string | string[]): string {
+  const text = `${principal.tenant ?? "-"}:${Array.isArray(key) ? key[0] : key}`;
+  return `t-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+}
 
 /** Registers the thread routes. */
 export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -34,12 +42,24 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       summary: "Creates a thread of a registered graph, in the caller's tenant.",
       scope: "run",
       body: CreateThreadBody,
+      headers: {
+        "Idempotency-Key":
+          "A repeat with the same body returns the thread it created (without `threadId`, the id derives from the key); another body is 422 `idempotency_key_reused`.",
+      },
       responses: { 201: ThreadSchema },
     },
     async ({ body, principal, request }) => {
       ctx.registry.get(body.graph);
-      const threadId = (body.threadId ?? randomUUID()) as ThreadId;
-      if (await store.getThread(threadId))
+      const key = request.headers["idempotency-key"];
+      // With a key and no id, the id derives from the key: a retry names the same thread.
+      const threadId = (body.threadId ??
+        (key === undefined ? randomUUID() : keyedThreadId(principal, key))) as ThreadId;
+      const claim = await claimRequest(store, principal, threadId, key, "POST /threads", body);
+      const existing = await store.getThread(threadId);
+      // A repeat of the request that created it gets the original outcome.
+      if (existing && claim && !claim.first && canSee(principal, existing.tenant))
+        return { status: 201, body: await threadView(store, existing) };
+      if (existing)
         // An existing id is refused whatever its tenant, with the same answer, so ids leak nothing.
         throw new InvalidInputError(
           `Thread ${threadId} cannot be created: the id is taken; choose another.`,

@@ -3,6 +3,7 @@
  * whose two sub-agents pause at once with decision payloads and typed answers, a slow graph that
  * streams custom events, and a question with a deadline.
  */
+import { appendFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { END, START, StateGraph, append, lastValue, reducer, type Checkpointer } from "@rein/core";
 import { z } from "zod";
@@ -115,5 +116,70 @@ export function ask(store: Checkpointer) {
     .compile({ checkpointer: store, name: "ask", lease: lease() });
 }
 
+/** Every execution of the `ledger` graph's charge in this process: tag and idempotency key. */
+export const ledgerCharges: { threadId: string; tag: string; key: string }[] = [];
+
+/**
+ * A charge with a side effect: it waits `ms` (stopping early when the run is cancelled), then
+ * records the charge — in {@link ledgerCharges}, and as a line in the file `REIN_TEST_LEDGER`
+ * names, so tests across processes count what ran, and how often.
+ */
+export function ledger(store: Checkpointer) {
+  return new StateGraph({
+    tag: lastValue<string>(() => ""),
+    ms: lastValue<number>(() => 0),
+    charged: append<string>(),
+  })
+    .addNode("charge", async (s, ctx) => {
+      if (s.ms > 0) await sleep(s.ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+      if (ctx.signal.aborted) return {};
+      const entry = {
+        threadId: String(ctx.threadId),
+        tag: s.tag,
+        key: ctx.idempotencyKey("charge"),
+      };
+      ledgerCharges.push(entry);
+      const file = process.env["REIN_TEST_LEDGER"];
+      if (file) appendFileSync(file, `${JSON.stringify(entry)}\n`);
+      return { charged: s.tag };
+    })
+    .addEdge(START, "charge")
+    .addEdge("charge", END)
+    .compile({ checkpointer: store, name: "ledger", lease: lease() });
+}
+
+/**
+ * An approval, then a slow charge: after the answer, the continuation marks `continuing` in the
+ * `REIN_TEST_LEDGER` file, works `ms`, then marks `charged` — a test kills the process between
+ * the two to crash between an answer and its continuation.
+ */
+export function approveThenCharge(store: Checkpointer) {
+  return new StateGraph({ ms: lastValue<number>(() => 1000), answer: lastValue<string>(() => "") })
+    .addNode("approve", async (s, ctx) => {
+      const answer = ctx.interrupt<string>({ question: "charge?" });
+      const file = process.env["REIN_TEST_LEDGER"];
+      const mark = (what: string): void => {
+        if (file)
+          appendFileSync(file, `${JSON.stringify({ threadId: String(ctx.threadId), what })}\n`);
+      };
+      mark("continuing");
+      await sleep(s.ms);
+      await ctx.once("charge", () => {
+        mark("charged");
+        return true;
+      });
+      return { answer };
+    })
+    .addEdge(START, "approve")
+    .addEdge("approve", END)
+    .compile({ checkpointer: store, name: "approve-then-charge", lease: lease() });
+}
+
 /** The test graphs by name, as a `--graphs` module exports them. */
-export const graphs: Record<string, GraphFactory> = { desk, slow, ask };
+export const graphs: Record<string, GraphFactory> = {
+  desk,
+  slow,
+  ask,
+  ledger,
+  "approve-then-charge": approveThenCharge,
+};
