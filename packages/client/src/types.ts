@@ -113,6 +113,12 @@ export type StartRunRequest = (
   interruptAfter?: string[];
   onPending?: "error" | "cancel";
   streamMode?: StreamMode | StreamMode[];
+  /**
+   * What happens while the thread runs another run (with `input`): `reject` (409, the default),
+   * `enqueue` (after it), `interrupt` (cancel it at its next step), `rollback` (cancel it and
+   * discard its steps).
+   */
+  multitask?: "reject" | "enqueue" | "interrupt" | "rollback";
 };
 
 /** An event of a run stream, named as on the wire. */
