@@ -226,6 +226,31 @@ describe.skipIf(!probe.available)(
       expect(audit.items.filter((a) => a.action === "answer")).toHaveLength(1);
     });
 
+    it("a run accepted by a server that only accepts is started by a worker within tens of milliseconds (a notice, not a poll)", async () => {
+      const api = client(server.url!, token);
+      await deploy.worker();
+      const delays: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const threadId = `pickup-${i}`;
+        await api("POST", "/threads", { graph: "ledger", threadId });
+        const sent = Date.now();
+        const accepted = await api<{ runId: string }>("POST", `/threads/${threadId}/runs`, {
+          input: { tag: threadId, ms: 300 },
+        });
+        expect(accepted.status).toBe(202);
+        const run = await until(
+          () => store.getRun(accepted.body.runId as RunId),
+          (r) => r?.status !== "queued",
+          5_000,
+        );
+        delays.push(Date.now() - sent);
+        expect(run?.status).not.toBe("queued");
+      }
+      console.info(`202 → running on a worker (ms): ${delays.join(", ")}`);
+      // A poll-based queue took 0.5–5 s; a notice takes tens of ms (this bound allows a loaded CI).
+      expect(Math.min(...delays)).toBeLessThan(250);
+    });
+
     it("two background starts with one key on two servers are one run and one charge", async () => {
       const other = await deploy.serve(0);
       const headers = { "idempotency-key": "once-only" };
