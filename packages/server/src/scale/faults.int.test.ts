@@ -6,10 +6,9 @@
  * cross-process event relay across that restart. Side effects are counted in a ledger file the
  * processes append to.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunId, ThreadId } from "@rein/core";
@@ -21,39 +20,15 @@ import {
   ThrowawayCluster,
 } from "@rein/postgres/testing";
 import { TOKENS, client, readSse } from "../testing/harness.ts";
+import { launchRein, TEST_GRAPHS, type Proc } from "../testing/processes.ts";
 
-const BIN = resolve(import.meta.dirname, "../../bin/rein.mjs");
-const GRAPHS = resolve(import.meta.dirname, "../testing/graphs.ts");
+const GRAPHS = TEST_GRAPHS;
 const LEASE_MS = 2000;
 const probe = await probePostgres();
 const noCluster = clusterUnavailableReason();
 if (!probe.available) console.warn(`Postgres fault suites skipped: no server at ${probe.url}`);
 if (noCluster) console.warn(`Postgres restart suites skipped: ${noCluster}`);
 const token = TOKENS["alice"]!.token;
-
-interface Proc {
-  child: ChildProcess;
-  url: string | null;
-  log: () => string;
-}
-
-function launch(args: string[], ready: RegExp, env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  let log = "";
-  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  return new Promise((done, fail) => {
-    let out = "";
-    child.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-      const match = ready.exec(out);
-      if (match) done({ child, url: match[1] ?? null, log: () => log });
-    });
-    child.on("exit", (code) => fail(new Error(`${args[0]} exited ${code}: ${log}`)));
-  });
-}
 
 /** Lines of the ledger file. */
 function ledgerLines(file: string): Record<string, string>[] {
@@ -83,7 +58,7 @@ class Deployment {
   }
 
   async serve(concurrency: number): Promise<Proc> {
-    const p = await launch(
+    const p = await launchRein(
       [
         "serve",
         ...["--postgres", this.url, "--schema", this.schema, "--graphs", GRAPHS],
@@ -98,7 +73,7 @@ class Deployment {
   }
 
   async worker(): Promise<Proc> {
-    const p = await launch(
+    const p = await launchRein(
       [
         "worker",
         ...["--postgres", this.url, "--schema", this.schema, "--graphs", GRAPHS],

@@ -4,45 +4,20 @@
  * interrupt give one 200 and one 409; a stream joined on B shows the events of a run executing on
  * A; a worker killed mid-run has its run finished by another.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interrupt, RunId, ThreadId } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
 import { TOKENS, client, readSse } from "../testing/harness.ts";
+import { launchRein, TEST_GRAPHS, type Proc } from "../testing/processes.ts";
 
-const BIN = resolve(import.meta.dirname, "../../bin/rein.mjs");
-const GRAPHS = resolve(import.meta.dirname, "../testing/graphs.ts");
+const GRAPHS = TEST_GRAPHS;
 const LEASE_MS = 2000;
 const probe = await probePostgres();
-
-interface Proc {
-  child: ChildProcess;
-  url: string | null;
-  log: () => string;
-}
-
-function launch(args: string[], ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, REIN_LEASE_TTL_MS: String(LEASE_MS) },
-  });
-  let log = "";
-  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  return new Promise((done, fail) => {
-    let out = "";
-    child.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-      const match = ready.exec(out);
-      if (match) done({ child, url: match[1] ?? null, log: () => log });
-    });
-    child.on("exit", (code) => fail(new Error(`${args[0]} exited ${code}: ${log}`)));
-  });
-}
 
 describe.skipIf(!probe.available)(
   "scale-out on Postgres with real processes",
@@ -57,7 +32,7 @@ describe.skipIf(!probe.available)(
     const token = TOKENS["alice"]!.token;
 
     async function serve(concurrency: number): Promise<Proc> {
-      const p = await launch(
+      const p = await launchRein(
         [
           "serve",
           "--postgres",
@@ -76,13 +51,14 @@ describe.skipIf(!probe.available)(
           String(concurrency),
         ],
         /listening on (\S+)/,
+        { REIN_LEASE_TTL_MS: String(LEASE_MS) },
       );
       procs.push(p);
       return p;
     }
 
     async function worker(): Promise<Proc> {
-      const p = await launch(
+      const p = await launchRein(
         [
           "worker",
           "--postgres",
@@ -95,6 +71,7 @@ describe.skipIf(!probe.available)(
           "1",
         ],
         /worker ready/,
+        { REIN_LEASE_TTL_MS: String(LEASE_MS) },
       );
       procs.push(p);
       return p;

@@ -37,23 +37,36 @@ function approvalBeforeAction(store: Checkpointer, counter: Counter) {
     });
 }
 
+/**
+ * `saver` seen through a view whose next commit, once armed, "dies": it throws as a process
+ * that lost its lease would, so the answer before it is stored and nothing after it.
+ */
+function dyingAtCommit(saver: Checkpointer): { store: Checkpointer; dieAtNextCommit: () => void } {
+  let armed = false;
+  const store = hookSaver(saver, {
+    before: {
+      commitStep: (args) => {
+        if (!armed) return;
+        armed = false;
+        const [commit] = args as [{ checkpoint: { threadId: string } }];
+        throw new FencedOutError(commit.checkpoint.threadId, 1, 2);
+      },
+    },
+  });
+  return {
+    store,
+    dieAtNextCommit: () => {
+      armed = true;
+    },
+  };
+}
+
 /** Registers the contracts. */
 export function storedAnswerContracts(env: RuntimeEnv): void {
   it(
     "a retried answer whose first call died before continuing continues the run, once; another answer is refused",
     env.withStore(async (saver) => {
-      let dieAtCommit = false;
-      // The first continuation "dies" at its first commit: the answer is stored, nothing after it.
-      const store = hookSaver(saver, {
-        before: {
-          commitStep: (args) => {
-            if (!dieAtCommit) return;
-            dieAtCommit = false;
-            const [commit] = args as [{ checkpoint: { threadId: string } }];
-            throw new FencedOutError(commit.checkpoint.threadId, 1, 2);
-          },
-        },
-      });
+      const { store, dieAtNextCommit } = dyingAtCommit(saver);
       const counter = new Counter();
       const graph = approvalBeforeAction(store, counter);
       const threadId = threadName("stored-answer");
@@ -61,7 +74,7 @@ export function storedAnswerContracts(env: RuntimeEnv): void {
       expect(paused.status).toBe("interrupted");
       const asked = paused.interrupts[0];
       if (!asked) throw new Error("no interrupt");
-      dieAtCommit = true;
+      dieAtNextCommit();
       const died = await rejection(graph.resume(RunConfig.thread(threadId), Command.resume("yes")));
       expect(died).toBeInstanceOf(FencedOutError);
       expect((await saver.getInterrupt(asked.id))?.status).toBe("answered");
@@ -90,24 +103,14 @@ export function storedAnswerContracts(env: RuntimeEnv): void {
   it(
     "a retried answer by id to a run left running continues it",
     env.withStore(async (saver) => {
-      let dieAtCommit = false;
-      const store = hookSaver(saver, {
-        before: {
-          commitStep: (args) => {
-            if (!dieAtCommit) return;
-            dieAtCommit = false;
-            const [commit] = args as [{ checkpoint: { threadId: string } }];
-            throw new FencedOutError(commit.checkpoint.threadId, 1, 2);
-          },
-        },
-      });
+      const { store, dieAtNextCommit } = dyingAtCommit(saver);
       const counter = new Counter();
       const graph = approvalBeforeAction(store, counter);
       const threadId = threadName("stored-answer-map");
       const paused = await graph.invoke({}, { threadId });
       const asked = paused.interrupts[0];
       if (!asked) throw new Error("no interrupt");
-      dieAtCommit = true;
+      dieAtNextCommit();
       const answer = Command.resumeMap({ [asked.id]: "yes" });
       expect(await rejection(graph.resume(RunConfig.thread(threadId), answer))).toBeInstanceOf(
         FencedOutError,
