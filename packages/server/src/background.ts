@@ -11,18 +11,12 @@
  * both try to start it cannot run it twice: the thread's lease admits one, and the other finds
  * the run's stored outcome (core's request dedupe) or a busy thread.
  */
-import { randomUUID } from "node:crypto";
 import {
-  InvalidInputError,
   ReinError,
   RunInProgressError,
   ThreadBusyError,
-  ThreadInterruptedError,
-  requestRunIdFor,
   type Checkpointer,
-  type CheckpointId,
   type ErrorCode,
-  type QueuedRunRequest,
   type RunId,
   type RunRecord,
   type RunResult,
@@ -30,29 +24,9 @@ import {
   type ThreadRecord,
 } from "@rein/core";
 import type { ServedGraph, GraphRegistry } from "./registry.ts";
+import { forkPointBefore, RunAdmission, type RunRequest } from "./run-admission.ts";
 import type { RunManager } from "./runs.ts";
 import type { PgFanout } from "./scale/fanout.ts";
-import { publicInterrupt } from "./threads.ts";
-
-/**
- * What happens to a thread's current run when another is requested (LangGraph Platform's
- * multitask strategies): `reject` refuses the new one (409), `enqueue` runs it after the current
- * one, `interrupt` stops the current one at its next step boundary (its checkpoints are kept),
- * `rollback` stops it and starts the new one from before its first step.
- */
-export type MultitaskPolicy = QueuedRunRequest["multitask"];
-
-/** A run to accept. */
-export interface RunRequest {
-  input: Record<string, unknown>;
-  multitask: MultitaskPolicy;
-  /** The request id the run executes under; its run id derives from it. */
-  requestId: string;
-  actor: string;
-  onPending?: "error" | "cancel" | undefined;
-  interruptBefore?: string[] | undefined;
-  interruptAfter?: string[] | undefined;
-}
 
 /** A structured log, as Fastify's (pino) logger offers it. */
 export interface BackgroundLog {
@@ -106,11 +80,14 @@ export class BackgroundRuns {
   private sweeping: Promise<void> | null = null;
   private stopped = false;
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly owner = `admission-${process.pid}-${randomUUID().slice(0, 8)}`;
   /** The graphs, with a lease that does not wait: a busy thread is somebody else's turn. */
   private readonly noWait = new Map<string, ServedGraph>();
 
-  constructor(private readonly settings: BackgroundSettings) {}
+  private readonly admission: RunAdmission;
+
+  constructor(private readonly settings: BackgroundSettings) {
+    this.admission = new RunAdmission(settings.store, settings.runs);
+  }
 
   /** Starts the sweep and listens for wake-ups; runs a first sweep at once. */
   start(): void {
@@ -154,88 +131,14 @@ export class BackgroundRuns {
   }
 
   /**
-   * Accepts a run: after the policy's checks, its `queued` row is stored and the executors are
-   * woken. A repeat of a request (same request id) returns the run it queued, unchanged.
+   * Accepts a run (see {@link RunAdmission.admit}) and wakes the executors, here and elsewhere.
    *
-   * @throws ThreadBusyError with `reject` while the thread runs or has queued runs.
-   * @throws ThreadInterruptedError with `reject` when the thread waits on interrupts.
-   * @throws RunInProgressError with `reject` while an answered run waits for its continuation.
+   * @throws ThreadBusyError, ThreadInterruptedError, RunInProgressError, InvalidInputError.
    */
   async admit(thread: ThreadRecord, graph: ServedGraph, request: RunRequest): Promise<RunRecord> {
-    const { store, runs } = this.settings;
-    const threadId = thread.threadId;
-    const runId = requestRunIdFor(threadId, request.requestId);
-    const existing = await store.getRun(runId);
-    if (existing) return existing;
-    let current: RunRecord | undefined;
-    let rollbackOf: RunId | null = null;
-    if (request.multitask === "reject") {
-      const record = await this.admitExclusive(thread, graph, runId, request);
-      this.announce(threadId);
-      return record;
-    }
-    if (request.multitask !== "enqueue") {
-      current = await this.currentRun(threadId);
-      if (request.multitask === "rollback" && current) {
-        rollbackOf = current.runId;
-        if ((await forkPointBefore(store, threadId, current.runId)) === undefined)
-          throw new InvalidInputError(
-            `Run ${current.runId} is the first run of thread ${threadId}: there is no earlier state to roll back to. Send multitask "interrupt" to stop it and keep its steps.`,
-            { threadId, runId: current.runId },
-          );
-      }
-    }
-    const record = queuedRecord(thread, graph, runId, request, rollbackOf);
-    await store.putRun(record);
-    // Queued first, then cancelled: the new run is in line before the thread goes free.
-    if (current) runs.cancel(current.runId);
-    this.announce(threadId);
+    const record = await this.admission.admit(thread, graph, request);
+    this.announce(thread.threadId);
     return record;
-  }
-
-  /**
-   * `reject`: queued only if nothing else has the thread, checked and written under the thread's
-   * lease, so two such requests racing on one idle thread give one 202 and one 409.
-   */
-  private async admitExclusive(
-    thread: ThreadRecord,
-    graph: ServedGraph,
-    runId: RunId,
-    request: RunRequest,
-  ): Promise<RunRecord> {
-    const { store } = this.settings;
-    const threadId = thread.threadId;
-    const token = await store.acquireLease(threadId, this.owner, 10_000);
-    if (token === null)
-      throw new ThreadBusyError(threadId, (await store.getLease(threadId))?.owner ?? null);
-    try {
-      const runsOfThread = await store.listRuns(threadId);
-      const queued = runsOfThread.find((r) => r.status === "queued" && r.parentRunId === null);
-      if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
-      const head = await store.getCheckpoint(threadId, "");
-      const headRun = head ? runsOfThread.find((r) => r.runId === head.runId) : undefined;
-      if (headRun?.status === "running")
-        throw new RunInProgressError(threadId, headRun.runId, headRun.status);
-      if (request.onPending !== "cancel") {
-        const pending = await store.getPendingInterrupts(threadId, 20);
-        if (pending.total > 0)
-          throw new ThreadInterruptedError(threadId, pending.items.map(publicInterrupt));
-      }
-      const record = queuedRecord(thread, graph, runId, request, null);
-      await store.putRun(record, { threadId, token });
-      return record;
-    } finally {
-      await store.releaseLease(threadId, this.owner).catch(() => undefined);
-    }
-  }
-
-  /** The thread's run that is executing (or left running), if any. */
-  private async currentRun(threadId: ThreadId): Promise<RunRecord | undefined> {
-    const { store } = this.settings;
-    const head = await store.getCheckpoint(threadId, "");
-    if (!head) return undefined;
-    const run = await store.getRun(head.runId);
-    return run?.status === "running" ? run : undefined;
   }
 
   /** Wakes this process and the others for a thread that has a new queued run. */
@@ -447,62 +350,4 @@ export class BackgroundRuns {
       delay = Math.min(delay * 2, 250);
     }
   }
-}
-
-/**
- * The newest root checkpoint of a thread that a run did not write: where a run started that
- * discards `runId`'s steps begins. `undefined` when the run wrote every checkpoint of the thread.
- */
-async function forkPointBefore(
-  store: Checkpointer,
-  threadId: ThreadId,
-  runId: RunId,
-): Promise<string | undefined> {
-  let before: CheckpointId | undefined;
-  for (;;) {
-    const page = await store.listCheckpoints(threadId, "", {
-      limit: 100,
-      ...(before ? { before } : {}),
-    });
-    const found = page.find((c) => c.runId !== runId);
-    if (found) return found.id;
-    if (page.length < 100) return undefined;
-    before = page.at(-1)?.id;
-  }
-}
-
-/** The `queued` row of an accepted run. */
-function queuedRecord(
-  thread: ThreadRecord,
-  graph: ServedGraph,
-  runId: RunId,
-  request: RunRequest,
-  rollbackOf: RunId | null,
-): RunRecord {
-  const now = new Date().toISOString();
-  const queued: QueuedRunRequest = {
-    input: request.input,
-    requestId: request.requestId,
-    multitask: request.multitask,
-    actor: request.actor,
-    ...(request.onPending ? { onPending: request.onPending } : {}),
-    ...(rollbackOf ? { rollbackOf } : {}),
-  };
-  return {
-    runId,
-    threadId: thread.threadId,
-    parentRunId: null,
-    parentTaskId: null,
-    graph: graph.name,
-    namespace: [],
-    stream: "",
-    status: "queued",
-    createdAt: now,
-    updatedAt: now,
-    options: {
-      ...(request.interruptBefore ? { interruptBefore: request.interruptBefore } : {}),
-      ...(request.interruptAfter ? { interruptAfter: request.interruptAfter } : {}),
-      queued,
-    },
-  };
 }

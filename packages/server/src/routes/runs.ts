@@ -127,6 +127,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       // Without an Idempotency-Key the run still gets a request id of its own: two processes
       // that both pick the queued run up then cannot run it twice.
       requestId: work.requestId ?? `bg:${randomUUID()}`,
+      repeat: work.repeat,
       actor: principal.subject,
       onPending: body.onPending,
       interruptBefore: body.interruptBefore,
