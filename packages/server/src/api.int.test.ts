@@ -59,7 +59,7 @@ function suite(backend: Backend): void {
     it("serves /healthz and an OpenAPI document listing every route, without a token", async () => {
       const anonymous = client(server.url, null);
       const health = await anonymous("GET", "/healthz");
-      expect(health.body).toEqual({ ok: true, store: "custom", graphs: ["desk", "slow", "ask"] });
+      expect(health.body).toEqual({ ok: true, store: "custom", graphs: ["desk", "slow", "ask", "ledger", "approve-then-charge"] });
       const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>(
         "GET",
         "/openapi.json",
@@ -164,7 +164,7 @@ function suite(backend: Backend): void {
       expect(unknown.status).toBe(400);
       expect(unknown.body).toMatchObject({
         error: "invalid_input",
-        details: { graphs: ["desk", "slow", "ask"] },
+        details: { graphs: ["desk", "slow", "ask", "ledger", "approve-then-charge"] },
       });
       expect((await alice("POST", "/threads", { graph: "slow", threadId: "t1" })).status).toBe(400);
       expect(await snapshotStore(store.store)).toBe(before);

@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PostgresSaver } from "@rein/postgres";
 import type { RunId, ThreadId } from "@rein/core";
+import { hookSaver } from "@rein/core/testing/process";
 import { startScaleOut, type ScaleOut } from "./scale/index.ts";
 import { ledgerCharges } from "./testing/graphs.ts";
 import {
@@ -240,7 +241,8 @@ for (const backend of backends) {
         (r) => r.body.status === "running",
       );
       const newer = await alice<{ runId: string }>("POST", "/threads/b-int/runs", {
-        input: { tag: "newer" },
+        // The interrupted run's input (ms: 5000) stays in the state: set ms again.
+        input: { tag: "newer", ms: 0 },
         multitask: "interrupt",
       });
       expect(newer.status).toBe(202);
@@ -303,6 +305,33 @@ for (const backend of backends) {
       expect((await finished("b-rb0", slow.body.runId)).body.status).toBe("done");
       const runs = await alice<{ items: Json[] }>("GET", "/threads/b-rb0/runs");
       expect(runs.body.items).toHaveLength(1);
+    });
+
+    it("a queued run behind a thread held elsewhere waits without spinning against the store, and starts once the thread is free", async () => {
+      await server.close();
+      let acquires = 0;
+      const counted = hookSaver(store.store, {
+        before: { acquireLease: () => void (acquires += 1) },
+      });
+      server = await startTestServer(counted, { leaseTtlMs: 2_000, ...(scale ? { scale } : {}) });
+      alice = client(server.url, TOKENS["alice"]!.token);
+      await alice("POST", "/threads", { graph: "ledger", threadId: "b-held" });
+      // Another process holds the thread (its lease, not a run of this server).
+      expect(
+        await store.store.acquireLease("b-held" as ThreadId, "elsewhere", 60_000),
+      ).not.toBeNull();
+      const queued = await alice<{ runId: string }>("POST", "/threads/b-held/runs", {
+        input: { tag: "held" },
+        multitask: "enqueue",
+      });
+      expect(queued.status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // One try at admission, and at most one per sweep (a quarter of the 2 s lease) since.
+      expect(acquires).toBeLessThanOrEqual(4);
+      expect((await runOf("b-held", queued.body.runId)).body.status).toBe("queued");
+      await store.store.releaseLease("b-held" as ThreadId, "elsewhere");
+      expect((await finished("b-held", queued.body.runId)).body.status).toBe("done");
+      expect(chargesOf("b-held")).toEqual(["held"]);
     });
 
     it("a run joined right after its 202 streams from its first event to its end", async () => {

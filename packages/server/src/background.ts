@@ -217,18 +217,20 @@ export class BackgroundRuns {
     );
     void active.result
       .then(
-        () => undefined,
+        () => true,
         (error: unknown) => this.refused(run, error),
       )
-      .finally(() => {
+      .then((ran) => {
         this.executing -= 1;
-        this.afterRun(run.threadId);
+        // A busy thread is not tried again at once (that would spin against the store while
+        // another process runs it): the end of the run holding it wakes the queue.
+        this.afterRun(run.threadId, ran);
       });
   }
 
-  /** A slot and maybe the thread are free again: start what waits. */
-  private afterRun(threadId: string): void {
-    this.wake(threadId, false);
+  /** A slot, and the thread unless `threadFree` is false, are free again: start what waits. */
+  private afterRun(threadId: string, threadFree = true): void {
+    if (threadFree) this.wake(threadId, false);
     for (const waiting of [...this.waitingForSlot]) {
       if (this.executing >= this.settings.concurrency) return;
       this.waitingForSlot.delete(waiting);
@@ -240,13 +242,15 @@ export class BackgroundRuns {
    * A queued run that failed before it started: a busy thread is somebody else's turn (the end
    * of that run wakes the queue again); a thread paused on interrupts, or invalid input, refuses
    * the run for good, recorded on its row so the caller who got the 202 can read why.
+   *
+   * @returns whether the thread may be free for its next queued run.
    */
-  private async refused(run: RunRecord, error: unknown): Promise<void> {
-    if (error instanceof ThreadBusyError) return;
-    if (error instanceof RunInProgressError && error.details["status"] === "running") return;
+  private async refused(run: RunRecord, error: unknown): Promise<boolean> {
+    if (error instanceof ThreadBusyError) return false;
+    if (error instanceof RunInProgressError && error.details["status"] === "running") return false;
     const { store } = this.settings;
     const stored = await store.getRun(run.runId).catch(() => undefined);
-    if (stored?.status !== "queued") return;
+    if (stored?.status !== "queued") return true;
     const described = ReinError.is(error)
       ? { name: error.name, message: error.message, code: error.code }
       : { name: "Error", message: error instanceof Error ? error.message : String(error) };
@@ -258,6 +262,7 @@ export class BackgroundRuns {
       { threadId: run.threadId, runId: run.runId, error: described },
       "queued run refused",
     );
+    return true;
   }
 
   /** The checkpoint a `rollback` run starts from: the last one before the rolled-back run's. */

@@ -96,8 +96,8 @@ export class RunManager {
   }
 
   /**
-   * Calls `listener` with the run's hub when this process starts `runId` (at once if it runs
-   * here already): a join of a queued run waits for it this way.
+   * Calls `listener` with the run's hub once `runId` got going in this process (its first event;
+   * at once if it has a hub here already): a join of a queued run waits for it this way.
    */
   onStart(runId: string, listener: (hub: RunHub) => void): () => void {
     const hub = this.hubs.get(runId);
@@ -172,12 +172,22 @@ export class RunManager {
     this.hubs.set(runId, hub);
     const controller = new AbortController();
     this.controllers.set(runId, controller);
-    let markStarted: () => void = () => undefined;
+    let didStart = false;
+    let resolveStarted: () => void = () => undefined;
     let failStart: (error: unknown) => void = () => undefined;
     const started = new Promise<void>((resolve, reject) => {
-      markStarted = resolve;
+      resolveStarted = resolve;
       failStart = reject;
     });
+    const markStarted = (): void => {
+      if (didStart) return;
+      didStart = true;
+      resolveStarted();
+      // Joiners waiting for this run (it was queued) follow it from here.
+      const waiting = this.startListeners.get(runId);
+      this.startListeners.delete(runId);
+      for (const listener of waiting ?? []) listener(hub);
+    };
     const signal = options.signal
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
@@ -190,6 +200,12 @@ export class RunManager {
       },
       (error: unknown) => {
         failStart(error);
+        // Refused before it started (a busy thread, a stale target): nothing happened, and the
+        // run id may still start later (a queued run), here or elsewhere. Its hub goes now.
+        if (!didStart) {
+          if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
+          throw error;
+        }
         hub.publish(
           "error",
           ReinError.is(error)
@@ -203,7 +219,7 @@ export class RunManager {
       hub.finish();
       this.active.delete(tracked);
       if (this.controllers.get(runId) === controller) this.controllers.delete(runId);
-      this.notifyChange(threadId);
+      if (didStart) this.notifyChange(threadId);
       setTimeout(() => {
         if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
       }, this.retainMs).unref();
@@ -211,9 +227,6 @@ export class RunManager {
     this.active.add(tracked.catch(() => undefined));
     // Nobody may await `started` (a foreground run): keep its rejection from going unhandled.
     started.catch(() => undefined);
-    const waiting = this.startListeners.get(runId);
-    this.startListeners.delete(runId);
-    for (const listener of waiting ?? []) listener(hub);
     return { hub, result: settled, started };
   }
 
