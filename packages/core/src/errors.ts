@@ -30,6 +30,8 @@ export const ErrorCodes = {
   UNAUTHORIZED: "unauthorized",
   FORBIDDEN: "forbidden",
   PAYLOAD_TOO_LARGE: "payload_too_large",
+  HEADERS_TOO_LARGE: "headers_too_large",
+  REQUEST_TIMEOUT: "request_timeout",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
