@@ -132,7 +132,7 @@ export class CompiledGraph<S extends Schema> {
     command: ResumeCommand,
     options: Omit<RunOptions, "threadId"> = {},
   ): Promise<RunResult<StateOf<S>>> {
-    checkRunSelectors(this.definition, options, refuseInput);
+    this.checkSelectors(options);
     const run = await this.requireStore().getRun(asRunId(target.runId));
     if (!run) throw new NotFoundError("run", target.runId);
     return this.answer(
@@ -167,6 +167,17 @@ export class CompiledGraph<S extends Schema> {
     });
     await checkSteeringTarget(session, run, target);
     return recordSteering(session, target, text);
+  }
+
+  /**
+   * Refuses per-call `interruptBefore` / `interruptAfter` selectors that name no node, as every
+   * call does before it stores anything; for a host that accepts a run now and starts it later
+   * (a queue), so the caller hears of a typo at once.
+   *
+   * @throws InvalidInputError naming the selector, the graph it reached and that graph's nodes.
+   */
+  checkSelectors(options: Pick<RunOptions, "interruptBefore" | "interruptAfter">): void {
+    checkRunSelectors(this.definition, options, refuseInput);
   }
 
   /** The current state of a thread: values, next tasks, pending interrupts, checkpoint. */
@@ -288,7 +299,7 @@ export class CompiledGraph<S extends Schema> {
     options: RunOptions,
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
-    checkRunSelectors(this.definition, options, refuseInput);
+    this.checkSelectors(options);
     if (isResumeCommand(input)) {
       this.requireStore();
       return this.answer(this.requireThread(options), input, null, options, sink);

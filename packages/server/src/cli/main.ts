@@ -30,7 +30,7 @@ Processes:
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE
               runs queued background runs, takes over runs of dead processes, fires deadlines
 
-Talking to a server (--url URL, --token TOKEN, --json):
+Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
   rein threads                                      threads of your tenant
   rein start GRAPH [--thread ID] [--input JSON]     new thread, first run (waits)
   rein interrupts [--graph G] [--thread T] [--status S] [--limit N] [--cursor C]

@@ -122,6 +122,11 @@ export function staticInterruptContracts(env: RuntimeEnv): void {
           nodes,
         });
       }
+      // The same check, without a call: for a host that queues the run and starts it later.
+      expect(() => graph.checkSelectors({ interruptAfter: ["agent/wiat"] })).toThrow(
+        InvalidInputError,
+      );
+      expect(() => graph.checkSelectors({ interruptBefore: ["agent/work"] })).not.toThrow();
       expect(counter.of("plan")).toBe(0);
       expect(await saver.getThread(threadId as ThreadId)).toBeUndefined();
       expect(await saver.listRuns(threadId as ThreadId)).toEqual([]);
