@@ -31,6 +31,8 @@ export const ErrorCodes = {
   FORBIDDEN: "forbidden",
   PAYLOAD_TOO_LARGE: "payload_too_large",
   IDEMPOTENCY_KEY_REUSED: "idempotency_key_reused",
+  HEADERS_TOO_LARGE: "headers_too_large",
+  REQUEST_TIMEOUT: "request_timeout",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */

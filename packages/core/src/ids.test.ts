@@ -22,4 +22,22 @@ describe("brand constructors", () => {
     expect((refused as InvalidIdError).details).toEqual({ field: "runId", rule: "type" });
     expect(() => asCheckpointId(null)).toThrow(InvalidIdError);
   });
+
+  it("refuse an id with a NUL character, which no id Rein makes holds, on every store alike", () => {
+    for (const [brand, field] of [
+      [asRunId, "runId"],
+      [asTaskId, "taskId"],
+      [asInterruptId, "interruptId"],
+      [asCheckpointId, "checkpointId"],
+    ] as const) {
+      let refused: unknown;
+      try {
+        brand("r_1\u0000");
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused, field).toBeInstanceOf(InvalidIdError);
+      expect((refused as InvalidIdError).details).toEqual({ field, rule: "nul" });
+    }
+  });
 });

@@ -58,9 +58,10 @@ export function validateThreadId(threadId: unknown): ThreadId {
 
 /**
  * Brands an id a caller passed back (from a result, an event or a URL). Ids are opaque: the only
- * check is that it is a string, so a wrong value fails as "not found", never as a crash.
+ * checks are that it is a string without NUL (no id Rein makes holds one, and PostgreSQL text
+ * cannot), so a wrong value fails as "not found" or as this error on every store, never as a crash.
  *
- * @throws InvalidIdError when the value is not a string.
+ * @throws InvalidIdError when the value is not a string, or holds a NUL character.
  */
 function brandOf<B extends string>(field: string) {
   return (value: unknown): Brand<string, B> => {
@@ -69,17 +70,22 @@ function brandOf<B extends string>(field: string) {
         field,
         rule: "type",
       });
+    if (value.includes("\u0000"))
+      throw new InvalidIdError(`${field} contains a NUL character; pass an id Rein returned.`, {
+        field,
+        rule: "nul",
+      });
     return value as Brand<string, B>;
   };
 }
 
-/** A run id passed back by a caller. @throws InvalidIdError when not a string. */
+/** A run id passed back by a caller. @throws InvalidIdError when not a string, or with a NUL. */
 export const asRunId: (value: unknown) => RunId = brandOf("runId");
-/** A task id passed back by a caller. @throws InvalidIdError when not a string. */
+/** A task id passed back by a caller. @throws InvalidIdError when not a string, or with a NUL. */
 export const asTaskId: (value: unknown) => TaskId = brandOf("taskId");
-/** An interrupt id passed back by a caller. @throws InvalidIdError when not a string. */
+/** An interrupt id passed back by a caller. @throws InvalidIdError when not a string, or with a NUL. */
 export const asInterruptId: (value: unknown) => InterruptId = brandOf("interruptId");
-/** A checkpoint id passed back by a caller. @throws InvalidIdError when not a string. */
+/** A checkpoint id passed back by a caller. @throws InvalidIdError when not a string, or with a NUL. */
 export const asCheckpointId: (value: unknown) => CheckpointId = brandOf("checkpointId");
 
 /** One-shot hashing (Node ≥ 20.12) avoids a Hash object per id; older Node uses createHash. */

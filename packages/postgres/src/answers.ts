@@ -17,7 +17,7 @@ import {
   type AnswerWrites,
 } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
-import { guarded } from "./connection.ts";
+import { checked, guarded } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
 /** What the read and the write statement return about the batch's rows. */
@@ -42,7 +42,7 @@ export async function answerInterrupts(
   const query = <Row extends pg.QueryResultRow>(
     statement: { name: string; text: string },
     values: unknown[],
-  ) => guarded(async () => (await pool.query<Row>({ ...statement, values })).rows[0]);
+  ) => guarded(async () => (await pool.query<Row>(checked(statement, values))).rows[0]);
   const targets = answerTargets(batch);
   // With the caller's reads the plan goes straight to the write, whose checks stand in for the
   // read: when one fails it writes nothing and returns what it found, planned from below.

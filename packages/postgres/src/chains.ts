@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { chainFromRange, chainLengthOfVersion } from "@rein/core/store";
 import type { ChainRow, RowCodec } from "./codec.ts";
-import { guarded } from "./connection.ts";
+import { checked, guarded } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
 /**
@@ -26,7 +26,7 @@ export async function channelValues(
   const rows = <Row extends pg.QueryResultRow>(
     statement: Statements["readChains"],
     values: unknown[],
-  ) => guarded(async () => (await pool.query<Row>({ ...statement, values })).rows);
+  ) => guarded(async () => (await pool.query<Row>(checked(statement, values))).rows);
   const ranges = await rows<ChainRow & { version: string }>(sql.chainRanges, [
     threadId,
     stream,

@@ -6,7 +6,7 @@ import type pg from "pg";
 import type { CheckpointId } from "@rein/core";
 import { checkFence, conflictError, type StepCommit } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
-import { guarded, storeError } from "./connection.ts";
+import { checked, guarded, storeError } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
 /**
@@ -39,10 +39,9 @@ export async function commitStep(
   ];
   let ok: number;
   try {
-    const result = await pool.query<{ ok: number; current_token: string | null }>({
-      ...sql.commitStep,
-      values,
-    });
+    const result = await pool.query<{ ok: number; current_token: string | null }>(
+      checked(sql.commitStep, values),
+    );
     const row = result.rows[0];
     ok = row?.ok ?? 0;
     if (ok !== 1 && commit.fence)

@@ -48,7 +48,7 @@ import {
   type ThreadRow,
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
-import { guarded } from "./connection.ts";
+import { checked, guarded } from "./connection.ts";
 import {
   checkFence,
   lazyPendingPage,
@@ -151,11 +151,11 @@ export class PostgresSaver implements Checkpointer {
     values: unknown[],
     via: pg.Pool | pg.PoolClient = this.pool,
   ): Promise<Row[]> {
-    return guarded(async () => (await via.query<Row>({ ...statement, values })).rows);
+    return guarded(async () => (await via.query<Row>(checked(statement, values))).rows);
   }
 
   async #run(statement: Named, values: unknown[]): Promise<number> {
-    return guarded(async () => (await this.pool.query({ ...statement, values })).rowCount ?? 0);
+    return guarded(async () => (await this.pool.query(checked(statement, values))).rowCount ?? 0);
   }
 
   /**

@@ -9,9 +9,17 @@ import Fastify, {
   type FastifyReply,
   type FastifyServerOptions,
 } from "fastify";
+import { STATUS_CODES, maxHeaderSize } from "node:http";
+import type { Duplex } from "node:stream";
 import type { AuthConfig } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
-import { PayloadTooLargeError, reinErrorResponse, retryableCodes } from "./errors.ts";
+import {
+  HeadersTooLargeError,
+  PayloadTooLargeError,
+  RequestTimeoutError,
+  reinErrorResponse,
+  retryableCodes,
+} from "./errors.ts";
 import { GraphRegistry, type GraphFactory } from "./registry.ts";
 import { registerInterruptRoutes } from "./routes/interrupts.ts";
 import { registerMetaRoutes } from "./routes/meta.ts";
@@ -86,6 +94,30 @@ export interface ReinServer {
   close(): Promise<void>;
 }
 
+/**
+ * Answers a request Node's HTTP parser refused before Fastify saw it (headers past
+ * `maxHeaderSize`, a request timeout, malformed HTTP) in the API's error shape, on the raw
+ * socket, then closes the connection as Node does.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const rein =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? new HeadersTooLargeError(maxHeaderSize)
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new RequestTimeoutError()
+        : new InvalidInputError("The request is not well-formed HTTP.", {
+            reason: error.code ?? "bad_request",
+          });
+  const { status, body } = reinErrorResponse(rein);
+  const text = JSON.stringify(body);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  socket.destroy(error);
+}
+
 function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | null {
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413)
     return new PayloadTooLargeError(bodyLimit);
@@ -113,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     routerOptions: { maxParamLength: 2048 },
     requestIdHeader: "x-request-id",
     genReqId: () => crypto.randomUUID(),
+    clientErrorHandler: answerClientError,
     // Router errors (a malformed URL, a path parameter past the limit) answer in Rein's shape too.
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = reinErrorResponse(

@@ -33,6 +33,27 @@ export class PayloadTooLargeError extends ReinError {
   }
 }
 
+/** The request's headers are larger than the HTTP server accepts (Node's `maxHeaderSize`). */
+export class HeadersTooLargeError extends ReinError {
+  constructor(limit: number) {
+    super(
+      ErrorCodes.HEADERS_TOO_LARGE,
+      `The request headers exceed ${limit} bytes; send a shorter token, fewer cookies or smaller headers.`,
+      { limit },
+    );
+  }
+}
+
+/** The request did not arrive in full within the HTTP server's request timeout. */
+export class RequestTimeoutError extends ReinError {
+  constructor() {
+    super(
+      ErrorCodes.REQUEST_TIMEOUT,
+      "The request did not arrive in full in time; send it again on a steady connection.",
+    );
+  }
+}
+
 /**
  * Code → HTTP status, for every code core defines (the mapped type makes a new core code a
  * compile error here until it is given a status) and for codes of newer cores this server may
@@ -65,6 +86,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   unauthorized: 401,
   forbidden: 403,
   payload_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   store_unavailable: 503,
   idempotency_key_reused: 422,
 };

@@ -14,6 +14,20 @@ export const Id = z
   .max(256)
   .regex(/^[A-Za-z0-9._:@~+=-]+$/, "ids use letters, digits and . _ : @ ~ + = - only");
 
+/**
+ * Free text of a request that a store keeps or filters on as text (names, namespace segments,
+ * selectors, steering, cursors): 1 to `max` characters without NUL. PostgreSQL text cannot hold
+ * NUL, so it is refused here on every store alike, before anything reaches one. JSON values
+ * (input, answers, metadata) are data and keep any character.
+ */
+export function text(max: number) {
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => !value.includes("\u0000"), "must not contain a NUL character (U+0000)");
+}
+
 /** Any JSON value. */
 export const Json = z.unknown();
 
@@ -21,13 +35,13 @@ export const Json = z.unknown();
 export const JsonObject = z.record(z.string(), z.unknown());
 
 /** Selector lists of per-run static interrupts (`"node"` or `"parent/child/node"`). */
-const Selectors = z.array(z.string().min(1).max(512)).max(100);
+const Selectors = z.array(text(512)).max(100);
 
 /** What a resume or steer addresses (SPEC §3 targeted resume). */
 export const Target = z
   .object({
     runId: Id,
-    namespace: z.array(z.string().min(1).max(256)).max(32).default([]),
+    namespace: z.array(text(256)).max(32).default([]),
     taskId: Id.optional(),
     interruptId: Id.optional(),
   })
@@ -46,7 +60,7 @@ export const ResumeFields = z
     target: Target.optional(),
     resume: Json.optional(),
     resumeMap: z.record(Id, Json).optional(),
-    steering: z.string().min(1).max(10_000).optional(),
+    steering: text(10_000).optional(),
     pendingChildren: PendingChildren.optional(),
     expectedCheckpointId: Id.optional(),
   })
@@ -58,7 +72,7 @@ export const ResumeBody = ResumeFields;
 /** `POST /threads`. */
 export const CreateThreadBody = z
   .object({
-    graph: z.string().min(1).max(256),
+    graph: text(256),
     threadId: Id.optional(),
     metadata: JsonObject.optional(),
   })
@@ -96,7 +110,7 @@ export type StartRun = z.infer<typeof StartRunBody>;
 export const SteerBody = z
   .object({
     target: Target.optional(),
-    text: z.string().min(1).max(10_000),
+    text: text(10_000),
   })
   .strict();
 
@@ -105,7 +119,7 @@ export const ThreadParams = z.object({ id: Id }).strict();
 export const RunParams = z.object({ id: Id, runId: Id }).strict();
 
 const Limit = z.coerce.number().int().min(1).max(500);
-const Cursor = z.string().min(1).max(1024);
+const Cursor = text(1024);
 
 /** `GET /threads/:id/history`. */
 export const HistoryQuery = z.object({ limit: Limit.optional(), before: Id.optional() }).strict();
@@ -124,7 +138,7 @@ export const ThreadListQuery = z
 export const InterruptQuerySchema = z
   .object({
     status: z.enum(["pending", "answered", "cancelled", "superseded"]).optional(),
-    graph: z.string().min(1).max(256).optional(),
+    graph: text(256).optional(),
     threadId: Id.optional(),
     cursor: Cursor.optional(),
     limit: Limit.optional(),

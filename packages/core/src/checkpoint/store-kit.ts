@@ -62,7 +62,9 @@ export function decodeCursor(cursor: string | null | undefined): [string, string
   if (!cursor) return null;
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString());
-    if (Array.isArray(key) && key.length === 2 && key.every((k) => typeof k === "string")) {
+    // No key a store makes holds a NUL (PostgreSQL text cannot), so a cursor with one is forged.
+    const keyOf = (k: unknown): boolean => typeof k === "string" && !k.includes("\u0000");
+    if (Array.isArray(key) && key.length === 2 && key.every(keyOf)) {
       return key as [string, string];
     }
   } catch {

@@ -19,6 +19,7 @@ import {
 } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import {
+  InvalidGraphError,
   InvalidInputError,
   MissingCheckpointerError,
   MissingThreadIdError,
@@ -30,9 +31,9 @@ import {
   startDeadlineTimer,
   type DeadlineTimer,
 } from "../interrupts/deadlines.ts";
-import { parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
+import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
 import { applyCommand } from "../resume/answer.ts";
-import { staleError, type ResumeTarget } from "../resume/target.ts";
+import type { ResumeTarget } from "../resume/target.ts";
 import { assertStorable } from "../serde.ts";
 import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
 import {
@@ -43,7 +44,7 @@ import {
 import { recoverRuns, type RecoverOptions } from "../thread/recovery.ts";
 import { openSession, ThreadSession } from "../thread/session.ts";
 import { getState, getStateHistory, updateState, type StateSnapshot } from "../thread/state.ts";
-import { recordSteering } from "../thread/steering.ts";
+import { checkSteeringTarget, recordSteering } from "../thread/steering.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
 import { isResumeCommand, type ResumeCommand } from "./command.ts";
 import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "./definition.ts";
@@ -95,6 +96,8 @@ export class CompiledGraph<S extends Schema> {
    * if (r.status === "interrupted") await graph.resume(RunConfig.thread("t1"), Command.resume(true));
    * @throws MissingThreadIdError when the graph has a checkpointer and no thread id is given.
    * @throws ThreadInterruptedError for plain input to a thread with pending interrupts.
+   * @throws InvalidInputError for an `interruptBefore` / `interruptAfter` selector that names no
+   *   node (the error lists the nodes of the graph it reached).
    */
   async invoke(
     input: UpdateOf<S> | ResumeCommand | null,
@@ -146,6 +149,7 @@ export class CompiledGraph<S extends Schema> {
     command: ResumeCommand,
     options: Omit<RunOptions, "threadId"> = {},
   ): Promise<RunResult<StateOf<S>>> {
+    this.checkSelectors(options);
     const run = await this.requireStore().getRun(asRunId(target.runId));
     if (!run) throw new NotFoundError("run", target.runId);
     return this.answer(
@@ -160,6 +164,10 @@ export class CompiledGraph<S extends Schema> {
   /**
    * Records a steering instruction for a run, task or interrupt without resuming. Node code of
    * the next execution in that scope reads it through `ctx.steering`.
+   *
+   * @throws StaleTargetError when the run has finished, or the target names an interrupt or task
+   *   with no pending interrupt (answered, cancelled, superseded); nothing is recorded.
+   * @throws NoMatchingTargetError when it names an interrupt or task its run never asked.
    */
   async steer(
     target: ResumeTarget,
@@ -174,13 +182,19 @@ export class CompiledGraph<S extends Schema> {
       threadId: run.threadId,
       actor: options.actor ?? "anonymous",
     });
-    if (run.status === "done" || run.status === "cancelled" || run.status === "error")
-      throw await staleError(
-        session,
-        run.runId,
-        `Run ${run.runId} is ${run.status}; there is no next execution to steer.`,
-      );
+    await checkSteeringTarget(session, run, target);
     return recordSteering(session, target, text);
+  }
+
+  /**
+   * Refuses per-call `interruptBefore` / `interruptAfter` selectors that name no node, as every
+   * call does before it stores anything; for a host that accepts a run now and starts it later
+   * (a queue), so the caller hears of a typo at once.
+   *
+   * @throws InvalidInputError naming the selector, the graph it reached and that graph's nodes.
+   */
+  checkSelectors(options: Pick<RunOptions, "interruptBefore" | "interruptAfter">): void {
+    checkRunSelectors(this.definition, options, refuseInput);
   }
 
   /** The current state of a thread: values, next tasks, pending interrupts, checkpoint. */
@@ -196,7 +210,12 @@ export class CompiledGraph<S extends Schema> {
     ) as Promise<StateSnapshot<StateOf<S>>>;
   }
 
-  /** Checkpoints of a thread, newest first. */
+  /**
+   * Checkpoints of a thread, newest first; `before` (a checkpoint id of the previous page) pages
+   * back.
+   *
+   * @throws InvalidInputError when `before` is not a checkpoint of the thread.
+   */
   getStateHistory(
     config: RunOptions,
     options: { limit?: number; before?: string } = {},
@@ -297,6 +316,7 @@ export class CompiledGraph<S extends Schema> {
     options: RunOptions,
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
+    this.checkSelectors(options);
     if (isResumeCommand(input)) {
       this.requireStore();
       return this.answer(this.requireThread(options), input, null, options, sink);
@@ -401,10 +421,11 @@ function buildDefinition(draft: DraftGraph, options: CompileOptions): GraphDefin
             run: subgraphNode(node.run.definition),
             options: node.options,
             subgraph: node.run.definition.name,
+            child: node.run.definition,
           },
     );
   const shape = { schema: draft.schema, nodes, edges: draft.edges, branches: draft.branches };
-  return {
+  const definition: GraphDefinition = {
     ...shape,
     name: options.name ?? defaultGraphName(shape),
     determinism: options.determinism ?? "strict",
@@ -414,4 +435,23 @@ function buildDefinition(draft: DraftGraph, options: CompileOptions): GraphDefin
       after: parseSelectors(options.interruptAfter, 0),
     },
   };
+  checkRunSelectors(
+    definition,
+    options,
+    (message, details) => new InvalidGraphError(message, details),
+  );
+  return definition;
 }
+
+/** Refuses `interruptBefore` / `interruptAfter` selectors that name no node (see checkSelectors). */
+function checkRunSelectors(
+  definition: GraphDefinition,
+  options: Pick<RunOptions, "interruptBefore" | "interruptAfter">,
+  refuse: (message: string, details: Record<string, unknown>) => Error,
+): void {
+  checkSelectors(definition, options.interruptBefore, "interruptBefore", refuse);
+  checkSelectors(definition, options.interruptAfter, "interruptAfter", refuse);
+}
+
+const refuseInput = (message: string, details: Record<string, unknown>): Error =>
+  new InvalidInputError(message, details);

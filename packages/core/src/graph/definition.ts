@@ -21,6 +21,8 @@ export interface NodeSpec {
   options: NodeOptions;
   /** Name of the compiled graph this node runs as a child run, when it is a subgraph node. */
   subgraph?: string;
+  /** That graph's definition: static selectors are checked against the nodes inside it. */
+  child?: GraphDefinition;
 }
 
 /** A conditional edge as stored by the builder. */

@@ -89,8 +89,9 @@ export class StateGraph<S extends Schema> {
   /**
    * Validates the graph and returns a runnable graph.
    *
-   * @throws InvalidGraphError for an edge naming an unknown node, a node no path reaches, or a
-   *   graph without an entry edge.
+   * @throws InvalidGraphError for an edge naming an unknown node, a node no path reaches, a
+   *   graph without an entry edge, or an `interruptBefore` / `interruptAfter` selector that
+   *   names no node (the error lists the nodes).
    */
   compile(options: CompileOptions = {}): CompiledGraph<S> {
     validate(this.shape);

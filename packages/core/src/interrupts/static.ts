@@ -24,6 +24,65 @@ export function parseSelectors(selectors: readonly string[] | undefined, base: n
   }));
 }
 
+/** Where a selector left the known structure of a graph: the graph, its nodes, the segment. */
+export interface SelectorMiss {
+  graph: string;
+  nodes: string[];
+  segment: string;
+}
+
+/**
+ * Why `segments` can select no task of `definition`, or null when it can. A segment must name a
+ * node of the graph it reaches (or be `*`); below a subgraph node the path goes on in the child
+ * graph's nodes. Below a function node the structure is not known (its code may invoke a graph,
+ * as `subAgent()` does), so any rest of the path is accepted.
+ */
+function missOf(definition: GraphDefinition, segments: readonly string[]): SelectorMiss | null {
+  const [segment = "", ...rest] = segments;
+  const nodes = [...definition.nodes.values()];
+  const reached = segment === "*" ? nodes : nodes.filter((node) => node.name === segment);
+  if (reached.length === 0)
+    return { graph: definition.name, nodes: nodes.map((node) => node.name), segment };
+  if (rest.length === 0) return null;
+  let miss: SelectorMiss | null = null;
+  for (const node of reached) {
+    if (!node.child) return null;
+    const below = missOf(node.child, rest);
+    if (!below) return null;
+    miss ??= below;
+  }
+  return miss;
+}
+
+/**
+ * Refuses selectors that can select nothing in `definition` (a typo such as `"wiat"` would
+ * otherwise let the run go on without the stop the caller asked for).
+ *
+ * @param option the option the selectors came from, named in the error.
+ * @param refuse builds the error: `InvalidGraphError` at compile time, `InvalidInputError` per run.
+ */
+export function checkSelectors(
+  definition: GraphDefinition,
+  selectors: readonly unknown[] | undefined,
+  option: "interruptBefore" | "interruptAfter",
+  refuse: (message: string, details: Record<string, unknown>) => Error,
+): void {
+  for (const selector of selectors ?? []) {
+    if (typeof selector !== "string")
+      throw refuse(`${option} takes node names or paths (strings), not ${typeof selector}.`, {
+        option,
+      });
+    const segments = selector.split("/").filter((part) => part.length > 0);
+    const miss = missOf(definition, segments);
+    if (!miss) continue;
+    const at = segments.length > 1 ? ` (at "${miss.segment.slice(0, 100)}")` : "";
+    throw refuse(
+      `${option} selector "${selector.slice(0, 200)}" names no node of graph "${miss.graph}"${at}; its nodes are: ${miss.nodes.join(", ")}. Use a node name, a path into subgraphs ("agent/tools"), or * for one segment.`,
+      { option, selector, ...miss },
+    );
+  }
+}
+
 /** True when a task of `node` in `namespace` is selected. */
 export function selects(
   selectors: readonly Selector[],

@@ -84,7 +84,7 @@ export async function staleError(
  * were already answered (or cancelled, superseded) is stale; one naming nothing its run ever asked
  * matches nothing. Both carry the latest metadata.
  */
-async function unmatchedTarget(
+export async function unmatchedTarget(
   session: ThreadSession,
   target: ResumeTarget,
   allPending: () => Promise<readonly StoredInterrupt[]>,

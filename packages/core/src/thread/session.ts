@@ -241,8 +241,9 @@ export class ThreadSession {
   }
 
   /**
-   * Refuses plain input to a thread with pending interrupts, or cancels them (and marks their
-   * runs cancelled) when `onPending` is `"cancel"`.
+   * Refuses plain input to a thread with pending interrupts, or cancels them when `onPending` is
+   * `"cancel"`: their runs, and the runs above them that waited on those (a supervisor paused in
+   * its sub-agents), are marked cancelled, so the new input starts a new run.
    *
    * @throws ThreadInterruptedError when interrupts are pending and not to be cancelled.
    */
@@ -260,10 +261,18 @@ export class ThreadSession {
       action: "cancel",
     });
     if (!result.ok) throw refuse();
-    for (const runId of new Set(pending.map((p) => p.runId))) {
-      const run = await this.store.getRun(runId);
-      if (run && (run.status === "interrupted" || run.status === "running"))
+    const seen = new Set<string>();
+    for (let runId of new Set(pending.map((p) => p.runId))) {
+      // Up the run tree until a run that is not paused (or one already cancelled here).
+      for (;;) {
+        if (seen.has(runId)) break;
+        seen.add(runId);
+        const run = await this.store.getRun(runId);
+        if (!run || (run.status !== "interrupted" && run.status !== "running")) break;
         await this.putRun(run, { status: "cancelled" });
+        if (run.parentRunId === null) break;
+        runId = run.parentRunId;
+      }
     }
   }
 }

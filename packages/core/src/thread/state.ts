@@ -182,16 +182,33 @@ async function childSnapshots(
   return out;
 }
 
-/** Checkpoints of a thread's root stream, newest first, with their interrupts and steering. */
+/**
+ * Checkpoints of a thread's root stream, newest first, with their interrupts and steering.
+ *
+ * @throws InvalidInputError when `before` is not a checkpoint of the thread's root stream.
+ */
 export async function getStateHistory(
   definition: GraphDefinition,
   session: ThreadSession,
   options: { limit?: number; before?: string },
 ): Promise<StateSnapshot[]> {
-  const checkpoints = await session.store.listCheckpoints(session.threadId, ROOT_STREAM, {
-    ...(options.limit !== undefined ? { limit: options.limit } : {}),
-    ...(options.before ? { before: asCheckpointId(options.before) } : {}),
-  });
+  const before = options.before ? asCheckpointId(options.before) : undefined;
+  const [checkpoints, cursor] = await Promise.all([
+    session.store.listCheckpoints(session.threadId, ROOT_STREAM, {
+      ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      ...(before !== undefined ? { before } : {}),
+    }),
+    before === undefined
+      ? null
+      : session.store.getCheckpoint(session.threadId, ROOT_STREAM, before),
+  ]);
+  // A cursor that is no checkpoint of this thread would page from an arbitrary point (ids
+  // compare as text), which reads as a restart from the first page: refuse it.
+  if (before !== undefined && !cursor)
+    throw new InvalidInputError(
+      `History cursor "${before.slice(0, 100)}" is not a checkpoint of thread ${session.threadId}; pass the checkpointId of an item of the previous page, or omit it for the newest.`,
+      { before, threadId: session.threadId },
+    );
   const interrupts = await session.interrupts();
   const steering = await session.steering();
   const out: StateSnapshot[] = [];

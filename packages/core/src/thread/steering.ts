@@ -3,12 +3,37 @@
  * execution in that scope through `ctx.steering`, with its line in the audit log.
  */
 import { randomUUID } from "node:crypto";
+import type { RunRecord } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import { asInterruptId, asRunId, asTaskId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
-import type { ResumeTarget } from "../resume/target.ts";
+import { selectTarget, staleError, unmatchedTarget, type ResumeTarget } from "../resume/target.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { ThreadSession } from "./session.ts";
+
+/**
+ * Refuses a steering target that no execution will read (SPEC §3, stale targets): a finished
+ * run, or a target narrowed to an interrupt or a task that has no pending interrupt — one
+ * answered, cancelled or superseded is stale, one its run never asked matches nothing. Nothing
+ * is recorded either way.
+ *
+ * @throws StaleTargetError / NoMatchingTargetError with the latest metadata.
+ */
+export async function checkSteeringTarget(
+  session: ThreadSession,
+  run: RunRecord,
+  target: ResumeTarget,
+): Promise<void> {
+  if (run.status === "done" || run.status === "cancelled" || run.status === "error")
+    throw await staleError(
+      session,
+      run.runId,
+      `Run ${run.runId} is ${run.status}; there is no next execution to steer.`,
+    );
+  if (target.interruptId === undefined && target.taskId === undefined) return;
+  const pending = selectTarget(await session.interruptsOfRun(run.runId, "pending"), target);
+  if (pending.length === 0) throw await unmatchedTarget(session, target, () => session.pending());
+}
 
 /**
  * Records a steering instruction (and its audit line) for a target, by the session's actor.

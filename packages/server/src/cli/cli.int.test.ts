@@ -149,6 +149,59 @@ describe("the rein CLI", { timeout: 120_000 }, () => {
     ).toBe(1);
   });
 
+  it("answering or steering an interrupt that is not pending exits 4 and, with --json, prints the error object", async () => {
+    await rein(["start", "desk", "--thread", "cli-4"], env);
+    const queue = await rein(["interrupts", "--thread", "cli-4", "--json"], env);
+    const [first] = (JSON.parse(queue.stdout) as { items: { id: string }[] }).items;
+    const answer = ["resume", "cli-4", "--interrupt", first!.id, "--value", '{"type":"accept"}'];
+    expect((await rein(answer, env)).code).toBe(0);
+    const before = (await rein(["history", "cli-4", "--json"], env)).stdout;
+    for (const args of [
+      [...answer, "--json"],
+      ["steer", "cli-4", "too late", "--interrupt", first!.id, "--json"],
+    ]) {
+      const again = await rein(args, env);
+      expect(again.code, args.join(" ")).toBe(4);
+      const error = JSON.parse(again.stdout) as { error: string; details: Record<string, unknown> };
+      expect(error).toMatchObject({ error: "stale_target", details: { threadId: "cli-4" } });
+      expect(error.details["pendingInterrupts"]).toHaveLength(1);
+      expect(again.stderr).toMatch(/stale_target \(409\)/);
+    }
+    // Nothing was answered or steered by the refused commands (history shows both).
+    expect((await rein(["history", "cli-4", "--json"], env)).stdout).toBe(before);
+  });
+
+  it("prints every error as JSON with --json, with the exit code of its class", async () => {
+    const cases: [string[], Record<string, string>, number, string][] = [
+      [["resume", "cli-2", "--value", "1", "--json"], env, 4, "stale_target"],
+      [["history", "nope", "--json"], env, 3, "not_found"],
+      [["threads", "--json"], { ...env, REIN_TOKEN: "wrong-token-0123456789" }, 3, "unauthorized"],
+      [["resume", "cli-2", "--json"], env, 2, "usage"],
+      [["threads", "--json"], { REIN_URL: "http://127.0.0.1:1", REIN_TOKEN: "x" }, 1, "failure"],
+      [
+        [
+          "serve",
+          "--open",
+          "--graphs",
+          GRAPHS,
+          "--postgres",
+          "postgres://postgres@127.0.0.1:1/x",
+          "--json",
+        ],
+        {},
+        1,
+        "store_unavailable",
+      ],
+    ];
+    for (const [args, vars, code, error] of cases) {
+      const outcome = await rein(args, vars);
+      expect(outcome.code, args.join(" ")).toBe(code);
+      const body = JSON.parse(outcome.stdout) as Record<string, unknown>;
+      expect(body, args.join(" ")).toMatchObject({ error, message: expect.any(String) as string });
+      expect(typeof body["details"]).toBe("object");
+    }
+  });
+
   it("serves in --open mode on loopback only, with a warning, and stops gracefully on SIGTERM", async () => {
     const refused = await rein([
       "serve",

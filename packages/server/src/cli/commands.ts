@@ -2,7 +2,14 @@
  * The CLI commands that talk to a server through `@rein/client`: threads, start, interrupts,
  * resume, steer, state, history, runs.
  */
-import { ReinClient, type InterruptListItem, type RunResult, type Target } from "@rein/client";
+import {
+  ReinApiError,
+  ReinClient,
+  type InterruptListItem,
+  type RunResult,
+  type Target,
+  type Thread,
+} from "@rein/client";
 import { age, summary, table, withSpinner, type Io } from "./output.ts";
 import { UsageError } from "./serve.ts";
 
@@ -154,9 +161,29 @@ async function targetOf(
   if (!flags.interrupt) return undefined;
   const thread = await rein.getThread(threadId);
   const found = thread.pendingInterrupts.find((i) => i.id === flags.interrupt);
-  if (!found)
-    throw new UsageError(`Interrupt ${flags.interrupt} is not pending on thread ${threadId}.`);
+  if (!found) throw notPending(thread, flags.interrupt);
   return { runId: found.runId, namespace: found.namespace, interruptId: found.id };
+}
+
+/**
+ * The conflict of an `--interrupt` that is not pending (answered, cancelled, superseded, or never
+ * asked): a stale target, with the thread's latest metadata as the server would give it. Nothing
+ * was sent.
+ */
+function notPending(thread: Thread, interruptId: string): ReinApiError {
+  const reason = `Interrupt ${interruptId} is not pending on thread ${thread.threadId}.`;
+  return new ReinApiError(409, {
+    error: "stale_target",
+    message: `${reason} Nothing was sent; re-read the pending interrupts and decide again.`,
+    details: {
+      threadId: thread.threadId,
+      runId: thread.runId,
+      threadStatus: thread.status,
+      headCheckpointId: thread.headCheckpointId,
+      pendingInterrupts: thread.pendingInterrupts,
+      reason,
+    },
+  });
 }
 
 /** `rein resume THREAD`: answers and continues. */

@@ -16,7 +16,8 @@ import {
   threadsCommand,
   type ClientFlags,
 } from "./commands.ts";
-import { ExitCode, processIo, type Io } from "./output.ts";
+import { statusByCode, type ErrorBody } from "../errors.ts";
+import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
 import { worker } from "./worker.ts";
 
@@ -29,7 +30,7 @@ Processes:
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE
               runs queued background runs, takes over runs of dead processes, fires deadlines
 
-Talking to a server (--url URL, --token TOKEN, --json):
+Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
   rein threads                                      threads of your tenant
   rein start GRAPH [--thread ID] [--input JSON]     new thread, first run (waits)
   rein interrupts [--graph G] [--thread T] [--status S] [--limit N] [--cursor C]
@@ -191,32 +192,51 @@ export async function main(
         throw new UsageError(`Unknown command "${command}". See rein --help.`);
     }
   } catch (error) {
-    return report(io, error);
+    return report(io, error, argv.includes("--json"));
   }
 }
 
-function report(io: Io, error: unknown): number {
+/** What the CLI reports for an error: its exit code, the error object, a line for people. */
+function outcomeOf(error: unknown): { exit: number; body: ErrorBody; line: string } {
   if (
     error instanceof UsageError ||
     (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
-  ) {
-    io.err(`rein: ${error.message}\n`);
-    return ExitCode.USAGE;
-  }
+  )
+    return {
+      exit: ExitCode.USAGE,
+      body: { error: "usage", message: error.message, details: {} },
+      line: error.message,
+    };
   if (error instanceof ReinApiError) {
-    io.err(`rein: ${error.code} (${error.status}): ${error.message}\n`);
-    if (error.status === 409) {
-      io.err(`latest: ${JSON.stringify(error.details)}\n`);
-      return ExitCode.CONFLICT;
-    }
-    return error.status >= 500 ? ExitCode.FAILURE : ExitCode.REFUSED;
+    const body = { error: error.code, message: error.message, details: error.details };
+    const latest = error.status === 409 ? `\nlatest: ${JSON.stringify(error.details)}` : "";
+    return {
+      exit: exitCodeOf(error.status, ExitCode.REFUSED),
+      body,
+      line: `${error.code} (${error.status}): ${error.message}${latest}`,
+    };
   }
-  if (ReinError.is(error)) {
-    io.err(`rein: ${error.code}: ${error.message}\n`);
-    return ExitCode.USAGE;
-  }
+  if (ReinError.is(error))
+    // Raised here, not by a server (serve, worker): a 4xx means the command line named it.
+    return {
+      exit: exitCodeOf(statusByCode[error.code] ?? 500, ExitCode.USAGE),
+      body: error.toJSON(),
+      line: `${error.code}: ${error.message}`,
+    };
   const cause =
     error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  io.err(`rein: ${error instanceof Error ? error.message : String(error)}${cause}\n`);
-  return ExitCode.FAILURE;
+  const message = `${error instanceof Error ? error.message : String(error)}${cause}`;
+  return {
+    exit: ExitCode.FAILURE,
+    body: { error: "failure", message, details: {} },
+    line: message,
+  };
+}
+
+/** Prints an error (as JSON on stdout too with `--json`) and returns the exit code. */
+function report(io: Io, error: unknown, json: boolean): number {
+  const { exit, body, line } = outcomeOf(error);
+  io.err(`rein: ${line}\n`);
+  if (json) io.out(`${JSON.stringify(body, null, 2)}\n`);
+  return exit;
 }

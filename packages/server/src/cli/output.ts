@@ -17,6 +17,15 @@ export const ExitCode = {
   CONFLICT: 4,
 } as const;
 
+/**
+ * The exit code of an error by its HTTP status: 409 is a conflict, 5xx a failure, any other
+ * status `otherwise` (a server's refusal, or a command line naming something wrong).
+ */
+export function exitCodeOf(status: number, otherwise: number): number {
+  if (status === 409) return ExitCode.CONFLICT;
+  return status >= 500 ? ExitCode.FAILURE : otherwise;
+}
+
 /** Where the CLI writes (injectable for tests). */
 export interface Io {
   out(text: string): void;

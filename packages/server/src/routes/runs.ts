@@ -121,6 +121,11 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
   ): Promise<RunRecord> {
     const graph = await ctx.registry.forThread(store, thread);
     assertChannels(graph, work.input ?? {});
+    // Checked now: a typo in a selector must be a 400, not a queued run that fails later.
+    graph.checkSelectors({
+      ...(body.interruptBefore ? { interruptBefore: body.interruptBefore } : {}),
+      ...(body.interruptAfter ? { interruptAfter: body.interruptAfter } : {}),
+    });
     return ctx.background.admit(thread, graph, {
       input: work.input ?? {},
       multitask: body.multitask ?? "reject",

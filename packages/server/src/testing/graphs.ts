@@ -1,11 +1,20 @@
 /**
  * Small graphs the server's tests (and `rein serve --graphs` in the CLI tests) run: a supervisor
  * whose two sub-agents pause at once with decision payloads and typed answers, a slow graph that
- * streams custom events, and a question with a deadline.
+ * streams custom events, a question with a deadline, and two questions in one run.
  */
 import { appendFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { END, START, StateGraph, append, lastValue, reducer, type Checkpointer } from "@rein/core";
+import {
+  END,
+  START,
+  Send,
+  StateGraph,
+  append,
+  lastValue,
+  reducer,
+  type Checkpointer,
+} from "@rein/core";
 import { z } from "zod";
 import type { GraphFactory } from "../registry.ts";
 
@@ -173,6 +182,21 @@ export function approveThenCharge(store: Checkpointer) {
     .addEdge(START, "approve")
     .addEdge("approve", END)
     .compile({ checkpointer: store, name: "approve-then-charge", lease: lease() });
+}
+
+/**
+ * Two questions in one run (parallel tasks of the root graph): answering one leaves the run
+ * paused on the other. Not in {@link graphs}; the suites that need it register it themselves.
+ */
+export function pair(store: Checkpointer) {
+  return new StateGraph({ items: lastValue<string[]>(() => ["a", "b"]), out: append<string>() })
+    .addNode("plan", () => ({}))
+    .addNode("ask", (input: { item: string }, ctx) => ({
+      out: `${input.item}: ${ctx.interrupt<string>({ item: input.item })}`,
+    }))
+    .addEdge(START, "plan")
+    .addConditionalEdges("plan", (s) => s.items.map((item) => new Send("ask", { item })))
+    .compile({ checkpointer: store, name: "pair", lease: lease() });
 }
 
 /** The test graphs by name, as a `--graphs` module exports them. */

@@ -1,7 +1,13 @@
 /** Run and audit queries of {@link MemorySaver}: the ordered, paged reads. */
 import type { ThreadId } from "../../ids.ts";
 import type { AuditRecord } from "../../types.ts";
-import { compareOldestFirst, decodeCursor, encodeCursor, pageLimit } from "../store-kit.ts";
+import {
+  compareOldestFirst,
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  pageLimit,
+} from "../store-kit.ts";
 import type { AuditQuery, RunQuery, RunRecord } from "../types.ts";
 import type { MemoryTables, RunRow } from "./tables.ts";
 
@@ -43,7 +49,7 @@ export function listAudit(
   query: AuditQuery,
 ): { items: AuditRecord[]; nextCursor: string | null } {
   const limit = pageLimit(query.limit);
-  const after = query.cursor ? Number.parseInt(query.cursor, 10) : 0;
+  const after = decodeSeqCursor(query.cursor);
   const items: AuditRecord[] = [];
   let lastSeq = 0;
   for (const entry of db.audit) {

@@ -9,6 +9,7 @@ import {
   AmbiguousResumeError,
   Command,
   InvalidAnswerError,
+  InvalidInputError,
   lastValue,
   NonSerializableError,
   StaleTargetError,
@@ -16,8 +17,8 @@ import {
   StateGraph,
   ThreadInterruptedError,
 } from "../../index.ts";
-import { approvalGraph, fanOut } from "./graphs.ts";
-import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
+import { approvalGraph, fanOut, orchestrator, taskOf } from "./graphs.ts";
+import { Counter, rejection, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** Contracts of inputs that a paused thread refuses. */
 export function refusedInputContracts(env: RuntimeEnv): void {
@@ -106,6 +107,46 @@ export function refusedInputContracts(env: RuntimeEnv): void {
       expect(restarted.interrupts[0]?.id).not.toBe(r1.interrupts[0]?.id);
       const old = (await saver.getInterrupt(r1.interrupts[0]?.id as never))?.status;
       expect(old).toBe("cancelled");
+    }),
+  );
+
+  it(
+    "a history cursor that is no checkpoint of the thread is an InvalidInputError, never a restart from the newest",
+    env.withStore(async (saver) => {
+      const graph = approvalGraph(saver, new Counter());
+      const threadId = threadName("history-cursor");
+      const other = await graph.invoke({}, { threadId: threadName("history-other") });
+      await graph.invoke({}, { threadId });
+      const [newest] = await graph.getStateHistory({ threadId }, { limit: 1 });
+      const [older] = await graph.getStateHistory(
+        { threadId },
+        { limit: 1, before: newest?.checkpointId as string },
+      );
+      expect(older?.checkpointId).not.toBe(newest?.checkpointId);
+      for (const before of ["bogus", "0", other.checkpointId as string]) {
+        const error = await rejection(graph.getStateHistory({ threadId }, { limit: 1, before }));
+        expect(error, before).toBeInstanceOf(InvalidInputError);
+        expect((error as InvalidInputError).details, before).toEqual({ before, threadId });
+      }
+    }),
+  );
+
+  it(
+    "onPending cancel on a thread paused in sub-agents cancels the whole paused run tree and starts the input",
+    env.withStore(async (saver) => {
+      const counter = new Counter();
+      const graph = orchestrator(saver, counter);
+      const threadId = threadName("cancel-tree");
+      const r1 = await graph.invoke({ tasks: ["a", "b"] }, { threadId });
+      expect(r1.interrupts.map((i) => i.namespace)).toEqual([["agent"], ["agent"]]);
+      const r2 = await graph.invoke({ tasks: ["c"] }, { threadId, onPending: "cancel" });
+      expect(r2.runId).not.toBe(r1.runId);
+      expect(r2.interrupts.map(taskOf)).toEqual(["c"]);
+      expect((await saver.getRun(r1.runId))?.status).toBe("cancelled");
+      for (const old of r1.interrupts) {
+        expect((await saver.getInterrupt(old.id))?.status).toBe("cancelled");
+        expect((await saver.getRun(old.runId))?.status).toBe("cancelled");
+      }
     }),
   );
 

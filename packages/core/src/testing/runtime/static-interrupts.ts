@@ -3,9 +3,17 @@
  * run, pause a graph (or a sub-agent, by selector path) without editing node code.
  */
 import { it, expect } from "vitest";
-import { append, Command, START, StateGraph } from "../../index.ts";
+import {
+  append,
+  Command,
+  InvalidGraphError,
+  InvalidInputError,
+  START,
+  StateGraph,
+  type ThreadId,
+} from "../../index.ts";
 import { chainAB, orchestrator } from "./graphs.ts";
-import { Counter, threadName, type RuntimeEnv } from "./harness.ts";
+import { Counter, rejection, threadName, type RuntimeEnv } from "./harness.ts";
 
 /** Contracts of interruptBefore and interruptAfter. */
 export function staticInterruptContracts(env: RuntimeEnv): void {
@@ -73,6 +81,60 @@ export function staticInterruptContracts(env: RuntimeEnv): void {
       const done3 = await build(["b"]).resume({ threadId: last }, Command.resume());
       expect(done3.status).toBe("done");
       expect((await saver.getRun(done3.runId))?.status).toBe("done");
+    }),
+  );
+
+  it(
+    "a selector that names no node is refused at compile time and per run, listing the nodes, and stores nothing",
+    env.withStore(async (saver) => {
+      const counter = new Counter();
+      for (const option of ["interruptBefore", "interruptAfter"] as const) {
+        let compiled: unknown;
+        try {
+          chainAB(saver, counter, { [option]: ["a", "wiat"] });
+        } catch (error) {
+          compiled = error;
+        }
+        expect(compiled, option).toBeInstanceOf(InvalidGraphError);
+        expect((compiled as InvalidGraphError).details).toMatchObject({
+          option,
+          selector: "wiat",
+          nodes: ["a", "b"],
+        });
+      }
+      const graph = orchestrator(saver, counter);
+      const threadId = threadName("selector-typo");
+      const cases = [
+        ["interruptBefore", "wiat", "supervisor", ["plan", "agent", "report"]],
+        ["interruptAfter", "agent/wiat", "research_agent", ["work", "approve"]],
+        ["interruptBefore", "agent/wiat/*", "research_agent", ["work", "approve"]],
+      ] as const;
+      for (const [option, selector, graphName, nodes] of cases) {
+        const error = await rejection(
+          graph.invoke({ tasks: ["a"] }, { threadId, [option]: [selector] }),
+        );
+        expect(error, selector).toBeInstanceOf(InvalidInputError);
+        expect((error as InvalidInputError).message, selector).toContain(nodes.join(", "));
+        expect((error as InvalidInputError).details, selector).toMatchObject({
+          option,
+          selector,
+          graph: graphName,
+          nodes,
+        });
+      }
+      // The same check, without a call: for a host that queues the run and starts it later.
+      expect(() => graph.checkSelectors({ interruptAfter: ["agent/wiat"] })).toThrow(
+        InvalidInputError,
+      );
+      expect(() => graph.checkSelectors({ interruptBefore: ["agent/work"] })).not.toThrow();
+      expect(counter.of("plan")).toBe(0);
+      expect(await saver.getThread(threadId as ThreadId)).toBeUndefined();
+      expect(await saver.listRuns(threadId as ThreadId)).toEqual([]);
+      // Paths into a subgraph and wildcards that reach a node are accepted; so is a path below
+      // a function node, whose code may invoke a graph the definition does not show.
+      const valid = ["agent/work", "*/approve", "agent/*", "*", "plan/tools"];
+      const r1 = await graph.invoke({ tasks: ["a"] }, { threadId, interruptAfter: valid });
+      expect(r1.interrupts).toMatchObject([{ kind: "after", node: "plan", namespace: [] }]);
     }),
   );
 

@@ -114,6 +114,61 @@ export function steeringEdgeContracts(env: RuntimeEnv): void {
   );
 
   it(
+    "steering aimed at an answered interrupt, a finished task or a finished run is refused and records nothing",
+    env.withStore(async (saver) => {
+      const graph = twoAsks(saver, new Counter());
+      const threadId = threadName("steer-stale");
+      const r1 = await graph.invoke({ items: ["a", "b"] }, { threadId });
+      const a = r1.interrupts.find((i) => itemOf(i) === "a") as Interrupt;
+      const b = r1.interrupts.find((i) => itemOf(i) === "b") as Interrupt;
+      await graph.resumeTargeted(
+        { runId: a.runId, namespace: [], interruptId: a.id },
+        Command.resume("yes"),
+      );
+      const logs = async () =>
+        JSON.stringify([
+          await saver.listSteering(threadId as ThreadId),
+          await saver.listAudit({ threadId: threadId as ThreadId }),
+        ]);
+      const before = await logs();
+      for (const target of [
+        { runId: a.runId, namespace: [], interruptId: a.id },
+        { runId: a.runId, namespace: [], taskId: a.taskId },
+      ]) {
+        const error = await rejection(graph.steer(target, "too late", { actor: "ann" }));
+        expect(error, JSON.stringify(target)).toBeInstanceOf(StaleTargetError);
+        expect((error as StaleTargetError).details).toMatchObject({
+          threadId,
+          runId: r1.runId,
+          runStatus: "interrupted",
+        });
+        expect(
+          (error as StaleTargetError).details.pendingInterrupts.map((i) => (i as Interrupt).id),
+        ).toEqual([b.id]);
+      }
+      const unknown = await rejection(
+        graph.steer({ runId: a.runId, namespace: [], interruptId: "i_never" }, "x"),
+      );
+      expect(unknown).toBeInstanceOf(NoMatchingTargetError);
+      expect(await logs()).toBe(before);
+      // The pending one can still be steered; once the run is done, nothing can.
+      await graph.steer({ runId: b.runId, namespace: [], interruptId: b.id }, "be brief");
+      await graph.resumeTargeted(
+        { runId: b.runId, namespace: [], interruptId: b.id },
+        Command.resume("ok"),
+      );
+      const afterDone = await logs();
+      const finished = await rejection(graph.steer({ runId: r1.runId, namespace: [] }, "late"));
+      expect(finished).toBeInstanceOf(StaleTargetError);
+      expect((finished as StaleTargetError).details).toMatchObject({ runStatus: "done" });
+      expect(await logs()).toBe(afterDone);
+      expect((await saver.listSteering(threadId as ThreadId)).map((x) => x.text)).toEqual([
+        "be brief",
+      ]);
+    }),
+  );
+
+  it(
     "pendingChildren given to graph.resume or invoke(Command.resume) is applied to the root run's children",
     env.withStore(async (saver) => {
       const cancelled = threadName("children-cancel");

@@ -133,6 +133,28 @@ export const interruptSpecs: SpecModule = {
       expect(second.items.map((i) => i.id)).toEqual(["i2", "i1"]);
     });
 
+    spec(
+      "a cursor the store did not make (garbage, or a key holding a NUL) is an InvalidInputError on every list",
+      async (saver) => {
+        await store(saver, [makeInterrupt("t1", "i1", { createdAt: at(1) })]);
+        const forged = Buffer.from(JSON.stringify([at(1), "i\u0000"])).toString("base64url");
+        for (const cursor of ["garbage", forged]) {
+          const calls = [
+            saver.listInterrupts({ status: "pending", cursor }),
+            saver.listThreads({ cursor }),
+            saver.listAudit({ cursor: cursor === forged ? "-1" : cursor }),
+          ];
+          for (const call of calls) {
+            const error = await call.then(
+              () => null,
+              (e: unknown) => e,
+            );
+            expect((error as { code?: string } | null)?.code, cursor).toBe("invalid_input");
+          }
+        }
+      },
+    );
+
     spec("listInterrupts filters by status, thread, graph, tenant and run", async (saver) => {
       await store(saver, [
         makeInterrupt("t1", "p1", { createdAt: at(1), tenant: "acme", graph: "support" }),
