@@ -1,9 +1,9 @@
 /**
  * Writes the database fixtures of `legacy-files.test.ts`: files made by an earlier version of
  * the store, which every later version must open as they are. Run from packages/sqlite:
- * `node --import tsx src/int/legacy-fixture.ts src/int/fixtures`. The committed files were made
- * at the last commit whose store ran on better-sqlite3 (12.11.1, SQLite 3.53), before the move
- * to node:sqlite.
+ * `node --import tsx --conditions=@rein/source src/int/legacy-fixture.ts src/int/fixtures`. The committed files were made
+ * at commit a6d5dc3, the last whose store ran on better-sqlite3 (12.11.1, SQLite 3.53.2), before
+ * the move to node:sqlite; rerun there (`git checkout a6d5dc3`) to make them again.
  *
  * - `schema-4.db`: the newest schema of that version, holding a paused thread (two parallel
  *   approvals, one answered with a steering note, one pending), its runs, checkpoints, channel
@@ -12,8 +12,8 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { Command, RunConfig, type ThreadId } from "@rein/core";
+import { openDatabase } from "../driver.ts";
 import { MIGRATIONS, migrate } from "../migrations.ts";
 import { SqliteSaver } from "../saver.ts";
 import { LEGACY_THREAD, legacyGraph } from "./legacy-graph.ts";
@@ -43,12 +43,13 @@ console.log(`${current}: run ${partial.runId}, lease token ${token}`);
 
 const first = join(out, "schema-1.db");
 rmSync(first, { force: true });
-const db = new Database(first);
+const db = openDatabase(first);
 migrate(
   db,
   MIGRATIONS.filter((m) => m.version === 1),
 );
-const insert = (sql: string, ...values: unknown[]) => db.prepare(sql).run(...values);
+const insert = (sql: string, ...values: (string | number | null)[]) =>
+  db.prepare(sql).run(...values);
 insert(
   "INSERT INTO threads VALUES (?, ?, ?, ?, ?)",
   "old-1",
