@@ -2,8 +2,8 @@
  * Writes the database fixtures of `legacy-files.test.ts`: files made by an earlier version of
  * the store, which every later version must open as they are. Run from packages/sqlite:
  * `node --import tsx --conditions=@rein/source src/int/legacy-fixture.ts src/int/fixtures`. The committed files were made
- * at commit a6d5dc3, the last whose store ran on better-sqlite3 (12.11.1, SQLite 3.53.2), before
- * the move to node:sqlite; rerun there (`git checkout a6d5dc3`) to make them again.
+ * at commit 2ce84a4, the last whose store ran on better-sqlite3 (12.11.1, SQLite 3.53.2), before
+ * the move to node:sqlite; rerun there (`git checkout 2ce84a4`) to make them again.
  *
  * - `schema-4.db`: the newest schema of that version, holding a paused thread (two parallel
  *   approvals, one answered with a steering note, one pending), its runs, checkpoints, channel
