@@ -141,11 +141,7 @@ export function sqliteTables(db: Db): CloneTable[] {
  * `<template>-c1` … `<template>-c<copies>`), in one transaction. Open the file with no server
  * writing to it, or in WAL mode with a busy timeout.
  */
-export function cloneThreadSqlite(
-  db: Db,
-  template: string,
-  copies: number,
-): CloneReport {
+export function cloneThreadSqlite(db: Db, template: string, copies: number): CloneReport {
   const tables = sqliteTables(db);
   const tokens = templateTokens(template, tables, (table, name) =>
     column<unknown>(
