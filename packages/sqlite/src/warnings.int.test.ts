@@ -34,7 +34,7 @@ describe("the driver's experimental warning", () => {
     it(`Node ${version}: opening a SqliteSaver prints no warning, and other warnings still print`, () => {
       const child = spawnSync(node, ["--import", "tsx", CHILD, join(dir, `${version}.db`)], {
         encoding: "utf8",
-        timeout: 60_000,
+        timeout: 80_000,
       });
       expect(child.status, child.stderr).toBe(0);
       expect(child.stdout).toBe("running\n");
@@ -42,6 +42,6 @@ describe("the driver's experimental warning", () => {
       expect(child.stderr).toMatch(
         /ExperimentalWarning: Something else is an experimental feature/,
       );
-    });
+    }, 90_000);
   }
 });
