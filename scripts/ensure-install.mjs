@@ -1,15 +1,14 @@
 // Runs before `npm start` and `npm test`: on a fresh clone (no node_modules yet, or a lockfile
 // newer than the installed tree) it installs from the lockfile first, so the README's two
 // commands are all a newcomer types. The bench's peer runtimes are not part of this install
-// (scripts/ensure-bench.mjs installs them when the bench runs).
+// (scripts/ensure-bench.mjs installs them when the bench runs). A Node.js older than
+// `engines.node` stops here first, with one line (./lib/require-node.mjs).
+import "./lib/require-node.mjs";
 import { execSync } from "node:child_process";
 import { ci, needsInstall } from "./lib/install.mjs";
 
 if (needsInstall(".")) {
-  console.log(
-    "Installing dependencies from package-lock.json. The long step is better-sqlite3: where no\n" +
-      "prebuilt binary downloads it compiles SQLite from source (about 1-3 minutes).",
-  );
+  console.log("Installing dependencies from package-lock.json (nothing is compiled).");
   await ci(".");
 }
 

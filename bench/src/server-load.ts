@@ -19,10 +19,10 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { encodeCursor } from "@rein/core/store";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { BENCH_DIR } from "./harness/env.ts";
 import { DEFAULT_POSTGRES_URL } from "./harness/postgres.ts";
+import { openSqlite } from "./harness/sqlite.ts";
 import { nowMs, quantile } from "./harness/stats.ts";
 import {
   cloneThreadPostgres,
@@ -95,7 +95,7 @@ async function seedTemplate(store: ServerStore): Promise<void> {
 
 async function cloneTemplate(store: ServerStore, copies: number): Promise<CloneReport> {
   if (store.kind === "sqlite") {
-    const db = new Database(store.path, { fileMustExist: true });
+    const db = openSqlite(store.path, { mustExist: true });
     try {
       return cloneThreadSqlite(db, TEMPLATE, copies);
     } finally {

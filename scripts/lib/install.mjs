@@ -1,7 +1,7 @@
-// Installs from a lockfile with progress: `npm ci` is silent for minutes while better-sqlite3
-// compiles SQLite from source (no prebuilt binary downloads here), so this prints the install
-// scripts as they start, what the compiler is on, and the elapsed time every 15 seconds. The
-// full npm output is printed only if the install fails.
+// Installs from a lockfile with progress: `npm ci` is silent while it works (and for minutes
+// where an install compiles native code, as the bench's better-sqlite3 does), so this prints the
+// install scripts as they start, what the compiler is on, and the elapsed time every 15 seconds.
+// The full npm output is printed only if the install fails.
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";

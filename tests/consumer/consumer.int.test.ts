@@ -78,20 +78,11 @@ async function install(): Promise<void> {
   });
   for (const file of packed) expect(existsSync(file), file).toBe(true);
 
-  // better-sqlite3 is pinned to the workspace's version so its compiled addon can be reused: it
-  // builds from source where no prebuilt binary downloads, which takes minutes. An override
-  // only pins a package something depends on, so a better-sqlite3 missing from @rein/sqlite's
-  // dependencies still fails here. typescript and @types/node are the consumer's own tools,
-  // matching the workspace's (npm cache hits).
-  const sqliteVersion = versionIn(root, "better-sqlite3");
+  // Install scripts stay on: the packages must need none (checked below). typescript and
+  // @types/node are the consumer's own tools, matching the workspace's (npm cache hits).
   writeFileSync(
     join(app, "package.json"),
-    JSON.stringify({
-      name: "rein-consumer",
-      private: true,
-      type: "module",
-      overrides: { "better-sqlite3": sqliteVersion },
-    }),
+    JSON.stringify({ name: "rein-consumer", private: true, type: "module" }),
   );
   await run(
     "npm",
@@ -100,7 +91,6 @@ async function install(): Promise<void> {
       "--prefer-offline",
       "--no-audit",
       "--no-fund",
-      "--ignore-scripts",
       ...packed,
       ...PEERS.map((name) => `${name}@${versionIn(root, name)}`),
       `typescript@${versionIn(root, "typescript")}`,
@@ -108,10 +98,6 @@ async function install(): Promise<void> {
     ],
     app,
   );
-  const addon = join("node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
-  if (versionIn(app, "better-sqlite3") === sqliteVersion && existsSync(join(root, addon)))
-    cpSync(join(root, addon), join(app, addon));
-  else await run("npm", ["rebuild", "better-sqlite3"], app);
 
   cpSync(fixture, app, { recursive: true });
 }
@@ -129,6 +115,17 @@ describe("the packed packages, installed outside the workspace", () => {
     // Nothing a workspace-only tool would bring along.
     for (const name of ["vitest", "tsx", "@langchain/langgraph"])
       expect(existsSync(join(app, "node_modules", name)), name).toBe(false);
+  });
+
+  it("installs nothing that compiles or downloads at install time: no package has an install script", () => {
+    const lock = JSON.parse(readFileSync(join(app, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript === true)
+      .map(([path]) => path);
+    expect(withScripts).toEqual([]);
+    expect(existsSync(join(app, "node_modules", "better-sqlite3"))).toBe(false);
   });
 
   it("pauses a run on SQLite in one node process and resumes it in another", async () => {

@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import pg from "pg";
 import type { PostgresTarget } from "./postgres.ts";
+import { openSqlite, value } from "./sqlite.ts";
 
 /** The bench package directory. */
 export const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -84,8 +84,8 @@ async function postgresVersion(target: PostgresTarget): Promise<string> {
 /** Collects the environment of this run. */
 export async function describeEnvironment(target: PostgresTarget): Promise<Environment> {
   const cpu = cpus();
-  const db = new Database(":memory:");
-  const sqlite = db.prepare("SELECT sqlite_version() AS v").pluck().get() as string;
+  const db = openSqlite(":memory:");
+  const sqlite = value<string>(db, "SELECT sqlite_version() AS v") ?? "?";
   db.close();
   return {
     date: new Date().toISOString(),

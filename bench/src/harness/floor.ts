@@ -14,10 +14,10 @@
  */
 import { join } from "node:path";
 import type { Checkpointer } from "@rein/core";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { createFreshDatabase } from "./postgres.ts";
 import type { ScenarioContext } from "./scenario.ts";
+import { openSqlite } from "./sqlite.ts";
 import { SQLITE_SYNCHRONOUS, StoreUnavailableError, type StoreKind } from "./stores.ts";
 
 /** A store of checkpoints that commits each one on its own. */
@@ -66,18 +66,14 @@ const TABLE = `CREATE TABLE checkpoints (
 
 /** A SQLite floor on a fresh WAL file in the context's scratch directory. */
 export function sqliteFloor(ctx: Pick<ScenarioContext, "tmpDir">): FloorStore {
-  const db = new Database(join(ctx.tmpDir, `floor-${process.pid}-${++counter}.db`));
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
+  const db = openSqlite(join(ctx.tmpDir, `floor-${process.pid}-${++counter}.db`));
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA synchronous = ${SQLITE_SYNCHRONOUS}`);
   db.exec(TABLE);
-  const insert = db.prepare<[string, number, string]>(
-    "INSERT INTO checkpoints (thread_id, seq, state) VALUES (?, ?, ?)",
+  const insert = db.prepare("INSERT INTO checkpoints (thread_id, seq, state) VALUES (?, ?, ?)");
+  const select = db.prepare(
+    "SELECT state FROM checkpoints WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
   );
-  const select = db
-    .prepare<[string], string>(
-      "SELECT state FROM checkpoints WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
-    )
-    .pluck();
   let commits = 0;
   return {
     kind: "sqlite",
@@ -88,8 +84,8 @@ export function sqliteFloor(ctx: Pick<ScenarioContext, "tmpDir">): FloorStore {
       return Promise.resolve();
     },
     latest(threadId) {
-      const text = select.get(threadId);
-      return Promise.resolve(text === undefined ? undefined : (JSON.parse(text) as unknown));
+      const text = select.get(threadId)?.["state"];
+      return Promise.resolve(typeof text === "string" ? (JSON.parse(text) as unknown) : undefined);
     },
     get commits() {
       return commits;

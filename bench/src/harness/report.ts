@@ -146,7 +146,7 @@ export function renderMarkdown(
     `| Node | ${env.node} |`,
     `| Rein | @rein/core ${pkg("@rein/core")}, @rein/sqlite ${pkg("@rein/sqlite")}, @rein/postgres ${pkg("@rein/postgres")} at commit ${env.reinCommit} |`,
     `| LangGraph.js | @langchain/langgraph ${pkg("@langchain/langgraph")}, langgraph-checkpoint ${pkg("@langchain/langgraph-checkpoint")}, checkpoint-sqlite ${pkg("@langchain/langgraph-checkpoint-sqlite")}, checkpoint-postgres ${pkg("@langchain/langgraph-checkpoint-postgres")}, @langchain/core ${pkg("@langchain/core")} |`,
-    `| Drivers | better-sqlite3 ${pkg("better-sqlite3")} (${env.sqlite}), pg ${pkg("pg")} |`,
+    `| Drivers | Rein: node:sqlite (${env.sqlite}); LangGraph.js: better-sqlite3 ${pkg("better-sqlite3")} (its own SQLite); both: pg ${pkg("pg")} |`,
     `| Postgres | ${env.postgres} |`,
     "",
     "## How to read",

@@ -10,8 +10,8 @@
  *   `pg_total_relation_size` of every table, with indexes and TOAST).
  */
 import { statSync } from "node:fs";
-import Database from "better-sqlite3";
 import type pg from "pg";
+import { column, openSqlite, value, type Db } from "./sqlite.ts";
 
 /** The measuring method in one paragraph, for RESULTS.md. */
 export const SIZE_METHOD =
@@ -24,32 +24,26 @@ export const SIZE_METHOD =
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** Logical bytes of every user table of a SQLite file. */
-export function sqliteLogicalBytes(db: Database.Database): number {
-  const tables = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .pluck()
-    .all() as string[];
+export function sqliteLogicalBytes(db: Db): number {
+  const tables = column<string>(
+    db,
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+  );
   let total = 0;
   for (const table of tables) {
-    const columns = db
-      .prepare(`SELECT name FROM pragma_table_info(?)`)
-      .pluck()
-      .all(table) as string[];
+    const columns = column<string>(db, `SELECT name FROM pragma_table_info(?)`, table);
     if (columns.length === 0) continue;
     const expr = columns
       .map((c) => `coalesce(length(CAST(${quoteIdent(c)} AS BLOB)), 0)`)
       .join(" + ");
-    total += db
-      .prepare(`SELECT coalesce(sum(${expr}), 0) FROM ${quoteIdent(table)}`)
-      .pluck()
-      .get() as number;
+    total += value<number>(db, `SELECT coalesce(sum(${expr}), 0) FROM ${quoteIdent(table)}`) ?? 0;
   }
   return total;
 }
 
 /** Size of a SQLite file on disk after folding its WAL into it. */
-export function sqliteDiskBytes(db: Database.Database, path: string): number {
-  db.pragma("wal_checkpoint(TRUNCATE)");
+export function sqliteDiskBytes(db: Db, path: string): number {
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const wal = (() => {
     try {
       return statSync(`${path}-wal`).size;
@@ -61,8 +55,8 @@ export function sqliteDiskBytes(db: Database.Database, path: string): number {
 }
 
 /** Opens a second, read-mostly connection to a SQLite file for measuring it. */
-export function openSqliteProbe(path: string): Database.Database {
-  return new Database(path, { fileMustExist: true });
+export function openSqliteProbe(path: string): Db {
+  return openSqlite(path, { mustExist: true });
 }
 
 /** Schemas of the connected database that hold a saver's tables (every non-system schema). */

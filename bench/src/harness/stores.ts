@@ -10,7 +10,6 @@ import { SqliteSaver as PeerSqliteSaver } from "@langchain/langgraph-checkpoint-
 import { MemorySaver, type Checkpointer } from "@rein/core";
 import type * as ReinPostgres from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { peerThread } from "./peer.ts";
 import { createFreshDatabase } from "./postgres.ts";
@@ -23,6 +22,7 @@ import {
   sqliteDiskBytes,
   sqliteLogicalBytes,
 } from "./sizes.ts";
+import type { Db } from "./sqlite.ts";
 
 /** Where a scenario variant stores its runs. */
 export type StoreKind = "memory" | "sqlite" | "postgres";
@@ -99,8 +99,8 @@ function sqliteHandle<S>(
   path: string,
   closeSaver: () => void | Promise<void>,
 ): StoreHandle<S> {
-  let probe: Database.Database | null = null;
-  const open = (): Database.Database => (probe ??= openSqliteProbe(path));
+  let probe: Db | null = null;
+  const open = (): Db => (probe ??= openSqliteProbe(path));
   return {
     saver,
     logicalBytes: () => Promise.resolve(sqliteLogicalBytes(open())),
@@ -162,13 +162,13 @@ export function storeFactory(ctx: ScenarioContext, kind: StoreKind): StoreFactor
       },
       async peer(label) {
         const path = join(ctx.tmpDir, `peer-${uniqueName(label)}.db`);
-        const db = new Database(path);
-        db.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
-        const saver = new PeerSqliteSaver(db);
+        // The peer's saver opens the file with its own driver, better-sqlite3.
+        const saver = PeerSqliteSaver.fromConnString(path);
+        saver.db.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
         // Any call runs the saver's setup: it creates the tables and switches the file to WAL.
         await saver.getTuple(peerThread("setup"));
         return sqliteHandle<BaseCheckpointSaver>(saver, path, () => {
-          db.close();
+          saver.db.close();
         });
       },
     };

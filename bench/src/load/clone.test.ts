@@ -13,10 +13,10 @@ import {
 } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probePostgres, type PostgresTarget } from "../harness/postgres.ts";
+import { openSqlite } from "../harness/sqlite.ts";
 import { cloneThreadPostgres, cloneThreadSqlite, copiedId } from "./clone.ts";
 
 // A thread paused once, copied with SQL: every copy must be a paused thread of its own — listed
@@ -68,8 +68,8 @@ describe("copying a paused thread with SQL", () => {
     try {
       const first = await askGraph(saver).invoke({}, { threadId: "tmpl" });
       expect(first.status).toBe("interrupted");
-      const db = new Database(path);
-      db.pragma("busy_timeout = 5000");
+      const db = openSqlite(path);
+      db.exec("PRAGMA busy_timeout = 5000");
       const report = cloneThreadSqlite(db, "tmpl", 3);
       db.close();
       expect(report["interrupts"]).toBe(3);

@@ -20,8 +20,8 @@
  * are hashes that include the thread id); nothing re-derives a stored id on resume — the resumed
  * task looks its interrupt up by slot — and the load test resumes copies and checks the answers.
  */
-import type Database from "better-sqlite3";
 import type pg from "pg";
+import { column, inTransaction, type Db } from "../harness/sqlite.ts";
 
 /** A column of a per-thread table, as the copy needs to know it. */
 export interface CloneColumn {
@@ -90,11 +90,11 @@ export function copiedId(value: string, n: number): string {
 // SQLite
 
 /** The per-thread tables of a SQLite file, from its catalog. */
-export function sqliteTables(db: Database.Database): CloneTable[] {
-  const names = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .pluck()
-    .all() as string[];
+export function sqliteTables(db: Db): CloneTable[] {
+  const names = column<string>(
+    db,
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+  );
   const tables: CloneTable[] = [];
   for (const name of names) {
     const info = db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as {
@@ -121,10 +121,7 @@ export function sqliteTables(db: Database.Database): CloneTable[] {
       unique: number;
     }[];
     for (const index of indexes.filter((i) => i.unique === 1)) {
-      const cols = db
-        .prepare(`SELECT name FROM pragma_index_info(?)`)
-        .pluck()
-        .all(index.name) as string[];
+      const cols = column<string>(db, `SELECT name FROM pragma_index_info(?)`, index.name);
       if (cols.includes("thread_id")) continue;
       for (const c of cols) if (c !== rowidAlias) globalKeys.add(c);
     }
@@ -144,20 +141,17 @@ export function sqliteTables(db: Database.Database): CloneTable[] {
  * `<template>-c1` … `<template>-c<copies>`), in one transaction. Open the file with no server
  * writing to it, or in WAL mode with a busy timeout.
  */
-export function cloneThreadSqlite(
-  db: Database.Database,
-  template: string,
-  copies: number,
-): CloneReport {
+export function cloneThreadSqlite(db: Db, template: string, copies: number): CloneReport {
   const tables = sqliteTables(db);
-  const tokens = templateTokens(template, tables, (table, column) =>
-    db
-      .prepare(`SELECT DISTINCT ${quote(column)} FROM ${quote(table)} WHERE thread_id = ?`)
-      .pluck()
-      .all(template),
+  const tokens = templateTokens(template, tables, (table, name) =>
+    column<unknown>(
+      db,
+      `SELECT DISTINCT ${quote(name)} FROM ${quote(table)} WHERE thread_id = ?`,
+      template,
+    ),
   );
   const report: CloneReport = {};
-  db.transaction(() => {
+  inTransaction(db, () => {
     db.exec("CREATE TEMP TABLE IF NOT EXISTS clone_n (i INTEGER PRIMARY KEY)");
     db.exec("DELETE FROM clone_n");
     db.prepare(
@@ -168,10 +162,10 @@ export function cloneThreadSqlite(
       const sql = `INSERT INTO ${quote(table.name)} (${columns.join(", ")})
         SELECT ${select.join(", ")} FROM ${quote(table.name)} t CROSS JOIN clone_n n
         WHERE t.thread_id = ? ORDER BY n.i`;
-      report[table.name] = db.prepare(sql).run(template).changes;
+      report[table.name] = Number(db.prepare(sql).run(template).changes);
     }
     db.exec("DROP TABLE clone_n");
-  })();
+  });
   return report;
 }
 

@@ -3,8 +3,8 @@
  * interrupts and audit lines, and finds a row at an offset of the queue. The same SQL runs on
  * SQLite and on Postgres (whose connection gets the schema as its search path).
  */
-import Database from "better-sqlite3";
 import pg from "pg";
+import { openSqlite } from "../harness/sqlite.ts";
 import type { ServerStore } from "./server.ts";
 
 /** Read-only SQL on the store, with no parameters. */
@@ -16,8 +16,8 @@ export interface StoreProbe {
 /** Opens a probe on a SQLite file (WAL: reads do not block the server) or a Postgres schema. */
 export async function openProbe(store: ServerStore): Promise<StoreProbe> {
   if (store.kind === "sqlite") {
-    const db = new Database(store.path, { fileMustExist: true });
-    db.pragma("busy_timeout = 10000");
+    const db = openSqlite(store.path, { mustExist: true });
+    db.exec("PRAGMA busy_timeout = 10000");
     return {
       rows: <Row>(sql: string) => Promise.resolve(db.prepare(sql).all() as Row[]),
       close: () => Promise.resolve(void db.close()),

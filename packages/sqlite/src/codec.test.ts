@@ -23,12 +23,10 @@ describe("SQLite row encoding", () => {
       await saver.commitStep(makeCommit(makeCheckpoint("t1", c1), null, { runs: [run] }));
       await saver.putTaskOutcome(makeOutcome("t1", c1, result, { interrupts: [interrupt] }));
 
-      const stored = saver.db
-        .prepare<[], { record: string }>("SELECT record FROM interrupts")
-        .get()?.record;
-      expect(JSON.parse(stored ?? "{}")).not.toHaveProperty("threadId");
-      const storedRun = saver.db.prepare<[], { record: string }>("SELECT record FROM runs").get();
-      expect(JSON.parse(storedRun?.record ?? "{}")).not.toHaveProperty("status");
+      const stored = saver.db.prepare("SELECT record FROM interrupts").get()?.["record"];
+      expect(JSON.parse(String(stored))).not.toHaveProperty("threadId");
+      const storedRun = saver.db.prepare("SELECT record FROM runs").get()?.["record"];
+      expect(JSON.parse(String(storedRun))).not.toHaveProperty("status");
 
       // Rows as earlier versions wrote them: the whole record encoded.
       saver.db.prepare("UPDATE interrupts SET record = ?").run(JSON.stringify(interrupt));

@@ -3,10 +3,10 @@
  * the write lock is taken (less time holding it, nothing to undo), then written with the head's
  * compare-and-set inside one `BEGIN IMMEDIATE` transaction.
  */
-import Database from "better-sqlite3";
 import type { CheckpointId } from "@rein/core";
 import { conflictError, type StepCommit } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
+import { sqliteCode } from "./driver.ts";
 import type { Statements } from "./statements.ts";
 
 /** The bound values of one commit, ready to write. */
@@ -62,5 +62,5 @@ export function writeCommit(sql: Statements, commit: StepCommit, encoded: Encode
 }
 
 function isConstraint(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code.startsWith("SQLITE_CONSTRAINT");
+  return sqliteCode(error) === "SQLITE_CONSTRAINT";
 }

@@ -2,17 +2,17 @@
  * Driver failures of the SQLite store as typed errors: a locked or failing database file reaches
  * callers as a {@link StoreUnavailableError} (with the driver error as `cause`), never raw.
  */
-import Database from "better-sqlite3";
 import { ReinError, StoreUnavailableError } from "@rein/core";
 import { settle as settleSync } from "@rein/core/store";
+import { sqliteCode } from "./driver.ts";
 
 /** SQLite result codes after which the same call may succeed later. */
-const RETRYABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|PROTOCOL|CANTOPEN)/;
+const RETRYABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|PROTOCOL|CANTOPEN)$/;
 
 /** The error a caller sees for a failure of the store: Rein's own errors pass through. */
 export function storeError(error: unknown): unknown {
   if (ReinError.is(error)) return error;
-  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  const code = sqliteCode(error);
   const retryable = code !== undefined && RETRYABLE.test(code);
   const message = error instanceof Error ? error.message : String(error);
   return new StoreUnavailableError(

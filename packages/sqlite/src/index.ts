@@ -3,9 +3,9 @@
  *
  * {@link SqliteSaver} stores threads, checkpoints (channel values by version, appends as deltas),
  * task results, interrupts, runs, steering, audit, once-results and leases in a WAL-mode SQLite
- * database through better-sqlite3. It passes the checkpointer conformance suite of
- * `@rein/core/testing`, like every other backend. Several processes on one machine may share a
- * file; for many machines use `@rein/postgres`.
+ * database through Node's built-in `node:sqlite` (nothing to compile). It passes the checkpointer
+ * conformance suite of `@rein/core/testing`, like every other backend. Several processes on one
+ * machine may share a file; for many machines use `@rein/postgres`.
  *
  * @example
  * ```ts

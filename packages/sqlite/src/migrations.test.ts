@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SchemaVersionError } from "@rein/core";
 import { checkpointId, makeCheckpoint, makeCommit, threadId } from "@rein/core/testing";
@@ -13,6 +12,7 @@ import {
   type Migration,
 } from "./migrations.ts";
 import { SqliteSaver } from "./saver.ts";
+import { openDatabase, pragma } from "./driver.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -39,11 +39,11 @@ describe("SQLite migrations", () => {
     const saver = new SqliteSaver({ path });
     expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
     const applied = saver.db
-      .prepare<[], { version: number }>("SELECT version FROM schema_migrations ORDER BY version")
+      .prepare("SELECT version FROM schema_migrations ORDER BY version")
       .all()
-      .map((r) => r.version);
+      .map((r) => r["version"]);
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
-    expect(saver.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(pragma(saver.db, "journal_mode")).toBe("wal");
     await saver.close();
   });
 
@@ -52,7 +52,7 @@ describe("SQLite migrations", () => {
     const first = new SqliteSaver({ path });
     await first.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(1)), null));
     await first.close();
-    const db = new Database(path);
+    const db = openDatabase(path);
     expect(migrate(db)).toEqual([]);
     db.close();
     const second = SqliteSaver.open(path);
@@ -62,12 +62,12 @@ describe("SQLite migrations", () => {
 
   it("a file at an older version is upgraded in order, keeping its rows", () => {
     const path = join(dir, "old.db");
-    const db = new Database(path);
+    const db = openDatabase(path);
     expect(migrate(db, [notes])).toEqual([1]);
     db.prepare("INSERT INTO notes (text) VALUES (?)").run("kept");
     db.close();
 
-    const reopened = new Database(path);
+    const reopened = openDatabase(path);
     expect(migrate(reopened, [notesAuthor, notes])).toEqual([2]);
     expect(schemaVersion(reopened)).toBe(2);
     expect(reopened.prepare("SELECT text, author FROM notes").all()).toEqual([
@@ -78,14 +78,14 @@ describe("SQLite migrations", () => {
 
   it("a version-1 file is upgraded to rowid blobs, keeping every stored value", async () => {
     const path = join(dir, "v1.db");
-    const db = new Database(path);
+    const db = openDatabase(path);
     migrate(
       db,
       MIGRATIONS.filter((m) => m.version === 1),
     );
     db.close();
     // No saver stops at version 1, so the rows of a v1 file go in with plain SQL.
-    const raw = new Database(path);
+    const raw = openDatabase(path);
     raw
       .prepare("INSERT INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run("t1", "", "log", "v1", "full", null, JSON.stringify(["a"]));
@@ -109,7 +109,7 @@ describe("SQLite migrations", () => {
   });
 
   it("a failing migration rolls back entirely and leaves the previous version", () => {
-    const db = new Database(join(dir, "fail.db"));
+    const db = openDatabase(join(dir, "fail.db"));
     migrate(db, [notes]);
     const broken: Migration = {
       version: 2,
@@ -142,7 +142,7 @@ describe("SQLite migrations", () => {
       found: SCHEMA_VERSION + 1,
       known: SCHEMA_VERSION,
     });
-    const db = new Database(path);
+    const db = openDatabase(path);
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION + 1);
     db.close();
   });

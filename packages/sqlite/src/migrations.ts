@@ -7,8 +7,9 @@
  * leaves the previous version intact. A file migrated by a newer Rein is refused with
  * {@link SchemaVersionError} rather than misread.
  */
-import type Database from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 import { SchemaVersionError } from "@rein/core";
+import { transactions } from "./driver.ts";
 
 /** One schema change. `sql` may hold several statements. */
 export interface Migration {
@@ -219,19 +220,13 @@ export const MIGRATIONS: readonly Migration[] = [
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
 /** The schema version recorded in the database (0 for a fresh file). */
-export function schemaVersion(db: Database.Database): number {
+export function schemaVersion(db: DatabaseSync): number {
   const table = db
-    .prepare<[], { name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
-    )
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
   if (!table) return 0;
-  const row = db
-    .prepare<[], { version: number | null }>(
-      "SELECT max(version) AS version FROM schema_migrations",
-    )
-    .get();
-  return row?.version ?? 0;
+  const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();
+  return typeof row?.["version"] === "number" ? row["version"] : 0;
 }
 
 /**
@@ -240,12 +235,11 @@ export function schemaVersion(db: Database.Database): number {
  * @returns the versions applied by this call (empty when already current).
  * @throws {SchemaVersionError} when the database is newer than `migrations` know.
  */
-export function migrate(
-  db: Database.Database,
-  migrations: readonly Migration[] = MIGRATIONS,
-): number[] {
+export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): number[] {
   const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const run = db.transaction(() => {
+  // IMMEDIATE takes the write lock up front: a second process waits (busy_timeout), then sees
+  // the migrations already applied.
+  return transactions(db).immediate(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version    INTEGER PRIMARY KEY,
       name       TEXT NOT NULL,
@@ -253,7 +247,7 @@ export function migrate(
     )`);
     const current = schemaVersion(db);
     if (current > known) throw new SchemaVersionError(current, known);
-    const record = db.prepare<[number, string, string]>(
+    const record = db.prepare(
       "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
     );
     const applied: number[] = [];
@@ -265,7 +259,4 @@ export function migrate(
     }
     return applied;
   });
-  // IMMEDIATE takes the write lock up front: a second process waits (busy_timeout), then sees
-  // the migrations already applied.
-  return run.immediate();
 }

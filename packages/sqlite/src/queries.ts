@@ -3,7 +3,7 @@
  * is built and prepared once, then reused. Pagination is keyset (never OFFSET), so a page costs
  * an index seek whatever its depth.
  */
-import type Database from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 import type { AuditRecord } from "@rein/core";
 import {
   decodeCursor,
@@ -19,7 +19,13 @@ import {
   type ThreadRecord,
 } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
-import { INTERRUPT_COLUMNS, RUN_COLUMNS, type InterruptRow, type RunRow } from "./statements.ts";
+import {
+  INTERRUPT_COLUMNS,
+  RUN_COLUMNS,
+  type InterruptRow,
+  type RunRow,
+  type Stmt,
+} from "./statements.ts";
 
 type Params = Record<string, string | number | null>;
 
@@ -31,17 +37,17 @@ interface Page<T> {
 
 /** A statement plus the parameters to bind for one call. */
 interface Query<Row> {
-  statement: Database.Statement<[Params], Row>;
+  statement: Stmt<[Params], Row>;
   params: Params;
 }
 
 /** Builds and caches the list statements of one connection, and turns their rows into pages. */
 export class ListQueries {
-  readonly #db: Database.Database;
+  readonly #db: DatabaseSync;
   readonly #codec: RowCodec;
-  readonly #cache = new Map<string, Database.Statement<[Params], unknown>>();
+  readonly #cache = new Map<string, Stmt<[Params], unknown>>();
 
-  constructor(db: Database.Database, codec: RowCodec) {
+  constructor(db: DatabaseSync, codec: RowCodec) {
     this.#db = db;
     this.#codec = codec;
   }
@@ -104,13 +110,13 @@ export class ListQueries {
     return { items, nextCursor: page.nextCursor };
   }
 
-  #prepare<Row>(sql: string): Database.Statement<[Params], Row> {
+  #prepare<Row>(sql: string): Stmt<[Params], Row> {
     let statement = this.#cache.get(sql);
     if (!statement) {
-      statement = this.#db.prepare<[Params], unknown>(sql);
+      statement = this.#db.prepare(sql);
       this.#cache.set(sql, statement);
     }
-    return statement as Database.Statement<[Params], Row>;
+    return statement as Stmt<[Params], Row>;
   }
 
   /** Threads newest first after the cursor key, `limit + 1` rows to tell if there is more. */

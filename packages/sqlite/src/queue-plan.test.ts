@@ -15,11 +15,9 @@ describe("the approval queue's query plans", () => {
         const lists = new ListQueries(saver.db, new RowCodec(jsonSerializer));
         const { statement, params } = lists.interrupts(query, after, 50);
         const plan = saver.db
-          .prepare<[Record<string, unknown>], { detail: string }>(
-            `EXPLAIN QUERY PLAN ${statement.source}`,
-          )
+          .prepare(`EXPLAIN QUERY PLAN ${statement.sourceSQL}`)
           .all(params)
-          .map((row) => row.detail);
+          .map((row) => String(row["detail"]));
         expect(plan.join(" | "), name).toMatch(new RegExp(`USING (COVERING )?INDEX ${index}\\b`));
         expect(plan.join(" | "), name).not.toMatch(/TEMP B-TREE/);
       } finally {

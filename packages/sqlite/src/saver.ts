@@ -3,7 +3,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 import {
   jsonSerializer,
   type AuditRecord,
@@ -50,6 +50,7 @@ import {
   sameHead,
   validateThreadId,
 } from "@rein/core/store";
+import { openDatabase, transactions, type Transactions } from "./driver.ts";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type ChainRow, type Statements } from "./statements.ts";
@@ -74,7 +75,7 @@ export interface SqliteSaverOptions {
 }
 
 /**
- * A {@link Checkpointer} on one SQLite file (better-sqlite3), the embedded default.
+ * A {@link Checkpointer} on one SQLite file (Node's built-in `node:sqlite`), the embedded default.
  *
  * The file is opened in WAL mode so readers never block the writer, with a busy timeout so
  * several processes can share it. Schema migrations run on open. Every method that writes several
@@ -94,12 +95,13 @@ export class SqliteSaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
   /** The underlying connection, for diagnostics and tests. */
-  readonly db: Database.Database;
+  readonly db: DatabaseSync;
 
   readonly #sql: Statements;
   readonly #lists: ListQueries;
   readonly #codec: RowCodec;
-  readonly #transaction: Database.Transaction<(body: () => unknown) => unknown>;
+  readonly #transactions: Transactions;
+  #closed = false;
 
   /** Opens (creating if needed) and migrates the database. */
   constructor(options: SqliteSaverOptions) {
@@ -108,18 +110,21 @@ export class SqliteSaver implements Checkpointer {
     // A fresh checkout has no data directory yet: create the file's folder rather than fail.
     if (options.path !== ":memory:" && options.path !== "")
       mkdirSync(dirname(resolve(options.path)), { recursive: true });
-    this.db = new Database(options.path);
+    this.db = openDatabase(options.path);
     try {
       // busy_timeout first: the pragmas and migrations below may wait on another process.
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-      this.db.pragma("foreign_keys = OFF");
+      this.db.exec(
+        `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`,
+      );
+      this.db.exec("PRAGMA journal_mode = WAL");
+      this.db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+      // The page cache better-sqlite3's build gave every connection (SQLITE_DEFAULT_CACHE_SIZE),
+      // 16 MB; node:sqlite's build keeps SQLite's 2 MB.
+      this.db.exec("PRAGMA cache_size = -16000");
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.#lists = new ListQueries(this.db, this.#codec);
-      // Made once: building a transaction function per call costs more than the commit itself.
-      this.#transaction = this.db.transaction((body: () => unknown) => body());
+      this.#transactions = transactions(this.db);
     } catch (error) {
       this.db.close();
       throw error;
@@ -132,7 +137,7 @@ export class SqliteSaver implements Checkpointer {
    * waiting when another process wrote in between, and its checks would be stale.
    */
   #write<T>(body: () => T): T {
-    return this.#transaction.immediate(body) as T;
+    return this.#transactions.immediate(body);
   }
 
   /**
@@ -179,25 +184,24 @@ export class SqliteSaver implements Checkpointer {
     stream: StreamKey,
     known?: CheckpointRecord,
   ): Promise<ThreadHead> {
-    return settle(
-      () =>
-        // One read transaction: the four reads see one state even while another process writes.
-        this.#transaction(() => {
-          // A head the caller holds is recognised by its id: its row is neither read nor decoded.
-          const id = known && this.#sql.getHeadId.get(threadId, stream);
-          const reuse = known !== undefined && sameHead(known, id?.checkpoint_id, threadId, stream);
-          const head = reuse ? undefined : this.#sql.getHeadCheckpoint.get(threadId, stream);
-          const runId = reuse ? id?.run_id : head?.run_id;
-          const run = runId === undefined ? undefined : this.#sql.getRun.get(runId);
-          const thread = this.#sql.getThread.get(threadId);
-          return {
-            checkpoint: reuse ? known : head ? this.#codec.checkpoint(head) : undefined,
-            run: run ? this.#codec.run(run) : undefined,
-            thread: thread ? this.#codec.thread(thread) : undefined,
-            pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
-            steering: this.#steering(threadId),
-          };
-        }) as ThreadHead,
+    return settle(() =>
+      // One read transaction: the four reads see one state even while another process writes.
+      this.#transactions.deferred(() => {
+        // A head the caller holds is recognised by its id: its row is neither read nor decoded.
+        const id = known && this.#sql.getHeadId.get(threadId, stream);
+        const reuse = known !== undefined && sameHead(known, id?.checkpoint_id, threadId, stream);
+        const head = reuse ? undefined : this.#sql.getHeadCheckpoint.get(threadId, stream);
+        const runId = reuse ? id?.run_id : head?.run_id;
+        const run = runId === undefined ? undefined : this.#sql.getRun.get(runId);
+        const thread = this.#sql.getThread.get(threadId);
+        return {
+          checkpoint: reuse ? known : head ? this.#codec.checkpoint(head) : undefined,
+          run: run ? this.#codec.run(run) : undefined,
+          thread: thread ? this.#codec.thread(thread) : undefined,
+          pendingInterrupts: this.#sql.pendingCount.get(threadId)?.n ?? 0,
+          steering: this.#steering(threadId),
+        };
+      }),
     );
   }
 
@@ -356,16 +360,15 @@ export class SqliteSaver implements Checkpointer {
   }
 
   getPendingInterrupts(threadId: ThreadId, limit: number): Promise<PendingPage> {
-    return settle(
-      () =>
-        // One read transaction: the page and the count see one state.
-        this.#transaction(() =>
-          lazyPendingPage(
-            this.#sql.pendingPage.all(threadId, Math.max(0, Math.floor(limit))),
-            this.#sql.pendingCount.get(threadId)?.n ?? 0,
-            (row) => this.#codec.interrupt(row),
-          ),
-        ) as PendingPage,
+    return settle(() =>
+      // One read transaction: the page and the count see one state.
+      this.#transactions.deferred(() =>
+        lazyPendingPage(
+          this.#sql.pendingPage.all(threadId, Math.max(0, Math.floor(limit))),
+          this.#sql.pendingCount.get(threadId)?.n ?? 0,
+          (row) => this.#codec.interrupt(row),
+        ),
+      ),
     );
   }
 
@@ -549,7 +552,9 @@ export class SqliteSaver implements Checkpointer {
   /** Closes the database (idempotent). */
   close(): Promise<void> {
     return settle(() => {
-      if (this.db.open) this.db.close();
+      if (this.#closed) return;
+      this.#closed = true;
+      this.db.close();
     });
   }
 }

@@ -2,7 +2,7 @@
  * The SQL of the SQLite store, prepared once per connection. Statements whose WHERE clause
  * depends on the filters given (the list methods) are built in `queries.ts` and cached there.
  */
-import type Database from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 import type { InterruptColumns } from "@rein/core/store";
 import type {
   EncodedRunRow as RunRow,
@@ -115,21 +115,29 @@ export type { RunRow, TaskResultRow };
 
 type ThreadStream = { thread: string; stream: string };
 
+/** What a write statement reports. */
+export interface RunResult {
+  /** Rows inserted, updated or deleted. */
+  changes: number | bigint;
+}
+
 /**
- * The part of a better-sqlite3 statement the store uses, with typed parameters and rows (an
- * interface of our own, so declarations of this module can name it).
+ * The part of a `node:sqlite` statement the store uses, with typed parameters and rows
+ * (node:sqlite types every row as a record of SQL values; the schema fixes their shape).
  */
 export interface Stmt<P extends unknown[], Row = unknown> {
-  run(...params: P): Database.RunResult;
+  /** The SQL the statement was prepared from. */
+  readonly sourceSQL: string;
+  run(...params: P): RunResult;
   get(...params: P): Row | undefined;
   all(...params: P): Row[];
 }
 
 /** Prepares every fixed statement of the store on `db`. */
-export function prepareStatements(db: Database.Database) {
+export function prepareStatements(db: DatabaseSync) {
   // Typed through `Stmt` so the declaration of the result can name its statement types.
   const prep = <P extends unknown[], Row = unknown>(sql: string): Stmt<P, Row> =>
-    db.prepare<P, Row>(sql);
+    db.prepare(sql) as unknown as Stmt<P, Row>;
   return {
     // Threads ----------------------------------------------------------------------------------
     upsertThread: prep<[ThreadRow]>(

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { END, RunConfig, START, StateGraph, append, lastValue } from "@rein/core";
+import { openDatabase } from "./driver.ts";
 import { SqliteSaver } from "./saver.ts";
 
 const MESSAGE_BYTES = 1000;
@@ -24,7 +24,7 @@ afterEach(() => {
 
 /** The byte length of every value in every table of the file. */
 function logicalBytes(path: string): number {
-  const db = new Database(path, { readonly: true });
+  const db = openDatabase(path, { readOnly: true });
   try {
     let total = 0;
     const tables = db

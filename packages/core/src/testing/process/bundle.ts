@@ -9,8 +9,8 @@ import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import type { ProcessCommand } from "./worker.ts";
 
-/** Packages loaded from node_modules at run time: native code, and pg's optional native half. */
-const EXTERNAL = ["better-sqlite3", "pg", "pg-native"];
+/** Packages loaded from node_modules at run time: pg and its optional native half. */
+const EXTERNAL = ["pg", "pg-native"];
 
 /** The nearest directory at or above `from` holding a package.json. */
 function packageDir(from: string): string {
@@ -42,7 +42,7 @@ export async function bundleWorker(entry: string): Promise<ProcessCommand> {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     external: EXTERNAL,
     // Workspace packages resolve to their TypeScript sources, as in the tests themselves
     // (docs/packaging.md); elsewhere the condition is unknown and the built files are used.
