@@ -44,8 +44,16 @@ export type * from "./types.ts";
 export { RUN_RESULT_INTERRUPT_LIMIT } from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
-export { modelView, partsOf, pendingToolCalls, textOf } from "./prebuilt/messages.ts";
+export {
+  approvalRequestFor,
+  isDeclined,
+  modelView,
+  partsOf,
+  pendingToolCalls,
+  textOf,
+} from "./prebuilt/messages.ts";
 export type {
+  ApprovalRequest,
   AssistantMessage,
   ContentPart,
   FilePart,
@@ -55,6 +63,7 @@ export type {
   ModelCallOptions,
   ModelDelta,
   ModelOutput,
+  ProviderToolResult,
   ReasoningPart,
   SteeringMeta,
   TextPart,

@@ -66,6 +66,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   forbidden: 403,
   payload_too_large: 413,
   store_unavailable: 503,
+  // The model provider failed or cut its answer short: a fault upstream of this server.
+  model_failed: 502,
 };
 
 /** The JSON body of every error response. */
