@@ -12,7 +12,7 @@ import type {
   Usage,
 } from "@rein/core";
 import type OpenAI from "openai";
-import { joinText, mediaUrl, toolCallFrom } from "./shared.ts";
+import { joinText, mediaUrl, midStream, modelFailure, toolCallFrom } from "./shared.ts";
 
 type Item = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;
@@ -117,8 +117,36 @@ export function fromResponseUsage(
   return out;
 }
 
+/**
+ * The error of a response that failed or stopped incomplete (`status` "failed" or "incomplete",
+ * as a whole body or in a `response.failed` / `response.incomplete` event).
+ */
+export function responseError(r: OpenAI.Responses.Response): Error | undefined {
+  if (r.status === "failed")
+    return modelFailure(
+      "responses",
+      "failed",
+      `the response failed: ${r.error?.message ?? "no reason given"}`,
+      r.error?.code,
+      r.id,
+    );
+  if (r.status === "incomplete") {
+    const reason = r.incomplete_details?.reason;
+    return modelFailure(
+      "responses",
+      "incomplete",
+      `the response stopped incomplete (${reason ?? "no reason given"})`,
+      reason,
+      r.id,
+    );
+  }
+  return undefined;
+}
+
 /** A response's output items as one Rein assistant message. */
 export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
+  const failed = responseError(r);
+  if (failed) throw failed;
   const parts: ContentPart[] = [];
   const out: AssistantMessage = { role: "assistant", content: parts, id: r.id, model: r.model };
   for (const item of r.output) {
@@ -150,7 +178,17 @@ export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
 export async function* responseDeltas(
   events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>,
 ): AsyncGenerator<ModelDelta> {
-  for await (const event of events) {
+  for await (const event of midStream("responses", events)) {
+    if (event.type === "response.failed" || event.type === "response.incomplete")
+      throw responseError(event.response) ?? new Error(`OpenAI sent ${event.type}.`);
+    if (event.type === "error")
+      throw modelFailure(
+        "responses",
+        "error",
+        `the stream reported an error: ${event.message}`,
+        event.code,
+        null,
+      );
     if (event.type === "response.output_text.delta") yield { type: "text", text: event.delta };
     else if (event.type === "response.reasoning_summary_text.delta")
       yield { type: "reasoning", text: event.delta };

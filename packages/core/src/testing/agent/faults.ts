@@ -89,16 +89,26 @@ export function declineContracts(init: AgentAdapterInitializer): void {
 /** A failed or cut answer ends the run with the typed error, and no partial answer is stored. */
 export function failedStreamContracts(init: AgentAdapterInitializer): void {
   for (const stream of [false, true])
-    for (const fail of ["error", "cut"] as const)
-      it(`a ${fail === "error" ? "failed" : "cut"} answer ends the run with a model_failed error, storing no partial answer (${stream ? "streaming" : "one response"})`, async () => {
-        const turns: ScriptedTurn[] = [{ ...script()[1], text: "Refunded $2", fail }];
-        const { graph, executed } = setup(init, stream, turns);
-        const threadId = `fail-${fail}-${stream ? "s" : "g"}`;
-        const result = await graph.invoke(ask, { threadId });
-        expect(result.status).toBe("error");
-        expect(result.error).toMatchObject({ code: ErrorCodes.MODEL_FAILED, node: "model" });
-        const state = await graph.getState({ threadId });
-        expect(state.values.messages.map((m) => m.role)).toEqual(["user"]);
-        expect(executed).toEqual([]);
-      });
+    for (const fail of ["error", "cut"] as const) {
+      const gap = !stream && fail === "error" ? init.gaps?.failedResponse : undefined;
+      const what = fail === "error" ? "failed" : "cut";
+      const mode = stream ? "streaming" : "one response";
+      it(
+        gap
+          ? `a failed answer ends the run with the client's error (gap: ${gap})`
+          : `a ${what} answer ends the run with a model_failed error, storing no partial answer (${mode})`,
+        async () => {
+          const turns: ScriptedTurn[] = [{ ...script()[1], text: "Refunded $2", fail }];
+          const { graph, executed } = setup(init, stream, turns);
+          const threadId = `fail-${fail}-${stream ? "s" : "g"}`;
+          const result = await graph.invoke(ask, { threadId });
+          expect(result.status).toBe("error");
+          if (gap) expect(result.error).toMatchObject({ node: "model" });
+          else expect(result.error).toMatchObject({ code: ErrorCodes.MODEL_FAILED, node: "model" });
+          const state = await graph.getState({ threadId });
+          expect(state.values.messages.map((m) => m.role)).toEqual(["user"]);
+          expect(executed).toEqual([]);
+        },
+      );
+    }
 }

@@ -43,7 +43,16 @@ export interface AgentAdapterInitializer {
   /** A Rein model over the real client, answering `turns` in order; `stream` asks for streaming. */
   create(turns: ScriptedTurn[], options: { stream: boolean }): ScriptedAdapter;
   /** Contracts this adapter cannot meet, each with the reason (the suite checks them as gaps). */
-  gaps?: { streaming?: string; usage?: string };
+  gaps?: {
+    streaming?: string;
+    usage?: string;
+    /**
+     * The client reports a failed (not streamed) answer only as an HTTP error of its own kind
+     * (kept as it is, so retry policies still see a rate limit as one): the run ends `error`,
+     * with the client's error rather than `model_failed`.
+     */
+    failedResponse?: string;
+  };
   /**
    * The client library and version the adapter runs on. In a test project that names a client
    * (`REIN_CLIENT_UNDER_TEST`, e.g. `ai@7`), the suite checks it is that one.
