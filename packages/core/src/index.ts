@@ -95,5 +95,6 @@ export type {
   ToolContext,
   ToolDecision,
   ToolDecisionRequest,
+  ToolList,
   ToolNodeOptions,
 } from "./prebuilt/tool-node.ts";

@@ -70,6 +70,34 @@ export interface AnyTool {
   run(args: never, ctx: ToolContext): unknown;
 }
 
+/**
+ * The tools of an agent or tool node: a list, or a function returning the current list (an MCP
+ * server's tools, which change while the graph lives). The function is asked at every model
+ * and tool step; return the same array while nothing changed, so its derived schemas are reused.
+ */
+export type ToolList = readonly AnyTool[] | (() => readonly AnyTool[]);
+
+/** Reads a {@link ToolList}, deriving `derive(list)` once per distinct array. */
+export function toolListReader<T>(
+  tools: ToolList,
+  derive: (list: readonly AnyTool[]) => T,
+): () => T {
+  if (typeof tools !== "function") {
+    const fixed = derive(tools);
+    return () => fixed;
+  }
+  let seen: readonly AnyTool[] | undefined;
+  let derived: T | undefined;
+  return () => {
+    const list = (tools)();
+    if (list !== seen || derived === undefined) {
+      derived = derive(list);
+      seen = list;
+    }
+    return derived;
+  };
+}
+
 /** Builds a {@link Tool} with typed arguments. */
 export function tool<Args>(definition: Tool<Args>): Tool<Args> {
   return definition;
@@ -199,12 +227,10 @@ function prepare(t: AnyTool): PreparedTool {
  * A node that runs the last assistant message's tool calls in parallel and appends one tool
  * message per call, in call order, then any steering given with the answers (marked messages).
  */
-export function toolNode(
-  tools: readonly AnyTool[],
-  options: ToolNodeOptions = {},
-): NodeFn<MessagesSchema> {
-  const byName = new Map(tools.map((t) => [t.name, prepare(t)]));
+export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
+  const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
   return async (state, ctx) => {
+    const byName = prepared();
     const calls = pendingToolCalls(state.messages);
     const approvals = new Map(
       calls.flatMap((c) => {
