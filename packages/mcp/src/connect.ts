@@ -104,3 +104,42 @@ export async function connectMcp(server: McpServer, options: McpOptions = {}): P
   await refresh();
   return { tools: () => current, refresh, client, close: () => client.close() };
 }
+
+/** An MCP server's tools, reached when the agent first needs them ({@link mcpTools}). */
+export interface LazyMcpTools {
+  /** The current tools, connecting first if need be: pass it as `agent({ tools })`. */
+  readonly tools: () => Promise<readonly AnyTool[]>;
+  /** The connection, made now if not yet. */
+  connect(): Promise<McpTools>;
+  /** Closes the connection if one was made. */
+  close(): Promise<void>;
+}
+
+/**
+ * {@link connectMcp} for a graph built synchronously (a graph module's factory): nothing is
+ * started until the first model or tool step asks for the tools, and a failed connection is
+ * tried again at the next step (the failure is that step's error).
+ *
+ * @example
+ * const mail = mcpTools({ command: "node", args: ["mail-server.js"] }, { approve: ["send_*"] });
+ * const graph = agent({ model, tools: mail.tools, checkpointer });
+ */
+export function mcpTools(server: McpServer, options: McpOptions = {}): LazyMcpTools {
+  let connecting: Promise<McpTools> | undefined;
+  const connect = (): Promise<McpTools> => {
+    connecting ??= connectMcp(server, options).catch((error: unknown) => {
+      connecting = undefined;
+      throw error;
+    });
+    return connecting;
+  };
+  return {
+    tools: async () => (await connect()).tools(),
+    connect,
+    close: async () => {
+      const open = connecting;
+      connecting = undefined;
+      if (open) await (await open.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-export { connectMcp } from "./connect.ts";
-export type { McpOptions, McpServer, McpTools } from "./connect.ts";
+export { connectMcp, mcpTools } from "./connect.ts";
+export type { LazyMcpTools, McpOptions, McpServer, McpTools } from "./connect.ts";
 export { IDEMPOTENCY_META_KEY, McpToolError, approvalTest } from "./tools.ts";
 export type { McpApprovalPolicy, McpCall } from "./tools.ts";

@@ -50,11 +50,12 @@ export function agent(options: AgentOptions): CompiledGraph<MessagesSchema> {
       const view = modelView([...state.messages, ...steering]);
       const input: Message[] = system ? [{ role: "system", content: system }, ...view] : view;
       const task = currentTask();
+      const tools = await specs();
       const reply = await traceModelCall(ctx, () =>
         callModel(
           model,
           input,
-          { tools: specs(), signal: ctx.signal },
+          { tools, signal: ctx.signal },
           task ? (delta) => task.emitMessage(delta) : undefined,
         ),
       );

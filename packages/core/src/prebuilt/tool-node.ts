@@ -71,25 +71,27 @@ export interface AnyTool {
 }
 
 /**
- * The tools of an agent or tool node: a list, or a function returning the current list (an MCP
- * server's tools, which change while the graph lives). The function is asked at every model
- * and tool step; return the same array while nothing changed, so its derived schemas are reused.
+ * The tools of an agent or tool node: a list, or a function returning the current list, or a
+ * promise of it (an MCP server's tools: they change while the graph lives, and the first list
+ * comes once the server is reached). The function is asked at every model and tool step; return
+ * the same array while nothing changed, so its derived schemas are reused.
  */
-export type ToolList = readonly AnyTool[] | (() => readonly AnyTool[]);
+export type ToolList =
+  readonly AnyTool[] | (() => readonly AnyTool[] | Promise<readonly AnyTool[]>);
 
 /** Reads a {@link ToolList}, deriving `derive(list)` once per distinct array. */
 export function toolListReader<T>(
   tools: ToolList,
   derive: (list: readonly AnyTool[]) => T,
-): () => T {
+): () => Promise<T> {
   if (typeof tools !== "function") {
-    const fixed = derive(tools);
+    const fixed = Promise.resolve(derive(tools));
     return () => fixed;
   }
   let seen: readonly AnyTool[] | undefined;
   let derived: T | undefined;
-  return () => {
-    const list = (tools)();
+  return async () => {
+    const list = await tools();
     if (list !== seen || derived === undefined) {
       derived = derive(list);
       seen = list;
@@ -230,7 +232,7 @@ function prepare(t: AnyTool): PreparedTool {
 export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
   const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
   return async (state, ctx) => {
-    const byName = prepared();
+    const byName = await prepared();
     const calls = pendingToolCalls(state.messages);
     const approvals = new Map(
       calls.flatMap((c) => {
