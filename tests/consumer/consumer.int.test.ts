@@ -23,6 +23,7 @@ const PACKAGES = [
   "@rein/ai-sdk",
   "@rein/langchain",
   "@rein/openai",
+  "@rein/mcp",
 ];
 
 /** The model SDKs the adapters take as peers: the consumer installs its own copy. */
