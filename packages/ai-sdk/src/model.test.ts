@@ -4,10 +4,21 @@ import { fromGeneration, toModelMessages } from "./convert.ts";
 import { fromAiSdk } from "./model.ts";
 import { answerOf, client, scriptedModel } from "./scripted.ts";
 
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 // The AI SDK's own mock language model, driven through generateText / streamText.
 runAgentContracts({
   name: "the Vercel AI SDK (its mock language model)",
   client,
+  declinedAs: /execution-denied/,
+  providerApprovals: {
+    approvedAs: (id) =>
+      new RegExp(`"type":"tool-approval-response","approvalId":"${id}","approved":true`),
+    deniedAs: (id, reason) =>
+      new RegExp(`"approvalId":"${id}","approved":false,"reason":"[^"]*${escape(reason)}"`),
+  },
   create(turns, { stream }) {
     const scripted = scriptedModel(turns.map(answerOf), turns);
     return { model: fromAiSdk(scripted.model, { stream }), requests: scripted.requests };

@@ -58,6 +58,8 @@ export function answerOf(turn: ScriptedTurn): MockAnswer {
     toolName: c.name,
     input: JSON.stringify(c.args),
   }));
+  const provider = providerParts(turn);
+  calls.push(...provider);
   const words = (turn.text ?? "").split(/(?<= )/);
   // A provider's failure mid-answer is an `error` part; a cut answer stops with "length".
   const failed: LanguageModelV3StreamPart[] =
@@ -83,6 +85,33 @@ export function answerOf(turn: ScriptedTurn): MockAnswer {
             : "stop",
     ...(turn.hang ? { hang: true } : {}),
   };
+}
+
+/**
+ * A call the provider runs itself, as a provider reports it: the call and its approval request,
+ * or (once approved) the call and its result.
+ */
+function providerParts(turn: ScriptedTurn): LanguageModelV3Content[] {
+  const p = turn.providerCall;
+  if (!p) return [];
+  const call: LanguageModelV3Content = {
+    type: "tool-call",
+    toolCallId: p.id,
+    toolName: p.name,
+    input: JSON.stringify(p.args),
+    providerExecuted: true,
+    dynamic: true,
+  };
+  if (p.output === undefined)
+    return [call, { type: "tool-approval-request", approvalId: p.approvalId, toolCallId: p.id }];
+  const result: LanguageModelV3Content = {
+    type: "tool-result",
+    toolCallId: p.id,
+    toolName: p.name,
+    result: p.output,
+    dynamic: true,
+  };
+  return [call, result];
 }
 
 /**

@@ -19,7 +19,18 @@ for (const api of ["chat", "responses"] as const)
               "chat completions report a failure before the answer as an HTTP 500, which the SDK raises as its InternalServerError",
           },
         }
-      : {}),
+      : {
+          providerApprovals: {
+            approvedAs: (id: string) =>
+              new RegExp(
+                `"type":"mcp_approval_response","approval_request_id":"${id}","approve":true`,
+              ),
+            deniedAs: (id: string, reason: string) =>
+              new RegExp(
+                `"approval_request_id":"${id}","approve":false,"reason":"[^"]*${reason.replace(/\./g, "\\.")}"`,
+              ),
+          },
+        }),
     create(turns, { stream }) {
       const recorded = recordedFetch(turns);
       const client = new OpenAI({ apiKey: "sk-test", fetch: recorded.fetch, maxRetries: 0 });

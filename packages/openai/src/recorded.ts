@@ -119,6 +119,25 @@ export function chatChunks(turn: ScriptedTurn, index: number): unknown[] {
   return out;
 }
 
+/** A hosted MCP server's items: its approval request, or (once approved) its call's result. */
+function mcpItems(turn: ScriptedTurn): unknown[] {
+  const p = turn.providerCall;
+  if (!p) return [];
+  const item = { name: p.name, arguments: JSON.stringify(p.args), server_label: "desk" };
+  if (p.output === undefined) return [{ type: "mcp_approval_request", id: p.approvalId, ...item }];
+  return [
+    {
+      type: "mcp_call",
+      id: p.id,
+      ...item,
+      approval_request_id: p.approvalId,
+      output: p.output,
+      error: null,
+      status: "completed",
+    },
+  ];
+}
+
 /** A `response` body of the Responses API. */
 export function response(turn: ScriptedTurn, index: number): Record<string, unknown> {
   return {
@@ -142,6 +161,7 @@ export function response(turn: ScriptedTurn, index: number): Record<string, unkn
             },
           ]
         : []),
+      ...mcpItems(turn),
       ...(turn.toolCalls ?? []).map((c) => ({
         type: "function_call",
         id: `fc_${c.id}`,

@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   approvalId: string;
   /** The provider-executed call in `toolCalls` the request is for. */
   toolCallId: string;
+  /** What the provider needs to see the request again in a later turn, kept verbatim. */
+  providerOptions?: Record<string, Record<string, unknown>>;
 }
 
 /** The result of a provider-executed call, as the provider reported it. */
@@ -33,6 +35,8 @@ export interface ProviderToolResult {
   /** The provider's output, verbatim. */
   output: unknown;
   isError?: boolean;
+  /** What the provider needs to see the call again in a later turn, kept verbatim. */
+  providerOptions?: Record<string, Record<string, unknown>>;
 }
 
 /** Plain text. */

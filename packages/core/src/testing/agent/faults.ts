@@ -112,3 +112,48 @@ export function failedStreamContracts(init: AgentAdapterInitializer): void {
       );
     }
 }
+
+/** The provider's own approval requests, where the client has them. */
+export function providerApprovalContracts(init: AgentAdapterInitializer): void {
+  const convention = init.providerApprovals;
+  if (!convention) return;
+  const call = { id: "mcp_1", name: "delete_ticket", args: { ticket: "T-9" }, approvalId: "apr_1" };
+  const turns = (): ScriptedTurn[] => [
+    { text: "Deleting the ticket.", providerCall: call },
+    { text: "Deleted T-9.", providerCall: { ...call, output: "deleted T-9" } },
+  ];
+  for (const stream of [false, true])
+    it(`a provider's approval request pauses the call it runs itself, and the approval goes back to it; nothing runs locally (${stream ? "streaming" : "one response"})`, async () => {
+      const { graph, adapter, executed } = setup(init, stream, turns());
+      const threadId = `provider-${stream ? "s" : "g"}`;
+      const paused = await graph.invoke(ask, { threadId });
+      expect(paused.status).toBe("interrupted");
+      expect(paused.interrupts[0]?.payload).toMatchObject({
+        action: "delete_ticket",
+        args: { ticket: "T-9" },
+        providerApprovalId: "apr_1",
+        allow: { edit: false },
+      });
+      const id = paused.interrupts[0]?.id as string;
+      const done = await graph.invoke(Command.resumeMap({ [id]: { type: "accept" } }), {
+        threadId,
+      });
+      expect(done.status).toBe("done");
+      const next = adapter.requests()[1]?.body ?? "";
+      expect(next).toMatch(convention.approvedAs("apr_1"));
+      expect(next).not.toContain("Unknown tool");
+      expect(done.values.messages.at(-1)).toMatchObject({ role: "assistant" });
+      expect(executed).toEqual([]);
+    });
+
+  it("a denied provider approval goes back denied, with the reviewer's reason", async () => {
+    const { graph, adapter } = setup(init, false, [turns()[0] as ScriptedTurn, { text: "Kept." }]);
+    const paused = await graph.invoke(ask, { threadId: "provider-deny" });
+    const id = paused.interrupts[0]?.id as string;
+    const reason = "Keep the ticket for the audit.";
+    await graph.invoke(Command.resumeMap({ [id]: { type: "ignore", reason } }), {
+      threadId: "provider-deny",
+    });
+    expect(adapter.requests()[1]?.body ?? "").toMatch(convention.deniedAs("apr_1", reason));
+  });
+}

@@ -28,6 +28,7 @@ import {
   clientContract,
   declineContracts,
   failedStreamContracts,
+  providerApprovalContracts,
 } from "./faults.ts";
 import { setup, type AgentAdapterInitializer } from "./setup.ts";
 
@@ -45,6 +46,7 @@ export function runAgentContracts(init: AgentAdapterInitializer): void {
     abortContracts(init);
     declineContracts(init);
     failedStreamContracts(init);
+    providerApprovalContracts(init);
     it("the model is given the tools, and its tool call becomes one approval interrupt", async () => {
       const { graph, adapter, executed } = setup(init);
       const r = await graph.invoke(

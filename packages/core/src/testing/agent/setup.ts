@@ -21,6 +21,17 @@ export interface ScriptedTurn {
   fail?: "error" | "cut";
   /** The call never answers until the run's signal aborts it (the client rejects then). */
   hang?: boolean;
+  /**
+   * A call the provider runs itself (a hosted MCP tool): without `output`, the provider asks
+   * approval for it first (`approvalId`); with `output`, it ran it and reports the result.
+   */
+  providerCall?: {
+    id: string;
+    name: string;
+    args: Record<string, unknown>;
+    approvalId: string;
+    output?: string;
+  };
 }
 
 /** What the client library was sent on one call, as the adapter test recorded it. */
@@ -60,6 +71,15 @@ export interface AgentAdapterInitializer {
   client?: { name: string; version: string };
   /** How a declined call shows in the next request to the client (e.g. `execution-denied`). */
   declinedAs?: RegExp;
+  /**
+   * Set when the client has the provider's own approval convention (the AI SDK's
+   * `tool-approval-request`, OpenAI's `mcp_approval_request`): how an approval and a denial of
+   * `approvalId` show in the next request.
+   */
+  providerApprovals?: {
+    approvedAs: (approvalId: string) => RegExp;
+    deniedAs: (approvalId: string, reason: string) => RegExp;
+  };
 }
 
 const refundArgs = z.object({ orderId: z.string(), amount: z.number().positive() });
