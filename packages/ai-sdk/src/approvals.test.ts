@@ -1,4 +1,3 @@
-import type { LanguageModelV3Content, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import {
   Command,
   END,
@@ -148,55 +147,11 @@ describe("AI SDK tools with needsApproval in agent()", () => {
 });
 
 /** A provider-executed call (a hosted MCP tool) and the provider's request to approve it. */
-function providerAsks(): MockAnswer {
-  const call = {
-    type: "tool-call" as const,
-    toolCallId: "mcp_1",
-    toolName: "delete_ticket",
-    input: JSON.stringify({ ticket: "T-9" }),
-    providerExecuted: true,
-    dynamic: true,
-  };
-  const request = {
-    type: "tool-approval-request" as const,
-    approvalId: "apr_1",
-    toolCallId: "mcp_1",
-  };
-  const content: LanguageModelV3Content[] = [{ type: "text", text: "Deleting." }, call, request];
-  const stream: LanguageModelV3StreamPart[] = [
-    { type: "text-start", id: "t" },
-    { type: "text-delta", id: "t", delta: "Deleting." },
-    { type: "text-end", id: "t" },
-    call,
-    request,
-  ];
-  return { content, stream, finish: "tool-calls" };
-}
-
+const hosted = { id: "mcp_1", name: "delete_ticket", args: { ticket: "T-9" }, approvalId: "apr_1" };
+const providerAsks = (): MockAnswer => answerOf({ text: "Deleting.", providerCall: hosted });
 /** The provider's next answer once approved: the call it ran, its result, and its text. */
-function providerRan(): MockAnswer {
-  const call = {
-    type: "tool-call" as const,
-    toolCallId: "mcp_1",
-    toolName: "delete_ticket",
-    input: JSON.stringify({ ticket: "T-9" }),
-    providerExecuted: true,
-    dynamic: true,
-  };
-  const result = {
-    type: "tool-result" as const,
-    toolCallId: "mcp_1",
-    toolName: "delete_ticket",
-    result: { deleted: "T-9" },
-    dynamic: true,
-  };
-  const done = answerOf({ text: "Deleted." });
-  return {
-    ...done,
-    content: [call, result, ...done.content],
-    stream: [call, result, ...done.stream],
-  };
-}
+const providerRan = (): MockAnswer =>
+  answerOf({ text: "Deleted.", providerCall: { ...hosted, output: "deleted T-9" } });
 
 describe("the provider's own approval requests", () => {
   for (const stream of [false, true])
@@ -237,7 +192,7 @@ describe("the provider's own approval requests", () => {
       expect(last).toMatchObject({
         role: "assistant",
         content: "Deleted.",
-        providerResults: [{ toolCallId: "mcp_1", output: { deleted: "T-9" } }],
+        providerResults: [{ toolCallId: "mcp_1", output: "deleted T-9" }],
       });
       expect(sent).toEqual([]);
     });
