@@ -8,6 +8,28 @@ import { defineConfig } from "vitest/config";
 // spawn (`node --import tsx ...`) get the same condition through NODE_OPTIONS.
 const source = "@rein/source";
 
+/**
+ * The model adapters declare two majors of their client (`ai` and `openai` `^6 || ^7`,
+ * `@langchain/core` `^1`): their tests run once against the version each adapter installs (the
+ * newest 6.x / 1.x), and once more against the other end of the range, installed beside it under
+ * an npm alias (each adapter's devDependencies) and swapped in for every import of the client
+ * by the adapter's source and tests alike.
+ */
+const clientMajors = [
+  { name: "ai@7", dir: "packages/ai-sdk", from: "ai", to: "ai-v7" },
+  { name: "openai@7", dir: "packages/openai", from: "openai", to: "openai-v7" },
+  {
+    name: "@langchain/core@1.0",
+    dir: "packages/langchain",
+    from: "@langchain/core",
+    to: "langchain-core-v1-0",
+  },
+];
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
 export default defineConfig({
   // Without "module": a dependency whose "module" build uses extensionless imports (as
   // @opentelemetry/api's does) resolves there and fails to load under Node's own ESM loader.
@@ -17,13 +39,36 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      "packages/*/src/**/*.test.ts",
-      "examples/*/src/**/*.test.ts",
-      // The bench has its own install (scripts/ensure-bench.mjs); its tests run once it is
-      // installed (`npm run test:bench` installs it first).
-      ...(existsSync("bench/node_modules") ? ["bench/src/**/*.test.ts"] : []),
-      "tests/**/*.test.ts",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "rein",
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "examples/*/src/**/*.test.ts",
+            // The bench has its own install (scripts/ensure-bench.mjs); its tests run once it
+            // is installed (`npm run test:bench` installs it first).
+            ...(existsSync("bench/node_modules") ? ["bench/src/**/*.test.ts"] : []),
+            "tests/**/*.test.ts",
+          ],
+        },
+      },
+      ...clientMajors.map((major) => ({
+        extends: true,
+        resolve: {
+          alias: [
+            { find: new RegExp(`^${escape(major.from)}$`), replacement: major.to },
+            { find: new RegExp(`^${escape(major.from)}/(.*)$`), replacement: `${major.to}/$1` },
+          ],
+        },
+        test: {
+          name: major.name,
+          include: [`${major.dir}/src/**/*.test.ts`],
+          // The adapter's tests check that this is the client they were handed.
+          env: { REIN_CLIENT_UNDER_TEST: major.name },
+        },
+      })),
     ],
     env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=${source}`.trim() },
     testTimeout: 30_000,

@@ -23,6 +23,7 @@ const PACKAGES = [
   "@rein/ai-sdk",
   "@rein/langchain",
   "@rein/openai",
+  "@rein/mcp",
 ];
 
 /** The model SDKs the adapters take as peers: the consumer installs its own copy. */
@@ -103,7 +104,9 @@ async function install(): Promise<void> {
 }
 
 beforeAll(install, 600_000);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// The scratch install holds every package's dependency tree: removing it on a busy machine can
+// take longer than the default 30 s hook timeout.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 180_000);
 
 describe("the packed packages, installed outside the workspace", () => {
   it("installs only the declared dependencies, not the workspace's", () => {

@@ -176,6 +176,22 @@ describe("the concept pages' examples", () => {
     );
   });
 
+  it("agents.md: an AI SDK tool with needsApproval pauses, and execute runs once with the edit", async () => {
+    expect(await run("concepts/agents-ai-sdk-tool")).toBe(
+      "interrupted send_email\nsent to dana@example.com: Sorry, your refund is on its way.\n",
+    );
+  });
+
+  it("agents.md: an MCP server's destructive tool pauses, and the edited call runs once in the server", async () => {
+    const file = fileURLToPath(new URL("./concepts/agents-mcp.ts", import.meta.url));
+    const { stdout, stderr } = await exec(process.execPath, ["--import", tsx, file], { cwd });
+    expect(stdout).toBe(
+      'tools: lookup_ticket, delete_ticket\ninterrupted {"id":"T-1"}\ndeleted T-2\n',
+    );
+    // The server process says so each time it deletes: once, the reviewer's ticket.
+    expect(stderr.match(/server: deleted \S+/g)).toEqual(["server: deleted T-2"]);
+  });
+
   it("tool-approvals.md: the edited call runs once, with the edited arguments", async () => {
     expect(await run("concepts/tool-approvals")).toBe("paid $25 | payments: [ 25 ]\n");
   });

@@ -1,7 +1,10 @@
 /**
  * The three sub-agents of the support desk, each a tool-calling `agent()` with its own
- * conversation and a scripted model behind the AI SDK adapter.
+ * conversation and a scripted model behind the AI SDK adapter. The email agent's tools come from
+ * an MCP server (`mail-server.ts`), started on first use.
  */
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { fromAiSdk } from "@rein/ai-sdk";
 import {
   agent,
@@ -10,6 +13,7 @@ import {
   type CompiledGraph,
   type MessagesSchema,
 } from "@rein/core";
+import { mcpTools, type LazyMcpTools } from "@rein/mcp";
 import { z } from "zod";
 import { orders, policy, type DeskFiles } from "./desk-data.ts";
 import { scripted } from "./scripted.ts";
@@ -101,7 +105,39 @@ export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGrap
   });
 }
 
-/** The email agent: drafts the customer's reply, which waits for a person. */
+/** One mail server per data folder, shared by the desks built on it in this process. */
+const mailServers = new Map<string, LazyMcpTools>();
+
+/**
+ * The mail tools of `mail-server.ts`, over stdio: a process of its own (started with tsx, as the
+ * demo runs from TypeScript sources), writing to the outbox under `dataDir`. `send_*` calls wait
+ * for a person.
+ */
+export function mailTools(dataDir: string): LazyMcpTools {
+  const known = mailServers.get(dataDir);
+  if (known) return known;
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  const script = fileURLToPath(new URL("./mail-server.ts", import.meta.url));
+  const mail = mcpTools(
+    {
+      command: process.execPath,
+      args: ["--import", tsx, script],
+      env: { ...(process.env as Record<string, string>), DESK_DATA: dataDir },
+    },
+    { approve: ["send_*"] },
+  );
+  mailServers.set(dataDir, mail);
+  return mail;
+}
+
+/** Stops the mail servers this process started (a process that ends by itself calls it last). */
+export async function closeMailServers(): Promise<void> {
+  const open = [...mailServers.values()];
+  mailServers.clear();
+  await Promise.all(open.map((m) => m.close()));
+}
+
+/** The email agent: drafts the customer's reply; sending it (an MCP tool) waits for a person. */
 export function emailAgent(store: Checkpointer, files: DeskFiles): CompiledGraph<MessagesSchema> {
   const model = scripted("email-model", (p) => {
     const result = p.results.get("send_email");
@@ -125,15 +161,7 @@ export function emailAgent(store: Checkpointer, files: DeskFiles): CompiledGraph
   return agent({
     name: "email_agent",
     model: fromAiSdk(model),
-    tools: [
-      tool({
-        name: "send_email",
-        description: "Send an email to the customer.",
-        schema: z.object({ to: z.email(), subject: z.string().min(1), body: z.string().min(1) }),
-        run: (mail, { idempotencyKey }) => files.send({ ...mail, idempotencyKey }),
-      }),
-    ],
-    approve: ["send_email"],
+    tools: mailTools(files.dataDir).tools,
     checkpointer: store,
   });
 }

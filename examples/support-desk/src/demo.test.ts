@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { SqliteSaver } from "@rein/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { closeMailServers, mailTools } from "./agents.ts";
 import { DeskFiles } from "./desk-data.ts";
 import { runWalkthrough } from "./walkthrough.ts";
 
@@ -105,4 +106,23 @@ describe("the interactive demo", () => {
     expect(files.ledger().map((e) => e.amount)).toEqual([120]);
     expect(files.outbox()).toHaveLength(1);
   }, 60_000);
+});
+
+describe("the email agent's tools", () => {
+  it("come from the desk's mail MCP server, with the server's schema and the send approval", async () => {
+    const dataDir = join(scratch, "mcp");
+    const mail = mailTools(dataDir);
+    try {
+      const tools = await mail.tools();
+      expect(tools.map((t) => t.name)).toEqual(["send_email"]);
+      expect(tools[0]?.jsonSchema).toMatchObject({
+        properties: { to: { type: "string", format: "email" } },
+        required: ["to", "subject", "body"],
+      });
+      const needs = tools[0]?.needsApproval as (args: unknown) => boolean;
+      expect(needs({ to: "a@b.c", subject: "s", body: "b" })).toBe(true);
+    } finally {
+      await closeMailServers();
+    }
+  });
 });

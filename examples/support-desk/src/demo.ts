@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SqliteSaver } from "@rein/sqlite";
+import { closeMailServers } from "./agents.ts";
 import { runInteractive } from "./interactive.ts";
 import { runWalkthrough } from "./walkthrough.ts";
 
@@ -22,5 +23,6 @@ try {
   if (flags.interactive) await runInteractive({ store, dataDir, threadId });
   else await runWalkthrough({ store, dataDir, threadId, print: (t) => console.log(t) });
 } finally {
+  await closeMailServers();
   await store.close();
 }

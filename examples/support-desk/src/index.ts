@@ -7,6 +7,7 @@
  */
 export { createSupportDesk, deskSchema, dispatchAnswer, subAgents } from "./support-desk.ts";
 export type { SubAgentName, SupportDeskOptions } from "./support-desk.ts";
+export { closeMailServers, mailTools } from "./agents.ts";
 export { DeskFiles, orders, policy, sampleTicket } from "./desk-data.ts";
 export type { LedgerEntry, Ticket } from "./desk-data.ts";
 export { interruptTable, table } from "./table.ts";

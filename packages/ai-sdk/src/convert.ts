@@ -2,13 +2,16 @@
  * Lossless conversion between Rein messages and the AI SDK's `ModelMessage`s, and from a
  * generation's content back to a Rein assistant message.
  */
-import type {
-  AssistantMessage,
-  ContentPart,
-  Message,
-  ToolCall,
-  ToolMessage,
-  Usage,
+import {
+  ModelResponseError,
+  type ApprovalRequest,
+  type AssistantMessage,
+  type ContentPart,
+  type Message,
+  type ProviderToolResult,
+  type ToolCall,
+  type ToolMessage,
+  type Usage,
 } from "@rein/core";
 import type { AssistantModelMessage, LanguageModelUsage, ModelMessage, ToolModelMessage } from "ai";
 
@@ -66,7 +69,26 @@ function assistantParts(message: AssistantMessage): AiAssistantPart[] {
       });
   }
   for (const call of message.toolCalls ?? [])
-    out.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.args });
+    out.push({
+      type: "tool-call",
+      toolCallId: call.id,
+      toolName: call.name,
+      input: call.args,
+      ...(call.providerExecuted ? { providerExecuted: true } : {}),
+    });
+  // The provider's approval requests and its own results go back as it sent them: the SDK pairs
+  // each approval response with its request, and the provider reads its results in its history.
+  for (const r of message.approvalRequests ?? [])
+    out.push({ type: "tool-approval-request", approvalId: r.approvalId, toolCallId: r.toolCallId });
+  for (const r of message.providerResults ?? [])
+    out.push({
+      type: "tool-result",
+      toolCallId: r.toolCallId,
+      toolName: r.name,
+      output: r.isError
+        ? { type: "error-json", value: r.output as never }
+        : { type: "json", value: r.output as never },
+    });
   return out;
 }
 
@@ -75,6 +97,21 @@ function toolResult(message: ToolMessage): ToolModelMessage {
     typeof message.content === "string"
       ? message.content
       : message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+  const approval = message.approval;
+  // A reviewer's answer to the provider's own approval request goes back to the provider.
+  if (approval)
+    return {
+      role: "tool",
+      content: [
+        {
+          type: "tool-approval-response",
+          approvalId: approval.approvalId,
+          approved: approval.approved,
+          ...(approval.reason !== undefined ? { reason: approval.reason } : {}),
+          providerExecuted: true,
+        },
+      ],
+    };
   return {
     role: "tool",
     content: [
@@ -136,25 +173,98 @@ export function fromUsage(usage: LanguageModelUsage | undefined): Usage | undefi
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** A tool call as the AI SDK reports it. */
+interface SdkToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  providerExecuted?: boolean;
+}
+
 /** One part of a generation's `content`, as the AI SDK reports it. */
 export type GeneratedPart =
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string; providerMetadata?: unknown }
-  | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
+  | ({ type: "tool-call" } & SdkToolCall)
+  | {
+      type: "tool-result" | "tool-error";
+      toolCallId: string;
+      toolName: string;
+      output?: unknown;
+      error?: unknown;
+      providerExecuted?: boolean;
+    }
+  | { type: "tool-approval-request"; approvalId: string; toolCall: SdkToolCall }
   | { type: "file"; file: { base64: string; mediaType: string } }
   | { type: string };
 
 /** A tool call as the AI SDK reports it, as a Rein tool call. */
-export function fromToolCall(call: {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-}): ToolCall {
+export function fromToolCall(call: SdkToolCall): ToolCall {
   const args =
     typeof call.input === "object" && call.input !== null && !Array.isArray(call.input)
       ? (call.input as Record<string, unknown>)
       : { input: call.input };
-  return { id: call.toolCallId, name: call.toolName, args };
+  return {
+    id: call.toolCallId,
+    name: call.toolName,
+    args,
+    ...(call.providerExecuted ? { providerExecuted: true } : {}),
+  };
+}
+
+/**
+ * What a part of the provider's own tool handling becomes: an approval request, or the result
+ * of a call it ran. Results of calls Rein runs never come back from the model (Rein passes no
+ * `execute`), so a `tool-result` here is always the provider's.
+ */
+export function fromProviderPart(
+  part: GeneratedPart,
+): { request: ApprovalRequest } | { result: ProviderToolResult } | undefined {
+  if (part.type === "tool-approval-request" && "approvalId" in part)
+    return { request: { approvalId: part.approvalId, toolCallId: part.toolCall.toolCallId } };
+  if ((part.type === "tool-result" || part.type === "tool-error") && "toolCallId" in part)
+    return {
+      result: {
+        toolCallId: part.toolCallId,
+        name: part.toolName,
+        output: part.type === "tool-error" ? String(part.error) : (part.output ?? null),
+        ...(part.type === "tool-error" ? { isError: true } : {}),
+      },
+    };
+  return undefined;
+}
+
+/** Adds a provider approval request or result part to `message`; other parts are ignored. */
+export function addProviderPart(message: AssistantMessage, part: GeneratedPart): void {
+  const provider = fromProviderPart(part);
+  if (provider && "request" in provider) (message.approvalRequests ??= []).push(provider.request);
+  else if (provider) (message.providerResults ??= []).push(provider.result);
+}
+
+/**
+ * A finish reason that means the answer is not whole (cut at the token limit, stopped by a
+ * content filter, or failed) as the error the run records; undefined for a whole answer.
+ */
+export function finishError(
+  reason: string | undefined,
+  responseId: string | undefined,
+): ModelResponseError | undefined {
+  const cut: Record<string, string> = {
+    length: "the answer was cut at the output-token limit",
+    "content-filter": "the provider's content filter stopped the answer",
+    error: "the provider reported an error",
+  };
+  const why = reason === undefined ? undefined : cut[reason];
+  if (!why) return undefined;
+  return new ModelResponseError(
+    `The model's answer is not whole: ${why} (finish reason "${reason}").`,
+    {
+      client: "ai-sdk",
+      reason: reason === "error" ? "error" : reason === "length" ? "length" : "content-filter",
+      providerCode: reason ?? null,
+      responseId: responseId ?? null,
+    },
+  );
 }
 
 /** A generation's content, usage and response metadata as one Rein assistant message. */
@@ -165,6 +275,7 @@ export function fromGeneration(
 ): AssistantMessage {
   const parts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
+  const message: AssistantMessage = { role: "assistant", content: parts };
   for (const p of content) {
     if (p.type === "text" && "text" in p) parts.push({ type: "text", text: p.text });
     else if (p.type === "reasoning" && "text" in p) {
@@ -177,11 +288,9 @@ export function fromGeneration(
     } else if (p.type === "tool-call" && "toolCallId" in p) toolCalls.push(fromToolCall(p));
     else if (p.type === "file" && "file" in p)
       parts.push({ type: "file", data: p.file.base64, mediaType: p.file.mediaType });
+    else addProviderPart(message, p);
   }
-  const message: AssistantMessage = {
-    role: "assistant",
-    content: parts.length === 1 && parts[0]?.type === "text" ? parts[0].text : parts,
-  };
+  if (parts.length === 1 && parts[0]?.type === "text") message.content = parts[0].text;
   if (parts.length === 0) message.content = "";
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
   const u = fromUsage(usage);

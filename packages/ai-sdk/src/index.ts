@@ -12,3 +12,4 @@
 export { fromAiSdk } from "./model.ts";
 export type { AiSdkModelOptions } from "./model.ts";
 export { fromGeneration, fromUsage, toModelMessages } from "./convert.ts";
+export { fromAiSdkTools } from "./tools.ts";

@@ -1,87 +1,27 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import {
-  runAgentContracts,
-  type RecordedRequest,
-  type ScriptedTurn,
-} from "@rein/core/testing/agent";
-import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+import { runAgentContracts } from "@rein/core/testing/agent";
 import { describe, expect, it } from "vitest";
 import { fromGeneration, toModelMessages } from "./convert.ts";
 import { fromAiSdk } from "./model.ts";
+import { answerOf, client, scriptedModel } from "./scripted.ts";
 
-function usage(turn: ScriptedTurn) {
-  return {
-    inputTokens: {
-      total: turn.usage?.inputTokens,
-      noCache: undefined,
-      cacheRead: undefined,
-      cacheWrite: undefined,
-    },
-    outputTokens: { total: turn.usage?.outputTokens, text: undefined, reasoning: undefined },
-  };
-}
-
-function streamParts(turn: ScriptedTurn, id: string): LanguageModelV3StreamPart[] {
-  const words = (turn.text ?? "").split(/(?<= )/);
-  return [
-    { type: "stream-start", warnings: [] },
-    { type: "response-metadata", id, modelId: "mock-model" },
-    { type: "text-start", id: "t" },
-    ...words.map((w): LanguageModelV3StreamPart => ({ type: "text-delta", id: "t", delta: w })),
-    { type: "text-end", id: "t" },
-    ...(turn.toolCalls ?? []).map((c): LanguageModelV3StreamPart => ({
-      type: "tool-call",
-      toolCallId: c.id,
-      toolName: c.name,
-      input: JSON.stringify(c.args),
-    })),
-    {
-      type: "finish",
-      usage: usage(turn),
-      finishReason: { unified: turn.toolCalls ? "tool-calls" : "stop", raw: undefined },
-    },
-  ];
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 // The AI SDK's own mock language model, driven through generateText / streamText.
 runAgentContracts({
-  name: "the Vercel AI SDK (MockLanguageModelV3)",
+  name: "the Vercel AI SDK (its mock language model)",
+  client,
+  declinedAs: /execution-denied/,
+  providerApprovals: {
+    approvedAs: (id) =>
+      new RegExp(`"type":"tool-approval-response","approvalId":"${id}","approved":true`),
+    deniedAs: (id, reason) =>
+      new RegExp(`"approvalId":"${id}","approved":false,"reason":"[^"]*${escape(reason)}"`),
+  },
   create(turns, { stream }) {
-    const requests: RecordedRequest[] = [];
-    let next = 0;
-    const record = (options: LanguageModelV3CallOptions) => {
-      requests.push({
-        tools: (options.tools ?? []).map((t) => t.name),
-        body: JSON.stringify(options.prompt),
-      });
-      const index = next++;
-      return { turn: turns[index] ?? { text: "" }, id: `resp_${index}` };
-    };
-    const mock = new MockLanguageModelV3({
-      doGenerate: (options) => {
-        const { turn, id } = record(options);
-        return Promise.resolve({
-          content: [
-            ...(turn.text ? [{ type: "text" as const, text: turn.text }] : []),
-            ...(turn.toolCalls ?? []).map((c) => ({
-              type: "tool-call" as const,
-              toolCallId: c.id,
-              toolName: c.name,
-              input: JSON.stringify(c.args),
-            })),
-          ],
-          finishReason: { unified: turn.toolCalls ? "tool-calls" : "stop", raw: undefined },
-          usage: usage(turn),
-          response: { id, modelId: "mock-model" },
-          warnings: [],
-        });
-      },
-      doStream: (options) => {
-        const { turn, id } = record(options);
-        return Promise.resolve({ stream: convertArrayToReadableStream(streamParts(turn, id)) });
-      },
-    });
-    return { model: fromAiSdk(mock, { stream }), requests: () => requests };
+    const scripted = scriptedModel(turns.map(answerOf), turns);
+    return { model: fromAiSdk(scripted.model, { stream }), requests: scripted.requests };
   },
 });
 

@@ -3,9 +3,16 @@
  * model. Tools are passed without `execute`, so the SDK returns the calls and Rein runs them
  * (with approvals); one model call is one SDK step.
  */
-import type { Model, ModelDelta, ToolSpec } from "@rein/core";
+import { ModelResponseError, type Model, type ModelDelta, type ToolSpec } from "@rein/core";
 import { generateText, jsonSchema, streamText, tool, type LanguageModel, type ToolSet } from "ai";
-import { fromGeneration, fromToolCall, fromUsage, toModelMessages } from "./convert.ts";
+import {
+  finishError,
+  fromGeneration,
+  fromProviderPart,
+  fromToolCall,
+  fromUsage,
+  toModelMessages,
+} from "./convert.ts";
 
 /** Options of {@link fromAiSdk}. */
 export interface AiSdkModelOptions {
@@ -16,15 +23,25 @@ export interface AiSdkModelOptions {
     Parameters<typeof generateText>[0],
     "model" | "messages" | "prompt" | "tools" | "system" | "abortSignal"
   >;
+  /**
+   * Tools the provider runs itself (web search, a hosted MCP server...), sent with every call
+   * beside the agent's tools. Their calls are never run by Rein; when the provider asks for
+   * approval (a `tool-approval-request` part), the call pauses as a Rein interrupt and the answer
+   * goes back to the provider as a `tool-approval-response`.
+   */
+  providerTools?: ToolSet;
 }
 
-function toolSet(specs: readonly ToolSpec[]): ToolSet {
-  return Object.fromEntries(
-    specs.map((s) => [
-      s.name,
-      tool({ description: s.description, inputSchema: jsonSchema(s.parameters as never) }),
-    ]),
-  );
+function toolSet(specs: readonly ToolSpec[], provider: ToolSet | undefined): ToolSet {
+  return {
+    ...provider,
+    ...Object.fromEntries(
+      specs.map((s) => [
+        s.name,
+        tool({ description: s.description, inputSchema: jsonSchema(s.parameters as never) }),
+      ]),
+    ),
+  };
 }
 
 /**
@@ -36,19 +53,37 @@ function toolSet(specs: readonly ToolSpec[]): ToolSet {
  */
 export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {}): Model {
   return (messages, { tools, signal }) => {
+    const provider = options.providerTools;
     const call = {
       ...options.settings,
       model,
       messages: toModelMessages(messages),
-      ...(tools.length > 0 ? { tools: toolSet(tools) } : {}),
+      ...(tools.length > 0 || provider ? { tools: toolSet(tools, provider) } : {}),
       abortSignal: signal,
     };
     if (!options.stream)
-      return generateText(call).then((r) =>
-        fromGeneration(r.content, r.usage, { id: r.response.id, modelId: r.response.modelId }),
-      );
-    return deltas(streamText(call).fullStream);
+      return generateText(call).then((r) => {
+        const cut = finishError(r.finishReason, r.response.id);
+        if (cut) throw cut;
+        return fromGeneration(r.content, r.usage, {
+          id: r.response.id,
+          modelId: r.response.modelId,
+        });
+      });
+    // The stream's error part carries a failure to the run, which records it: no console log.
+    return deltas(streamText({ ...call, onError: () => {} }).fullStream);
   };
+}
+
+/** A stream's `error` part as the error the run records. */
+function streamError(error: unknown): Error {
+  if (error instanceof Error && error.name === "AbortError") return error;
+  const text = error instanceof Error ? error.message : JSON.stringify(error);
+  return new ModelResponseError(`The model's stream failed: ${text}`, {
+    client: "ai-sdk",
+    reason: "error",
+    providerCode: error instanceof Error ? error.name : null,
+  });
 }
 
 async function* deltas(
@@ -68,8 +103,19 @@ async function* deltas(
           call: fromToolCall(part as unknown as Parameters<typeof fromToolCall>[0]),
         };
         break;
+      case "tool-approval-request":
+      case "tool-result":
+      case "tool-error": {
+        const provider = fromProviderPart(part);
+        if (provider && "request" in provider)
+          yield { type: "approval-request", request: provider.request };
+        else if (provider) yield { type: "provider-result", result: provider.result };
+        break;
+      }
       case "finish-step": {
         const response = part.response as { id?: string; modelId?: string };
+        const cut = finishError(part.finishReason as string, response.id);
+        if (cut) throw cut;
         if (response.id)
           yield {
             type: "id",
@@ -84,7 +130,7 @@ async function* deltas(
         break;
       }
       case "error":
-        throw part.error instanceof Error ? part.error : new Error(JSON.stringify(part.error));
+        throw streamError(part.error);
     }
   }
 }

@@ -33,6 +33,7 @@ export const ErrorCodes = {
   IDEMPOTENCY_KEY_REUSED: "idempotency_key_reused",
   HEADERS_TOO_LARGE: "headers_too_large",
   REQUEST_TIMEOUT: "request_timeout",
+  MODEL_FAILED: "model_failed",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -367,4 +368,27 @@ export interface NodeFailure {
   name: string;
   message: string;
   code?: string;
+}
+
+/**
+ * The model's answer failed or was cut short: the provider reported an error, or stopped before
+ * the answer was whole (an output-token limit, a content filter). The adapters raise it instead
+ * of passing a partial answer on as if it were complete; the run records it as its error.
+ */
+export class ModelResponseError extends ReinError {
+  constructor(
+    message: string,
+    details: {
+      /** The client library: `"ai-sdk"`, `"openai"`, `"langchain"`. */
+      client: string;
+      /** Why: `"failed"`, `"incomplete"`, `"error"`, `"length"`, `"content-filter"`... */
+      reason: string;
+      /** The provider's own error code or finish reason, when it sent one. */
+      providerCode?: string | null;
+      /** The response the failure belongs to, when known. */
+      responseId?: string | null;
+    },
+  ) {
+    super(ErrorCodes.MODEL_FAILED, message, details);
+  }
 }

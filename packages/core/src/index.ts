@@ -51,8 +51,16 @@ export type * from "./types.ts";
 export { RUN_RESULT_INTERRUPT_LIMIT } from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
-export { modelView, partsOf, pendingToolCalls, textOf } from "./prebuilt/messages.ts";
+export {
+  approvalRequestFor,
+  isDeclined,
+  modelView,
+  partsOf,
+  pendingToolCalls,
+  textOf,
+} from "./prebuilt/messages.ts";
 export type {
+  ApprovalRequest,
   AssistantMessage,
   ContentPart,
   FilePart,
@@ -62,6 +70,7 @@ export type {
   ModelCallOptions,
   ModelDelta,
   ModelOutput,
+  ProviderToolResult,
   ReasoningPart,
   SteeringMeta,
   TextPart,
@@ -93,5 +102,6 @@ export type {
   ToolContext,
   ToolDecision,
   ToolDecisionRequest,
+  ToolList,
   ToolNodeOptions,
 } from "./prebuilt/tool-node.ts";

@@ -10,7 +10,15 @@ import {
   type BaseMessage,
   type UsageMetadata,
 } from "@langchain/core/messages";
-import type { AssistantMessage, ContentPart, Message, ToolCall, Usage } from "@rein/core";
+import {
+  isDeclined,
+  ModelResponseError,
+  type AssistantMessage,
+  type ContentPart,
+  type Message,
+  type ToolCall,
+  type Usage,
+} from "@rein/core";
 
 /** A LangChain content block, as far as this adapter reads or writes it. */
 type Block = Record<string, unknown> & { type: string };
@@ -65,7 +73,9 @@ export function toLangChainMessages(messages: readonly Message[]): BaseMessage[]
         content: content(m.content),
         tool_call_id: m.toolCallId,
         name: m.name,
-        status: m.status === "error" ? "error" : "success",
+        // A declined call (rejected, or answered in the tool's place) is not a success: the
+        // model reads the status, and the text says why.
+        status: m.status === "error" || isDeclined(m) ? "error" : "success",
       });
     if (m.role === "system") return new SystemMessage({ content: content(m.content) as never });
     return new HumanMessage({ content: content(m.content) as never });
@@ -118,8 +128,34 @@ export function fromContent(value: AIMessage["content"]): string | ContentPart[]
   return parts.length === 1 && parts[0]?.type === "text" ? parts[0].text : parts;
 }
 
+/** Stop reasons (OpenAI's `finish_reason`, Anthropic's `stop_reason`...) of a cut answer. */
+const cutReasons = new Set(["length", "content_filter", "max_tokens", "MAX_TOKENS", "SAFETY"]);
+
+/**
+ * The error of an answer the provider cut short, from the stop reason LangChain puts in
+ * `response_metadata`; undefined for a whole answer.
+ */
+export function cutError(message: AIMessage | AIMessageChunk): ModelResponseError | undefined {
+  const meta = (message.response_metadata ?? {}) as Record<string, unknown>;
+  const reason = [meta.finish_reason, meta.stop_reason, meta.finishReason].find(
+    (r): r is string => typeof r === "string",
+  );
+  if (reason === undefined || !cutReasons.has(reason)) return undefined;
+  return new ModelResponseError(
+    `The model's answer is not whole: the provider stopped it (${reason}).`,
+    {
+      client: "langchain",
+      reason: /filter|safety/i.test(reason) ? "content-filter" : "length",
+      providerCode: reason,
+      responseId: message.id ?? null,
+    },
+  );
+}
+
 /** A LangChain AI message (or the concatenation of a stream's chunks) as a Rein message. */
 export function fromAIMessage(message: AIMessage | AIMessageChunk): AssistantMessage {
+  const cut = cutError(message);
+  if (cut) throw cut;
   const out: AssistantMessage = { role: "assistant", content: fromContent(message.content) };
   const calls: ToolCall[] = (message.tool_calls ?? []).map((c, i) => ({
     id: c.id ?? `call_${i}`,

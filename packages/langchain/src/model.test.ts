@@ -1,5 +1,10 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  type BaseMessage,
+  type ToolMessage as LcToolMessage,
+} from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import {
@@ -7,6 +12,7 @@ import {
   type RecordedRequest,
   type ScriptedTurn,
 } from "@rein/core/testing/agent";
+import langchainPackage from "@langchain/core/package.json" with { type: "json" };
 import { describe, expect, it } from "vitest";
 import { fromAIMessage, toLangChainMessages } from "./convert.ts";
 import { fromLangChain } from "./model.ts";
@@ -39,6 +45,8 @@ class ScriptedChatModel extends FakeStreamingChatModel {
     return new AIMessage({
       id: `lc_${index}`,
       content: turn.text ?? "",
+      // A provider that stopped at its token limit says so in the response metadata.
+      ...(turn.fail === "cut" ? { response_metadata: { finish_reason: "length" } } : {}),
       tool_calls: (turn.toolCalls ?? []).map((c) => ({ ...c, type: "tool_call" as const })),
       ...(turn.usage
         ? {
@@ -57,6 +65,9 @@ class ScriptedChatModel extends FakeStreamingChatModel {
     options: this["ParsedCallOptions"],
   ): Promise<ChatResult> {
     const turn = this.take(messages, options);
+    if (turn.hang) return hangUntilAborted(options.signal);
+    // A provider's failure before the answer: the chat model class throws its client's error.
+    if (turn.fail === "error") return Promise.reject(new Error("500 The server had an error."));
     const message = this.message(turn, this.next - 1);
     return Promise.resolve({ generations: [{ text: turn.text ?? "", message }] });
   }
@@ -67,6 +78,7 @@ class ScriptedChatModel extends FakeStreamingChatModel {
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     const turn = this.take(messages, options);
+    if (turn.hang) await hangUntilAborted(options.signal);
     const id = `lc_${this.next - 1}`;
     for (const word of (turn.text ?? "").split(/(?<= )/)) {
       const chunk = new ChatGenerationChunk({
@@ -76,6 +88,8 @@ class ScriptedChatModel extends FakeStreamingChatModel {
       yield chunk;
       await runManager?.handleLLMNewToken(word);
     }
+    // A failure after the stream started: the provider's error event, thrown as it is read.
+    if (turn.fail === "error") throw new Error("The server had an error while streaming.");
     const last = this.message(turn, this.next - 1);
     yield new ChatGenerationChunk({
       message: new AIMessageChunk({
@@ -89,14 +103,28 @@ class ScriptedChatModel extends FakeStreamingChatModel {
           type: "tool_call_chunk" as const,
         })),
         ...(last.usage_metadata ? { usage_metadata: last.usage_metadata } : {}),
+        response_metadata: last.response_metadata,
       }),
       text: "",
     });
   }
 }
 
+function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) =>
+    signal?.addEventListener("abort", () => reject(new Error("AbortError: aborted"))),
+  );
+}
+
 runAgentContracts({
   name: "LangChain.js chat models (FakeStreamingChatModel)",
+  client: { name: "@langchain/core", version: langchainPackage.version },
+  // The model reads a declined call's status, not only its text.
+  declinedAs: /"status":"error"/,
+  gaps: {
+    failedResponse:
+      "a chat model reports a failure before the answer by throwing its client's error (kept as it is)",
+  },
   create(turns, { stream }) {
     const chat = new ScriptedChatModel(turns);
     return { model: fromLangChain(chat, { stream }), requests: () => chat.requests };
@@ -141,5 +169,32 @@ describe("LangChain conversion", () => {
       id: "msg_1",
       usage: { inputTokens: 5, outputTokens: 7, totalTokens: 12 },
     });
+  });
+});
+
+describe("LangChain declines", () => {
+  it("a rejected call and an answer in the tool's place reach LangChain as ToolMessages with status error", () => {
+    const review = { actor: "ana", interruptId: "i1" };
+    const lc = toLangChainMessages([
+      { role: "tool", toolCallId: "c1", name: "refund", status: "done", content: "ok" },
+      {
+        role: "tool",
+        toolCallId: "c2",
+        name: "refund",
+        status: "ignored",
+        content: "The reviewer declined this call: over the limit",
+        review: { ...review, decision: "ignore" },
+      },
+      {
+        role: "tool",
+        toolCallId: "c3",
+        name: "refund",
+        status: "responded",
+        content: "Refunded by hand.",
+        review: { ...review, decision: "respond" },
+      },
+    ]);
+    expect(lc.map((m) => (m as LcToolMessage).status)).toEqual(["success", "error", "error"]);
+    expect(lc[1]?.content).toBe("The reviewer declined this call: over the limit");
   });
 });

@@ -5,7 +5,13 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { InvalidInputError, type Model, type ModelDelta, type ToolSpec } from "@rein/core";
+import {
+  InvalidInputError,
+  ModelResponseError,
+  type Model,
+  type ModelDelta,
+  type ToolSpec,
+} from "@rein/core";
 import { fromAIMessage, fromContent, toLangChainMessages } from "./convert.ts";
 
 /** Options of {@link fromLangChain}. */
@@ -43,7 +49,7 @@ export function fromLangChain(model: BaseChatModel, options: LangChainModelOptio
 
 async function* deltas(chunks: AsyncIterable<AIMessageChunk>): AsyncGenerator<ModelDelta> {
   let full: AIMessageChunk | undefined;
-  for await (const chunk of chunks) {
+  for await (const chunk of midStream(chunks)) {
     full = full ? full.concat(chunk) : chunk;
     const text = fromContent(chunk.content);
     if (typeof text === "string") {
@@ -60,4 +66,26 @@ async function* deltas(chunks: AsyncIterable<AIMessageChunk>): AsyncGenerator<Mo
   if (message.usage) yield { type: "usage", usage: message.usage };
   if (message.id !== undefined)
     yield { type: "id", id: message.id, ...(message.model ? { model: message.model } : {}) };
+}
+
+/**
+ * Iterates a chat model's stream, turning a failure after the stream started (the provider's
+ * error event, which the model class throws as it reads) into the run's typed error. An abort
+ * passes as it is.
+ */
+async function* midStream<T>(chunks: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const chunk of chunks) yield chunk;
+  } catch (error) {
+    if (error instanceof Error && /abort/i.test(error.name + error.message)) throw error;
+    if (error instanceof ModelResponseError) throw error;
+    throw new ModelResponseError(
+      `The model's stream failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        client: "langchain",
+        reason: "error",
+        providerCode: error instanceof Error ? error.name : null,
+      },
+    );
+  }
 }

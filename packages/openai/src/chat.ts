@@ -4,7 +4,7 @@
  */
 import type { AssistantMessage, Message, ModelDelta, ToolSpec, Usage } from "@rein/core";
 import type OpenAI from "openai";
-import { joinText, mediaUrl, toolCallFrom } from "./shared.ts";
+import { chatFinishError, joinText, mediaUrl, midStream, toolCallFrom } from "./shared.ts";
 
 type Params = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -76,6 +76,8 @@ export function fromChatUsage(
 
 /** A completion's first choice as a Rein assistant message. */
 export function fromChatCompletion(c: OpenAI.Chat.Completions.ChatCompletion): AssistantMessage {
+  const cut = chatFinishError(c.choices[0]?.finish_reason, c.id);
+  if (cut) throw cut;
   const choice = c.choices[0]?.message;
   const out: AssistantMessage = {
     role: "assistant",
@@ -99,9 +101,11 @@ export async function* chatDeltas(
   const calls = new Map<number, { id: string; name: string; args: string }>();
   let id: { id: string; model: string } | undefined;
   let usage: Usage | undefined;
-  for await (const chunk of chunks) {
+  let finish: string | null | undefined;
+  for await (const chunk of midStream("chat", chunks)) {
     id ??= { id: chunk.id, model: chunk.model };
     usage = fromChatUsage(chunk.usage) ?? usage;
+    finish = chunk.choices[0]?.finish_reason ?? finish;
     const delta = chunk.choices[0]?.delta;
     if (!delta) continue;
     if (delta.content) yield { type: "text", text: delta.content };
@@ -113,6 +117,9 @@ export async function* chatDeltas(
       calls.set(t.index, call);
     }
   }
+  // A cut answer's tool-call arguments are incomplete JSON: fail before yielding any call.
+  const cut = chatFinishError(finish, id?.id);
+  if (cut) throw cut;
   for (const c of [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c))
     yield { type: "tool-call", call: toolCallFrom(c.id, c.name, c.args) };
   if (usage) yield { type: "usage", usage };

@@ -1,5 +1,7 @@
+import { ModelResponseError, assemble, type ModelDelta } from "@rein/core";
 import { runAgentContracts } from "@rein/core/testing/agent";
 import OpenAI from "openai";
+import { VERSION } from "openai/version";
 import { describe, expect, it } from "vitest";
 import { fromOpenAI } from "./model.ts";
 import { recordedFetch } from "./recorded.ts";
@@ -9,6 +11,26 @@ import { toChatMessages } from "./chat.ts";
 for (const api of ["chat", "responses"] as const)
   runAgentContracts({
     name: `the OpenAI SDK, ${api === "chat" ? "chat completions" : "responses API"} (recorded fetch)`,
+    client: { name: "openai", version: VERSION },
+    ...(api === "chat"
+      ? {
+          gaps: {
+            failedResponse:
+              "chat completions report a failure before the answer as an HTTP 500, which the SDK raises as its InternalServerError",
+          },
+        }
+      : {
+          providerApprovals: {
+            approvedAs: (id: string) =>
+              new RegExp(
+                `"type":"mcp_approval_response","approval_request_id":"${id}","approve":true`,
+              ),
+            deniedAs: (id: string, reason: string) =>
+              new RegExp(
+                `"approval_request_id":"${id}","approve":false,"reason":"[^"]*${reason.replace(/\./g, "\\.")}"`,
+              ),
+          },
+        }),
     create(turns, { stream }) {
       const recorded = recordedFetch(turns);
       const client = new OpenAI({ apiKey: "sk-test", fetch: recorded.fetch, maxRetries: 0 });
@@ -104,5 +126,53 @@ describe("OpenAI conversion", () => {
         ],
       },
     ]);
+  });
+});
+
+describe("OpenAI stream failures", () => {
+  it("an `error` event of a responses stream is a model_failed error with the provider's code", async () => {
+    // The wire format of a responses stream that fails after it started.
+    const events = [
+      {
+        type: "response.created",
+        sequence_number: 0,
+        response: { id: "resp_e", status: "in_progress", output: [] },
+      },
+      {
+        type: "response.output_text.delta",
+        sequence_number: 1,
+        item_id: "msg_e",
+        output_index: 0,
+        content_index: 0,
+        delta: "Refun",
+        logprobs: [],
+      },
+      {
+        type: "error",
+        sequence_number: 2,
+        code: "rate_limit_exceeded",
+        message: "Rate limit reached.",
+        param: null,
+      },
+    ];
+    const body = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: () =>
+        Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+    });
+    const model = fromOpenAI(client, { model: "gpt-4.1", api: "responses", stream: true });
+    const error = await assemble(
+      (await model([{ role: "user", content: "hi" }], {
+        tools: [],
+        signal: new AbortController().signal,
+      })) as AsyncIterable<ModelDelta>,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelResponseError);
+    expect(error).toMatchObject({
+      code: "model_failed",
+      details: { client: "openai", reason: "error", providerCode: "rate_limit_exceeded" },
+    });
   });
 });

@@ -35,6 +35,14 @@ function usageResponses(turn: ScriptedTurn) {
   };
 }
 
+/** The error object the API sends for a failure on its side. */
+const serverError = {
+  message: "The server had an error while processing your request. Sorry about that!",
+  type: "server_error",
+  param: null,
+  code: null,
+};
+
 /** A `chat.completion` body. */
 export function chatCompletion(turn: ScriptedTurn, index: number): unknown {
   const calls = turn.toolCalls ?? [];
@@ -62,7 +70,7 @@ export function chatCompletion(turn: ScriptedTurn, index: number): unknown {
             : {}),
         },
         logprobs: null,
-        finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+        finish_reason: turn.fail === "cut" ? "length" : calls.length > 0 ? "tool_calls" : "stop",
       },
     ],
     usage: usageChat(turn),
@@ -101,9 +109,33 @@ export function chatChunks(turn: ScriptedTurn, index: number): unknown[] {
       chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] }),
     );
   });
-  out.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+  // A failure after the stream started: the API sends an error object as one more event.
+  if (turn.fail === "error") {
+    out.push({ error: serverError });
+    return out;
+  }
+  out.push(chunk({}, turn.fail === "cut" ? "length" : calls.length > 0 ? "tool_calls" : "stop"));
   out.push({ ...base, choices: [], usage: usageChat(turn) });
   return out;
+}
+
+/** A hosted MCP server's items: its approval request, or (once approved) its call's result. */
+function mcpItems(turn: ScriptedTurn): unknown[] {
+  const p = turn.providerCall;
+  if (!p) return [];
+  const item = { name: p.name, arguments: JSON.stringify(p.args), server_label: "desk" };
+  if (p.output === undefined) return [{ type: "mcp_approval_request", id: p.approvalId, ...item }];
+  return [
+    {
+      type: "mcp_call",
+      id: p.id,
+      ...item,
+      approval_request_id: p.approvalId,
+      output: p.output,
+      error: null,
+      status: "completed",
+    },
+  ];
 }
 
 /** A `response` body of the Responses API. */
@@ -112,9 +144,9 @@ export function response(turn: ScriptedTurn, index: number): Record<string, unkn
     id: `resp_rec${index}`,
     object: "response",
     created_at: created,
-    status: "completed",
-    error: null,
-    incomplete_details: null,
+    status: turn.fail === "error" ? "failed" : turn.fail === "cut" ? "incomplete" : "completed",
+    error: turn.fail === "error" ? { code: "server_error", message: serverError.message } : null,
+    incomplete_details: turn.fail === "cut" ? { reason: "max_output_tokens" } : null,
     instructions: null,
     model: "gpt-4.1-2025-04-14",
     output: [
@@ -129,6 +161,7 @@ export function response(turn: ScriptedTurn, index: number): Record<string, unkn
             },
           ]
         : []),
+      ...mcpItems(turn),
       ...(turn.toolCalls ?? []).map((c) => ({
         type: "function_call",
         id: `fc_${c.id}`,
@@ -169,7 +202,13 @@ export function responseEvents(turn: ScriptedTurn, index: number): unknown[] {
         delta: word,
         logprobs: [],
       });
-  events.push({ type: "response.completed", sequence_number: seq++, response: full });
+  const end =
+    turn.fail === "error"
+      ? "response.failed"
+      : turn.fail === "cut"
+        ? "response.incomplete"
+        : "response.completed";
+  events.push({ type: end, sequence_number: seq++, response: full });
   return events;
 }
 
@@ -182,6 +221,14 @@ function sse(events: readonly unknown[], named: boolean): string {
           : `data: ${JSON.stringify(e)}\n\n`,
       )
       .join("") + (named ? "" : "data: [DONE]\n\n")
+  );
+}
+
+function hangUntilAborted(signal: AbortSignal | null | undefined): Promise<never> {
+  return new Promise((_, reject) =>
+    signal?.addEventListener("abort", () =>
+      reject(new DOMException("This operation was aborted", "AbortError")),
+    ),
   );
 }
 
@@ -208,6 +255,11 @@ export function recordedFetch(turns: readonly ScriptedTurn[]): {
     const index = next++;
     const turn = turns[index] ?? { text: "" };
     const responses = url.endsWith("/responses");
+    // A provider that never answers: the fetch rejects when the client aborts it, as fetch does.
+    if (turn.hang) return hangUntilAborted(init?.signal);
+    // Chat Completions has no failed body: a failure before the answer is an HTTP 500.
+    if (turn.fail === "error" && !body.stream && !responses)
+      return Promise.resolve(Response.json({ error: serverError }, { status: 500 }));
     if (body.stream)
       return Promise.resolve(
         new Response(

@@ -12,7 +12,7 @@ import type {
   Usage,
 } from "@rein/core";
 import type OpenAI from "openai";
-import { joinText, mediaUrl, toolCallFrom } from "./shared.ts";
+import { joinText, mediaUrl, midStream, modelFailure, toolCallFrom } from "./shared.ts";
 
 type Item = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;
@@ -67,14 +67,24 @@ export function toResponseInput(messages: readonly Message[]): Item[] {
       }
       const text = joinText(m.content);
       if (text !== "") items.push({ role: "assistant", content: text });
+      items.push(...providerItems(m));
       for (const c of m.toolCalls ?? [])
-        items.push({
-          type: "function_call",
-          call_id: c.id,
-          name: c.name,
-          arguments: JSON.stringify(c.args),
-        });
-    } else if (m.role === "tool")
+        if (!c.providerExecuted)
+          items.push({
+            type: "function_call",
+            call_id: c.id,
+            name: c.name,
+            arguments: JSON.stringify(c.args),
+          });
+    } else if (m.role === "tool" && m.approval)
+      // The reviewer's answer to a hosted MCP server's approval request.
+      items.push({
+        type: "mcp_approval_response",
+        approval_request_id: m.approval.approvalId,
+        approve: m.approval.approved,
+        ...(m.approval.reason !== undefined ? { reason: m.approval.reason } : {}),
+      });
+    else if (m.role === "tool")
       items.push({
         type: "function_call_output",
         call_id: m.toolCallId,
@@ -87,6 +97,75 @@ export function toResponseInput(messages: readonly Message[]): Item[] {
       });
   }
   return items;
+}
+
+/** Where a hosted MCP item's server is kept on a Rein approval request or provider result. */
+interface McpMeta {
+  serverLabel: string;
+}
+
+function mcpMeta(
+  options: Record<string, Record<string, unknown>> | undefined,
+): McpMeta | undefined {
+  const meta = options?.openai as Partial<McpMeta> | undefined;
+  return typeof meta?.serverLabel === "string" ? { serverLabel: meta.serverLabel } : undefined;
+}
+
+/** A hosted MCP server's approval requests and calls of an assistant turn, as input items. */
+function providerItems(m: AssistantMessage): Item[] {
+  const items: Item[] = [];
+  const calls = new Map((m.toolCalls ?? []).map((c) => [c.id, c]));
+  for (const r of m.approvalRequests ?? []) {
+    const meta = mcpMeta(r.providerOptions);
+    const call = calls.get(r.toolCallId);
+    if (meta && call)
+      items.push({
+        type: "mcp_approval_request",
+        id: r.approvalId,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+        server_label: meta.serverLabel,
+      });
+  }
+  for (const r of m.providerResults ?? []) {
+    const meta = mcpMeta(r.providerOptions);
+    const call = calls.get(r.toolCallId);
+    if (meta && call)
+      items.push({
+        type: "mcp_call",
+        id: r.toolCallId,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+        server_label: meta.serverLabel,
+        ...(r.isError ? { error: String(r.output) } : { output: String(r.output) }),
+      });
+  }
+  return items;
+}
+
+/**
+ * A hosted MCP item of a response (an approval request, or a call the server ran) on `out`:
+ * the call is provider-executed, never run by Rein.
+ */
+function addMcpItem(out: AssistantMessage, item: OpenAI.Responses.ResponseOutputItem): void {
+  if (item.type !== "mcp_approval_request" && item.type !== "mcp_call") return;
+  const openai = { openai: { serverLabel: item.server_label } };
+  const call = toolCallFrom(item.id, item.name, item.arguments);
+  (out.toolCalls ??= []).push({ ...call, providerExecuted: true });
+  if (item.type === "mcp_approval_request")
+    (out.approvalRequests ??= []).push({
+      approvalId: item.id,
+      toolCallId: item.id,
+      providerOptions: openai,
+    });
+  else
+    (out.providerResults ??= []).push({
+      toolCallId: item.id,
+      name: item.name,
+      output: item.error ?? item.output ?? null,
+      ...(item.error ? { isError: true } : {}),
+      providerOptions: openai,
+    });
 }
 
 /** Tools as Responses API function tools. */
@@ -117,8 +196,36 @@ export function fromResponseUsage(
   return out;
 }
 
+/**
+ * The error of a response that failed or stopped incomplete (`status` "failed" or "incomplete",
+ * as a whole body or in a `response.failed` / `response.incomplete` event).
+ */
+export function responseError(r: OpenAI.Responses.Response): Error | undefined {
+  if (r.status === "failed")
+    return modelFailure(
+      "responses",
+      "failed",
+      `the response failed: ${r.error?.message ?? "no reason given"}`,
+      r.error?.code,
+      r.id,
+    );
+  if (r.status === "incomplete") {
+    const reason = r.incomplete_details?.reason;
+    return modelFailure(
+      "responses",
+      "incomplete",
+      `the response stopped incomplete (${reason ?? "no reason given"})`,
+      reason,
+      r.id,
+    );
+  }
+  return undefined;
+}
+
 /** A response's output items as one Rein assistant message. */
 export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
+  const failed = responseError(r);
+  if (failed) throw failed;
   const parts: ContentPart[] = [];
   const out: AssistantMessage = { role: "assistant", content: parts, id: r.id, model: r.model };
   for (const item of r.output) {
@@ -138,6 +245,7 @@ export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
         if (c.type === "output_text") parts.push({ type: "text", text: c.text });
     } else if (item.type === "function_call")
       (out.toolCalls ??= []).push(toolCallFrom(item.call_id, item.name, item.arguments));
+    else addMcpItem(out, item);
   }
   if (parts.length === 1 && parts[0]?.type === "text") out.content = parts[0].text;
   else if (parts.length === 0) out.content = "";
@@ -150,13 +258,26 @@ export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
 export async function* responseDeltas(
   events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>,
 ): AsyncGenerator<ModelDelta> {
-  for await (const event of events) {
+  for await (const event of midStream("responses", events)) {
+    if (event.type === "response.failed" || event.type === "response.incomplete")
+      throw responseError(event.response) ?? new Error(`OpenAI sent ${event.type}.`);
+    if (event.type === "error")
+      throw modelFailure(
+        "responses",
+        "error",
+        `the stream reported an error: ${event.message}`,
+        event.code,
+        null,
+      );
     if (event.type === "response.output_text.delta") yield { type: "text", text: event.delta };
     else if (event.type === "response.reasoning_summary_text.delta")
       yield { type: "reasoning", text: event.delta };
     else if (event.type === "response.completed") {
       const message = fromResponse(event.response);
       for (const call of message.toolCalls ?? []) yield { type: "tool-call", call };
+      for (const request of message.approvalRequests ?? [])
+        yield { type: "approval-request", request };
+      for (const result of message.providerResults ?? []) yield { type: "provider-result", result };
       if (message.usage) yield { type: "usage", usage: message.usage };
       yield { type: "id", id: event.response.id, model: event.response.model };
     }

@@ -3,6 +3,7 @@
  */
 import {
   InvalidInputError,
+  ModelResponseError,
   type ContentPart,
   type ImagePart,
   type FilePart,
@@ -40,4 +41,70 @@ export function toolCallFrom(id: string, name: string, json: string): ToolCall {
       toolCallId: id,
     });
   return { id, name, args: args as Record<string, unknown> };
+}
+
+/** A failed or cut answer of either API as the error the run records. */
+export function modelFailure(
+  api: "chat" | "responses",
+  reason: string,
+  why: string,
+  providerCode: string | null | undefined,
+  responseId: string | null | undefined,
+): ModelResponseError {
+  return new ModelResponseError(`The model's answer is not whole (OpenAI ${api}): ${why}.`, {
+    client: "openai",
+    reason,
+    providerCode: providerCode ?? null,
+    responseId: responseId ?? null,
+  });
+}
+
+/** Finish reasons of Chat Completions that mean the answer was cut short. */
+const cutReasons: Record<string, string> = {
+  length: "the answer was cut at the output-token limit",
+  content_filter: "the content filter stopped the answer",
+};
+
+/** The error of a chat completion that stopped for `finish`, or undefined for a whole answer. */
+export function chatFinishError(
+  finish: string | null | undefined,
+  responseId: string | undefined,
+): ModelResponseError | undefined {
+  const why = finish ? cutReasons[finish] : undefined;
+  if (!finish || !why) return undefined;
+  return modelFailure(
+    "chat",
+    finish === "length" ? "length" : "content-filter",
+    why,
+    finish,
+    responseId,
+  );
+}
+
+/**
+ * Iterates a client stream, turning a failure in the middle of it (the provider sent an error
+ * after the response had started, which the SDK throws as it reads) into the run's typed error.
+ * An abort passes as it is.
+ */
+export async function* midStream<T>(
+  api: "chat" | "responses",
+  items: AsyncIterable<T>,
+): AsyncGenerator<T> {
+  try {
+    for await (const item of items) yield item;
+  } catch (error) {
+    if (error instanceof Error && /abort/i.test(error.name)) throw error;
+    if (error instanceof ModelResponseError) throw error;
+    const text = error instanceof Error ? error.message : String(error);
+    const code =
+      (error as { code?: unknown; type?: unknown } | null)?.code ??
+      (error as { type?: unknown } | null)?.type;
+    throw modelFailure(
+      api,
+      "error",
+      `the stream failed: ${text}`,
+      typeof code === "string" ? code : null,
+      null,
+    );
+  }
 }

@@ -90,6 +90,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   request_timeout: 408,
   store_unavailable: 503,
   idempotency_key_reused: 422,
+  // The model provider failed or cut its answer short: a fault upstream of this server.
+  model_failed: 502,
 };
 
 /** The JSON body of every error response. */

@@ -111,9 +111,11 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
       } else if (outcome.kind === "error") failure ??= outcome;
       if (outcome.result) state.results.push(outcome.result);
     }
+    // An abort wins over a task's failure: a client that rejects because it was aborted (or
+    // any task failing after the abort) does not turn a cancellation into an error.
+    if (exec.aborted) return { status: "cancelled" };
     if (failure?.kind === "error")
       return { status: "error", error: failure.error, failedNode: failure.task.node };
-    if (exec.aborted) return { status: "cancelled" };
     if (paused) return { status: "interrupted" };
 
     const writes = stepWrites(head, state.results);

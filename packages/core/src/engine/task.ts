@@ -48,7 +48,8 @@ export type RunEnd = Pick<StepCommit, "runs" | "releaseLease">;
 export type TaskAttempt =
   | { kind: "writes"; task: TaskSpec; result: TaskResult }
   | { kind: "paused"; task: TaskSpec; result: TaskResult; created: StoredInterrupt[] }
-  | { kind: "error"; task: TaskSpec; error: unknown; result?: undefined };
+  | { kind: "error"; task: TaskSpec; error: unknown; result?: undefined }
+  | { kind: "cancelled"; task: TaskSpec; result?: undefined };
 
 /** Runs one task to an outcome. Never throws for node errors: they become `error` outcomes. */
 export function runTask(input: TaskInput): Promise<TaskAttempt> {
@@ -83,6 +84,13 @@ async function runTaskUntraced(input: TaskInput): Promise<TaskAttempt> {
     } catch (error) {
       threw = true;
       thrown = error;
+    }
+    // Cancel means cancelled: once the run's signal fired, whatever the node did afterwards
+    // (rejected with an AbortError, as clients do, threw something else, returned, or even
+    // paused) is dropped unrecorded, and the loop ends the run `cancelled`.
+    if (exec.aborted) {
+      emitTask(exec, task, "end", "cancelled");
+      return { kind: "cancelled", task };
     }
     if (run.interrupts.pausedOn.length > 0 || run.childPaused) {
       // Calls made concurrently (Promise.all over tools) may reach interrupt() a tick after the

@@ -15,15 +15,17 @@ import {
   toolNode,
   toolSpecs,
   type ApprovalPolicy,
-  type AnyTool,
+  toolListReader,
   type MessagesSchema,
+  type ToolList,
 } from "./tool-node.ts";
 
 /** Options of {@link agent}. */
 export interface AgentOptions extends CompileOptions {
   /** Any function from messages (and tools, signal) to a message or a delta stream. */
   model: Model;
-  tools: readonly AnyTool[];
+  /** The tools, or a function returning the current list (e.g. an MCP server's, which change). */
+  tools: ToolList;
   approve?: ApprovalPolicy;
   /** A system message sent first on every model call (not stored in the conversation). */
   system?: string;
@@ -41,18 +43,19 @@ export interface AgentOptions extends CompileOptions {
  */
 export function agent(options: AgentOptions): CompiledGraph<MessagesSchema> {
   const { model, tools, approve, system, ...compile } = options;
-  const specs = toolSpecs(tools);
+  const specs = toolListReader(tools, toolSpecs);
   return new StateGraph<MessagesSchema>({ messages: messagesChannel() })
     .addNode("model", async (state, ctx) => {
       const steering = steeringMessages(ctx.steering, state.messages);
       const view = modelView([...state.messages, ...steering]);
       const input: Message[] = system ? [{ role: "system", content: system }, ...view] : view;
       const task = currentTask();
+      const tools = await specs();
       const reply = await traceModelCall(ctx, () =>
         callModel(
           model,
           input,
-          { tools: specs, signal: ctx.signal },
+          { tools, signal: ctx.signal },
           task ? (delta) => task.emitMessage(delta) : undefined,
         ),
       );

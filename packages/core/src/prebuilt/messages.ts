@@ -10,6 +10,33 @@ export interface ToolCall {
   id: string;
   name: string;
   args: Record<string, unknown>;
+  /**
+   * The provider runs this call itself (a hosted tool, such as a provider-side MCP server): Rein
+   * never runs it, and keeps it so the provider gets its history back. It reaches the tool node
+   * only when the provider asks for approval ({@link AssistantMessage.approvalRequests}).
+   */
+  providerExecuted?: boolean;
+}
+
+/** A provider's request for approval of a call it runs itself (the AI SDK's `tool-approval-request`). */
+export interface ApprovalRequest {
+  /** The provider's id of the request; the answer refers to it. */
+  approvalId: string;
+  /** The provider-executed call in `toolCalls` the request is for. */
+  toolCallId: string;
+  /** What the provider needs to see the request again in a later turn, kept verbatim. */
+  providerOptions?: Record<string, Record<string, unknown>>;
+}
+
+/** The result of a provider-executed call, as the provider reported it. */
+export interface ProviderToolResult {
+  toolCallId: string;
+  name: string;
+  /** The provider's output, verbatim. */
+  output: unknown;
+  isError?: boolean;
+  /** What the provider needs to see the call again in a later turn, kept verbatim. */
+  providerOptions?: Record<string, Record<string, unknown>>;
 }
 
 /** Plain text. */
@@ -99,6 +126,10 @@ export interface AssistantMessage {
   usage?: Usage;
   /** The model's own name for the response (e.g. `"gpt-4o-2024-08-06"`), when reported. */
   model?: string;
+  /** Approvals the provider asks for before it runs calls of its own (each becomes an interrupt). */
+  approvalRequests?: ApprovalRequest[];
+  /** Results of calls the provider ran itself, kept so the provider gets its history back. */
+  providerResults?: ProviderToolResult[];
 }
 
 /** The result of one tool call, and what actually ran. */
@@ -113,13 +144,31 @@ export interface ToolMessage {
   args?: Record<string, unknown>;
   /** The reviewer's decision, when the call needed approval. */
   review?: ToolReview;
+  /**
+   * The answer to a provider's approval request (the AI SDK's `tool-approval-response`): the
+   * provider runs the call when `approved`, and is told `reason` otherwise.
+   */
+  approval?: { approvalId: string; approved: boolean; reason?: string };
 }
 
 /** One message of a conversation. */
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
-/** What became of a tool call. */
-export type ToolStatus = "done" | "error" | "responded" | "ignored";
+/**
+ * What became of a tool call: it ran (`done`), failed (`error`), a reviewer answered in its place
+ * (`responded`) or declined it (`ignored`), or a reviewer approved a call the provider runs
+ * itself (`approved`).
+ */
+export type ToolStatus = "done" | "error" | "responded" | "ignored" | "approved";
+
+/** Whether a tool message says the call was declined (answered in its place, or ignored). */
+export function isDeclined(message: ToolMessage): boolean {
+  return (
+    message.status === "responded" ||
+    message.status === "ignored" ||
+    message.approval?.approved === false
+  );
+}
 
 /** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
 export interface ToolSpec {
@@ -145,6 +194,8 @@ export type ModelDelta =
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string; signature?: string }
   | { type: "tool-call"; call: ToolCall }
+  | { type: "approval-request"; request: ApprovalRequest }
+  | { type: "provider-result"; result: ProviderToolResult }
   | { type: "usage"; usage: Usage }
   | { type: "id"; id: string; model?: string };
 
@@ -160,15 +211,33 @@ export type Model = (
   options: ModelCallOptions,
 ) => Promise<ModelOutput> | ModelOutput;
 
-/** The last assistant message's tool calls, if the last message is one. */
+/**
+ * The calls of the last assistant message, if the last message is one, that the tool node
+ * handles: calls Rein runs, and provider-executed calls the provider asked approval for.
+ */
 export function pendingToolCalls(messages: readonly Message[]): ToolCall[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
     // Steering notes the tool node appends after the results do not end the tool turn.
     if (m.role === "user" && m.steering) continue;
-    return m.role === "assistant" ? (m.toolCalls ?? []) : [];
+    if (m.role !== "assistant") return [];
+    const asked = new Set((m.approvalRequests ?? []).map((r) => r.toolCallId));
+    return (m.toolCalls ?? []).filter((c) => !c.providerExecuted || asked.has(c.id));
   }
   return [];
+}
+
+/** The provider's approval request for `call` in the last assistant message, if any. */
+export function approvalRequestFor(
+  messages: readonly Message[],
+  call: ToolCall,
+): ApprovalRequest | undefined {
+  if (!call.providerExecuted) return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === "assistant") return m.approvalRequests?.find((r) => r.toolCallId === call.id);
+  }
+  return undefined;
 }
 
 /** The text of a message's content (text parts joined; other parts skipped). */

@@ -63,6 +63,12 @@ export async function assemble(
       case "tool-call":
         (message.toolCalls ??= []).push(delta.call);
         break;
+      case "approval-request":
+        (message.approvalRequests ??= []).push(delta.request);
+        break;
+      case "provider-result":
+        (message.providerResults ??= []).push(delta.result);
+        break;
       case "usage":
         message.usage = { ...message.usage, ...delta.usage };
         break;

@@ -11,6 +11,7 @@ import type { NodeContext } from "../graph/node.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";
 import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
+  approvalRequestFor,
   pendingToolCalls,
   type Message,
   type ToolCall,
@@ -32,6 +33,8 @@ export interface ToolContext {
   /** Stable per (thread, task, tool call): hand it to the external API as its idempotency key. */
   idempotencyKey: string;
   signal: AbortSignal;
+  /** The model's id of this call. */
+  toolCallId: string;
 }
 
 /** A tool the model can call, defined once for every adapter. */
@@ -45,6 +48,13 @@ export interface Tool<Args = Record<string, unknown>> {
   schema?: StandardSchemaV1<unknown, Args>;
   /** JSON Schema of the arguments, for schema libraries without a JSON Schema converter. */
   jsonSchema?: Record<string, unknown>;
+  /**
+   * Whether a call needs a person, beside the node's `approve` policy: `true`, or a function of
+   * the call's arguments (the AI SDK's `needsApproval`). A call that needs one pauses as its own
+   * interrupt with the decision payload, like a call the policy names.
+   */
+  needsApproval?:
+    boolean | ((args: Args, call: { toolCallId: string }) => boolean | Promise<boolean>);
   /** Runs the call; may return a promise. */
   run(args: Args, ctx: ToolContext): unknown;
 }
@@ -55,7 +65,39 @@ export interface AnyTool {
   description?: string;
   schema?: StandardSchemaV1;
   jsonSchema?: Record<string, unknown>;
+  needsApproval?:
+    boolean | ((args: never, call: { toolCallId: string }) => boolean | Promise<boolean>);
   run(args: never, ctx: ToolContext): unknown;
+}
+
+/**
+ * The tools of an agent or tool node: a list, or a function returning the current list, or a
+ * promise of it (an MCP server's tools: they change while the graph lives, and the first list
+ * comes once the server is reached). The function is asked at every model and tool step; return
+ * the same array while nothing changed, so its derived schemas are reused.
+ */
+export type ToolList =
+  readonly AnyTool[] | (() => readonly AnyTool[] | Promise<readonly AnyTool[]>);
+
+/** Reads a {@link ToolList}, deriving `derive(list)` once per distinct array. */
+export function toolListReader<T>(
+  tools: ToolList,
+  derive: (list: readonly AnyTool[]) => T,
+): () => Promise<T> {
+  if (typeof tools !== "function") {
+    const fixed = Promise.resolve(derive(tools));
+    return () => fixed;
+  }
+  let seen: readonly AnyTool[] | undefined;
+  let derived: T | undefined;
+  return async () => {
+    const list = await tools();
+    if (list !== seen || derived === undefined) {
+      derived = derive(list);
+      seen = list;
+    }
+    return derived;
+  };
 }
 
 /** Builds a {@link Tool} with typed arguments. */
@@ -81,6 +123,11 @@ export interface ToolDecisionRequest {
   toolCallId: string;
   /** JSON Schema an edit's `args` must match (an edit that does not is refused). */
   argsSchema: Record<string, unknown>;
+  /**
+   * Set when the provider runs the call itself and asked for this approval: the answer goes back
+   * to the provider (approved, or denied with the reason), and its arguments cannot be edited.
+   */
+  providerApprovalId?: string;
 }
 
 /** A reviewer's answer to a {@link ToolDecisionRequest}. */
@@ -88,7 +135,7 @@ export type ToolDecision =
   | { type: "accept" }
   | { type: "edit"; args: Record<string, unknown> }
   | { type: "respond"; message: string }
-  | { type: "ignore" };
+  | { type: "ignore"; reason?: string };
 
 /** Schema of {@link ToolDecision}: a malformed decision is refused before it is stored. */
 export const toolDecisionSchema: z.ZodType<ToolDecision> = decisionSchema(
@@ -100,9 +147,16 @@ function decisionSchema(args: z.ZodType): z.ZodType<ToolDecision> {
     z.object({ type: z.literal("accept") }),
     z.object({ type: z.literal("edit"), args }),
     z.object({ type: z.literal("respond"), message: z.string() }),
-    z.object({ type: z.literal("ignore") }),
+    z.object({ type: z.literal("ignore"), reason: z.string().optional() }),
   ]) as z.ZodType<ToolDecision>;
 }
+
+/** A provider's approval takes no edit: the provider runs the call with its own arguments. */
+const providerDecisionSchema: z.ZodType<ToolDecision> = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("accept") }),
+  z.object({ type: z.literal("respond"), message: z.string() }),
+  z.object({ type: z.literal("ignore"), reason: z.string().optional() }),
+]);
 
 /** Which calls need a person: tool names, or a predicate over the call. */
 export type ApprovalPolicy = readonly string[] | ((call: ToolCall) => boolean);
@@ -120,16 +174,32 @@ export function messagesChannel(): Channel<Message[], Message | Message[]> {
   return append<Message>();
 }
 
-function needsApproval(policy: ApprovalPolicy | undefined, call: ToolCall): boolean {
-  if (!policy) return false;
-  return typeof policy === "function" ? policy(call) : policy.includes(call.name);
+async function needsApproval(
+  policy: ApprovalPolicy | undefined,
+  tool: AnyTool,
+  call: ToolCall,
+): Promise<boolean> {
+  if (policy && (typeof policy === "function" ? policy(call) : policy.includes(call.name)))
+    return true;
+  const own = tool.needsApproval as
+    boolean | ((args: unknown, call: { toolCallId: string }) => boolean | Promise<boolean>);
+  return typeof own === "function" ? await own(call.args, { toolCallId: call.id }) : own === true;
+}
+
+/** The tool message of a declined call: the reviewer's reason, when given. */
+function declined(reason: string | undefined): string {
+  return reason ? `The reviewer declined this call: ${reason}` : "The reviewer declined this call.";
 }
 
 function toolMessage(
   call: ToolCall,
   content: unknown,
   status: ToolStatus,
-  extra: { args?: Record<string, unknown>; review?: ToolReview } = {},
+  extra: {
+    args?: Record<string, unknown>;
+    review?: ToolReview;
+    approval?: ToolMessage["approval"];
+  } = {},
 ): ToolMessage {
   return {
     role: "tool",
@@ -159,17 +229,28 @@ function prepare(t: AnyTool): PreparedTool {
  * A node that runs the last assistant message's tool calls in parallel and appends one tool
  * message per call, in call order, then any steering given with the answers (marked messages).
  */
-export function toolNode(
-  tools: readonly AnyTool[],
-  options: ToolNodeOptions = {},
-): NodeFn<MessagesSchema> {
-  const byName = new Map(tools.map((t) => [t.name, prepare(t)]));
+export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
+  const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
   return async (state, ctx) => {
+    const byName = await prepared();
     const calls = pendingToolCalls(state.messages);
+    const approvals = new Map(
+      calls.flatMap((c) => {
+        const request = approvalRequestFor(state.messages, c);
+        return request ? [[c.id, request.approvalId] as const] : [];
+      }),
+    );
     // allSettled, not all: every call reaches its own interrupt (or finishes) before the node
     // unwinds, so each pending approval is recorded as its own interrupt.
     const settled = await Promise.allSettled(
-      calls.map((call) => traceToolCall(ctx, call, () => runCall(call, byName, options, ctx))),
+      calls.map((call) =>
+        traceToolCall(ctx, call, () => {
+          const approvalId = approvals.get(call.id);
+          return approvalId === undefined
+            ? runCall(call, byName, options, ctx)
+            : providerApproval(call, approvalId, ctx);
+        }),
+      ),
     );
     const paused = settled.find(
       (s): s is PromiseRejectedResult =>
@@ -199,35 +280,22 @@ async function runCall(
   if (!found) return toolMessage(call, `Unknown tool "${call.name}".`, "error");
   let args = call.args;
   let review: ToolReview | undefined;
-  if (needsApproval(options.approve, call)) {
+  if (await needsApproval(options.approve, found.tool, call)) {
     const t = found.tool;
     const request: ToolDecisionRequest = {
       action: call.name,
       args: call.args,
-      description: `${call.name}(${JSON.stringify(call.args)})${t.description ? `: ${t.description}` : ""}`,
+      description: describeCall(call, t.description),
       allow: { accept: true, edit: true, respond: true, ignore: true },
       toolCallId: call.id,
       argsSchema: found.argsSchema,
     };
-    await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
-    let answeredBy: { interruptId: string; actor: string | null } = {
-      interruptId: "",
-      actor: null,
-    };
-    const decision = ctx.interrupt<ToolDecision>(request, {
-      key: call.id,
-      answer: found.decision,
-      onAnswer: (info) => (answeredBy = info),
-    });
-    review = {
-      decision: decision.type,
-      actor: answeredBy.actor,
-      interruptId: answeredBy.interruptId,
-    };
+    const { decision, review: reviewed } = await ask(ctx, call, request, found.decision);
+    review = reviewed;
     if (decision.type === "respond")
       return toolMessage(call, decision.message, "responded", { review });
     if (decision.type === "ignore")
-      return toolMessage(call, "The reviewer declined this call.", "ignored", { review });
+      return toolMessage(call, declined(decision.reason), "ignored", { review });
     if (decision.type === "edit") {
       args = decision.args;
       review.originalArgs = call.args;
@@ -249,7 +317,72 @@ async function runCall(
   }
   const key = ctx.idempotencyKey(`tool:${call.id}`);
   const result = await ctx.once(`tool:${call.id}`, () =>
-    found.tool.run(parsed as never, { idempotencyKey: key, signal: ctx.signal }),
+    found.tool.run(parsed as never, {
+      idempotencyKey: key,
+      signal: ctx.signal,
+      toolCallId: call.id,
+    }),
   );
   return toolMessage(call, result ?? null, "done", extra);
+}
+
+function describeCall(call: ToolCall, description: string | undefined): string {
+  return `${call.name}(${JSON.stringify(call.args)})${description ? `: ${description}` : ""}`;
+}
+
+/** Raises the call's approval interrupt (keyed by the call id) and returns the decision. */
+async function ask(
+  ctx: NodeContext<MessagesSchema>,
+  call: ToolCall,
+  request: ToolDecisionRequest,
+  answer: z.ZodType<ToolDecision>,
+): Promise<{ decision: ToolDecision; review: ToolReview }> {
+  await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
+  let answeredBy: { interruptId: string; actor: string | null } = { interruptId: "", actor: null };
+  const decision = ctx.interrupt<ToolDecision>(request, {
+    key: call.id,
+    answer,
+    onAnswer: (info) => (answeredBy = info),
+  });
+  const review: ToolReview = {
+    decision: decision.type,
+    actor: answeredBy.actor,
+    interruptId: answeredBy.interruptId,
+  };
+  return { decision, review };
+}
+
+/**
+ * A call the provider runs itself asked for approval: a person decides, and the answer goes
+ * back to the provider as the tool message's `approval` (approved, or denied with the reason).
+ * Rein runs nothing.
+ */
+async function providerApproval(
+  call: ToolCall,
+  approvalId: string,
+  ctx: NodeContext<MessagesSchema>,
+): Promise<ToolMessage> {
+  const request: ToolDecisionRequest = {
+    action: call.name,
+    args: call.args,
+    description: `${describeCall(call, undefined)}: run by the model provider once approved`,
+    allow: { accept: true, edit: false, respond: true, ignore: true },
+    toolCallId: call.id,
+    argsSchema: { type: "object" },
+    providerApprovalId: approvalId,
+  };
+  const { decision, review } = await ask(ctx, call, request, providerDecisionSchema);
+  if (decision.type === "accept")
+    return toolMessage(call, "Approved by the reviewer.", "approved", {
+      review,
+      approval: { approvalId, approved: true },
+    });
+  const reason =
+    decision.type === "respond"
+      ? decision.message
+      : declined(decision.type === "ignore" ? decision.reason : undefined);
+  return toolMessage(call, reason, decision.type === "respond" ? "responded" : "ignored", {
+    review,
+    approval: { approvalId, approved: false, reason },
+  });
 }

@@ -13,90 +13,40 @@
  * @module
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { MemorySaver } from "../../checkpoint/memory.ts";
 import { InvalidAnswerError } from "../../errors.ts";
 import { Command } from "../../graph/command.ts";
-import { agent } from "../../prebuilt/agent.ts";
 import {
   textOf,
   type AssistantMessage,
-  type Model,
-  type ToolCall,
   type ToolMessage,
   type Usage,
 } from "../../prebuilt/messages.ts";
-import { tool, type ToolDecisionRequest } from "../../prebuilt/tool-node.ts";
+import type { ToolDecisionRequest } from "../../prebuilt/tool-node.ts";
 import type { StreamEvent } from "../../engine/events.ts";
+import {
+  abortContracts,
+  clientContract,
+  declineContracts,
+  failedStreamContracts,
+  providerApprovalContracts,
+} from "./faults.ts";
+import { setup, type AgentAdapterInitializer } from "./setup.ts";
 
-/** One scripted model answer: text, tool calls, usage. */
-export interface ScriptedTurn {
-  text?: string;
-  toolCalls?: ToolCall[];
-  usage?: { inputTokens: number; outputTokens: number };
-}
-
-/** What the client library was sent on one call, as the adapter test recorded it. */
-export interface RecordedRequest {
-  /** Names of the tools the client was given. */
-  tools: string[];
-  /** The request as the client sent it (JSON text of the body or of the call's arguments). */
-  body: string;
-}
-
-/** A scripted model behind an adapter, and what its client received. */
-export interface ScriptedAdapter {
-  model: Model;
-  requests(): RecordedRequest[];
-}
-
-/** How one adapter plugs into the suite. */
-export interface AgentAdapterInitializer {
-  name: string;
-  /** A Rein model over the real client, answering `turns` in order; `stream` asks for streaming. */
-  create(turns: ScriptedTurn[], options: { stream: boolean }): ScriptedAdapter;
-  /** Contracts this adapter cannot meet, each with the reason (the suite checks them as gaps). */
-  gaps?: { streaming?: string; usage?: string };
-}
-
-const refundArgs = z.object({ orderId: z.string(), amount: z.number().positive() });
-
-function script(): ScriptedTurn[] {
-  return [
-    {
-      text: "Refunding the order.",
-      toolCalls: [{ id: "call_1", name: "refund", args: { orderId: "1042", amount: 50 } }],
-      usage: { inputTokens: 30, outputTokens: 12 },
-    },
-    { text: "Refunded $25 for order 1042.", usage: { inputTokens: 60, outputTokens: 9 } },
-  ];
-}
-
-function setup(init: AgentAdapterInitializer, stream = false) {
-  const executed: { args: z.infer<typeof refundArgs>; key: string }[] = [];
-  const adapter = init.create(script(), { stream });
-  const graph = agent({
-    model: adapter.model,
-    tools: [
-      tool({
-        name: "refund",
-        description: "Refund an order.",
-        schema: refundArgs,
-        run: (args, ctx) => {
-          executed.push({ args, key: ctx.idempotencyKey });
-          return { refunded: args.amount };
-        },
-      }),
-    ],
-    approve: ["refund"],
-    checkpointer: new MemorySaver(),
-  });
-  return { graph, executed, adapter };
-}
+export type {
+  AgentAdapterInitializer,
+  RecordedRequest,
+  ScriptedAdapter,
+  ScriptedTurn,
+} from "./setup.ts";
 
 /** Registers the agent contract tests (vitest) for one adapter. */
 export function runAgentContracts(init: AgentAdapterInitializer): void {
   describe(`agent contracts on ${init.name}`, () => {
+    clientContract(init);
+    abortContracts(init);
+    declineContracts(init);
+    failedStreamContracts(init);
+    providerApprovalContracts(init);
     it("the model is given the tools, and its tool call becomes one approval interrupt", async () => {
       const { graph, adapter, executed } = setup(init);
       const r = await graph.invoke(

@@ -15,6 +15,7 @@
  */
 import { describe } from "vitest";
 import { busyThreadContracts } from "./busy-thread.ts";
+import { cancellationContracts } from "./cancellation.ts";
 import { childRunContracts } from "./child-runs.ts";
 import { deadlineContracts } from "./deadlines.ts";
 import { determinismContracts } from "./determinism.ts";
@@ -62,5 +63,6 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("answers stored but not continued", () => storedAnswerContracts(env));
     describe("one writer per thread: a live run", () => busyThreadContracts(env));
     describe("wide fan-out", () => wideFanOutContracts(env));
+    describe("cancellation", () => cancellationContracts(env));
   });
 }

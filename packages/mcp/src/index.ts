@@ -1,0 +1,15 @@
+/**
+ * `@rein/mcp` — tools from MCP servers (the Model Context Protocol), behind Rein's approvals.
+ *
+ * `connectMcp(server, { approve })` connects to a server over stdio or streamable HTTP (on the
+ * official `@modelcontextprotocol/sdk`) and returns its tools as Rein tools for `agent()` or
+ * `toolNode()`: the server's JSON Schema checks the model's arguments and a reviewer's edits,
+ * calls named by `approve` (names, `*` patterns, or a predicate) pause for a person, results and
+ * errors go back to the model, and the list follows the server's `tools/list_changed`.
+ *
+ * @packageDocumentation
+ */
+export { connectMcp, mcpTools } from "./connect.ts";
+export type { LazyMcpTools, McpOptions, McpServer, McpTools } from "./connect.ts";
+export { IDEMPOTENCY_META_KEY, McpToolError, approvalTest } from "./tools.ts";
+export type { McpApprovalPolicy, McpCall } from "./tools.ts";

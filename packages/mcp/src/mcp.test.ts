@@ -1,0 +1,214 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  Command,
+  InvalidAnswerError,
+  MemorySaver,
+  agent,
+  textOf,
+  type Message,
+  type Model,
+  type ToolCall,
+  type ToolDecisionRequest,
+  type ToolMessage,
+} from "@rein/core";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { connectMcp, type McpTools } from "./connect.ts";
+import { approvalTest, type McpApprovalPolicy } from "./tools.ts";
+
+const server = fileURLToPath(new URL("./fixtures/desk-server.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "rein-mcp-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The server process's own record of what it executed. */
+function executions(log: string): Record<string, unknown>[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A model that makes the given calls, one turn each, then answers with the last tool result. */
+function scripted(calls: ToolCall[][]) {
+  const seen: { tools: string[]; messages: readonly Message[] }[] = [];
+  const model: Model = (messages, { tools }) => {
+    seen.push({ tools: tools.map((t) => t.name), messages });
+    const turn = calls[seen.length - 1];
+    if (turn) return { role: "assistant", content: "", toolCalls: turn };
+    const last = messages.at(-1);
+    return { role: "assistant", content: last ? textOf(last) : "" };
+  };
+  return { model, seen };
+}
+
+let open: McpTools | undefined;
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+async function stdio(log: string, approve?: McpApprovalPolicy) {
+  open = await connectMcp(
+    {
+      command: process.execPath,
+      args: ["--import", "tsx", server],
+      env: { ...(process.env as Record<string, string>), DESK_LOG: log },
+    },
+    approve ? { approve } : {},
+  );
+  return open;
+}
+
+describe("MCP tools over stdio, through the agent", () => {
+  it("the destructive call pauses, a reviewer's edit is checked against the server's schema, and it runs once", async () => {
+    const log = join(dir, "delete.jsonl");
+    const mcp = await stdio(log, ["delete_*", "send_*"]);
+    const { model, seen } = scripted([
+      [{ id: "c1", name: "delete_ticket", args: { ticket: "T-9", reason: "spam" } }],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "delete" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Clean up T-9" }] },
+      thread,
+    );
+    expect(seen[0]?.tools.toSorted()).toEqual([
+      "delete_ticket",
+      "enable_escalation",
+      "lookup_ticket",
+    ]);
+    expect(paused.status).toBe("interrupted");
+    const payload = paused.interrupts[0]?.payload as ToolDecisionRequest;
+    expect(payload).toMatchObject({ action: "delete_ticket", args: { ticket: "T-9" } });
+    // The schema is the server's, as it declared it.
+    expect(payload.argsSchema).toMatchObject({
+      type: "object",
+      properties: { ticket: { type: "string" }, reason: { type: "string" } },
+      required: ["ticket", "reason"],
+    });
+    expect(executions(log)).toEqual([]);
+
+    const id = paused.interrupts[0]?.id as string;
+    await expect(
+      graph.invoke(Command.resumeMap({ [id]: { type: "edit", args: { ticket: 10 } } }), thread),
+    ).rejects.toBeInstanceOf(InvalidAnswerError);
+    const edit = { ticket: "T-10", reason: "duplicate of T-9" };
+    const done = await graph.invoke(
+      Command.resumeMap({ [id]: { type: "edit", args: edit } }, { actor: "ana@example.com" }),
+      thread,
+    );
+    expect(done.status).toBe("done");
+    await expect(
+      graph.invoke(Command.resumeMap({ [id]: { type: "accept" } }), thread),
+    ).rejects.toMatchObject({ code: "stale_target" });
+
+    const ran = executions(log);
+    expect(ran.map(({ ticket, reason }) => ({ ticket, reason }))).toEqual([edit]);
+    // Each call carries its idempotency key to the server.
+    expect(ran[0]?.key).toEqual(expect.any(String));
+    const result = done.values.messages.find((m): m is ToolMessage => m.role === "tool");
+    expect(result).toMatchObject({ status: "done", args: edit, review: { decision: "edit" } });
+    expect(JSON.parse(textOf(result as ToolMessage))).toEqual({
+      deleted: "T-10",
+      reason: "duplicate of T-9",
+    });
+  });
+
+  it("tools outside the policy run without a pause, and the server's error reaches the model", async () => {
+    const mcp = await stdio(join(dir, "lookup.jsonl"), ["delete_*"]);
+    const { model, seen } = scripted([
+      [
+        { id: "c1", name: "lookup_ticket", args: { ticket: "T-9" } },
+        { id: "c2", name: "lookup_ticket", args: { ticket: "T-404" } },
+      ],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const done = await graph.invoke(
+      { messages: [{ role: "user", content: "Look up" }] },
+      { threadId: "lookup" },
+    );
+    expect(done.status).toBe("done");
+    const results = done.values.messages.filter((m): m is ToolMessage => m.role === "tool");
+    expect(results.map((m) => [m.status, textOf(m)])).toEqual([
+      ["done", "T-9: broken mug, open"],
+      ["error", "No ticket T-404."],
+    ]);
+    // The model's next call is sent both results, the error as an error.
+    expect(seen[1]?.messages.filter((m) => m.role === "tool")).toHaveLength(2);
+  });
+
+  it("a change of the server's tool list reaches the next model call", async () => {
+    const mcp = await stdio(join(dir, "list.jsonl"));
+    const { model, seen } = scripted([[{ id: "c1", name: "enable_escalation", args: {} }]]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    await graph.invoke({ messages: [{ role: "user", content: "Escalate" }] }, { threadId: "list" });
+    // The client refetches the list when the server announces it (debounced a little).
+    for (let i = 0; i < 100 && !mcp.tools().some((t) => t.name === "escalate_ticket"); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(mcp.tools().map((t) => t.name)).toContain("escalate_ticket");
+    expect(seen[0]?.tools).not.toContain("escalate_ticket");
+    const again = scripted([]);
+    await agent({ model: again.model, tools: mcp.tools, checkpointer: new MemorySaver() }).invoke(
+      { messages: [{ role: "user", content: "What can you do?" }] },
+      { threadId: "list-2" },
+    );
+    expect(again.seen[0]?.tools).toContain("escalate_ticket");
+  });
+});
+
+describe("MCP tools over streamable HTTP", () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill("SIGTERM");
+    child = undefined;
+  });
+
+  it("connects to a server at a URL and calls its tools", async () => {
+    const log = join(dir, "http.jsonl");
+    child = spawn(process.execPath, ["--import", "tsx", server, "--http"], {
+      env: { ...process.env, DESK_LOG: log },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const port = await new Promise<string>((resolve, reject) => {
+      child?.stdout?.on("data", (chunk: Buffer) => {
+        const match = /listening (\d+)/.exec(chunk.toString());
+        if (match?.[1]) resolve(match[1]);
+      });
+      child?.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
+    });
+    open = await connectMcp({ url: `http://127.0.0.1:${port}/mcp` }, { approve: ["delete_*"] });
+    const { model } = scripted([
+      [{ id: "c1", name: "delete_ticket", args: { ticket: "T-9", reason: "spam" } }],
+    ]);
+    const graph = agent({ model, tools: open.tools, checkpointer: new MemorySaver() });
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Delete T-9" }] },
+      { threadId: "http" },
+    );
+    const id = paused.interrupts[0]?.id as string;
+    const done = await graph.invoke(Command.resumeMap({ [id]: { type: "accept" } }), {
+      threadId: "http",
+    });
+    expect(done.status).toBe("done");
+    expect(executions(log).map((e) => e.ticket)).toEqual(["T-9"]);
+  });
+});
+
+describe("approval policy", () => {
+  it("matches names and * patterns, or asks a predicate", () => {
+    const byPattern = approvalTest(["delete_*", "send_email"]);
+    expect(
+      ["delete_ticket", "send_email", "send_sms", "lookup"].filter((name) =>
+        byPattern({ name, args: {} }),
+      ),
+    ).toEqual(["delete_ticket", "send_email"]);
+    const byArgs = approvalTest((call) => call.name === "refund" && Number(call.args.amount) > 100);
+    expect(byArgs({ name: "refund", args: { amount: 500 } })).toBe(true);
+    expect(byArgs({ name: "refund", args: { amount: 5 } })).toBe(false);
+    expect(approvalTest(undefined)({ name: "delete_ticket", args: {} })).toBe(false);
+  });
+});
