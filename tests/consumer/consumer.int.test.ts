@@ -218,9 +218,7 @@ describe("the packed packages, installed outside the workspace", () => {
       );
       await page.goto(server.url);
       // React rendered into the root: the built script and its styles were served and ran.
-      await page.waitForFunction(
-        () => (document.getElementById("root")?.childElementCount ?? 0) > 0,
-      );
+      await page.waitForFunction('document.getElementById("root")?.childElementCount > 0');
       expect(await page.title()).toBe("Rein console");
       expect(failures).toEqual([]);
     } finally {
