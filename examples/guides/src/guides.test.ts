@@ -124,6 +124,12 @@ describe("the guides' examples", () => {
     expect(await run("from-langgraph")).toBe("interrupted 1\npro\n");
   });
 
+  it("from-langgraph's agent asks before its tool and runs it on the answer", async () => {
+    expect(await run("from-langgraph-agent")).toBe(
+      "interrupted issue_refund\ndone Done: refunded $80 on order 1042\n",
+    );
+  });
+
   it("reading-state shows the state, the history newest first and the audit log", async () => {
     const out = await run("reading-state");
     expect(out).toContain("now: [ 'planned' ] next: [ 'approve' ] pending: 1\n");
