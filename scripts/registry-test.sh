@@ -93,6 +93,7 @@ token=$(curl -sf -X PUT -H 'content-type: application/json' \
   "${registry}-/user/org.couchdb.user:rehearsal" | node -p 'JSON.parse(require("fs").readFileSync(0,"utf8")).token')
 printf '//127.0.0.1:%s/:_authToken=%s\n' "$port" "$token" >"$work/npmrc"
 export npm_config_userconfig=$work/npmrc npm_config_audit=false npm_config_fund=false
+export REIN_REGISTRY_CHECKS=$work/checks
 
 # --- publish with the release script, from a copy --------------------------------------------
 say "copying the work tree to $work/repo"
@@ -156,3 +157,5 @@ say "npm test (my-app)"
 npm test
 node "$root/scripts/lib/registry-app.mjs" starter "$work/my-app"
 say "passed"
+# Each check that passed: those of the two projects, the publish and the starter's npm test.
+echo "registry: $(($(paste -sd+ "$REIN_REGISTRY_CHECKS") + 2)) passed, 0 failed"
