@@ -48,9 +48,18 @@ function versionIn(dir: string, name: string): string {
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
 
-async function run(command: string, args: string[], cwd: string): Promise<string> {
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   try {
-    const { stdout } = await exec(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await exec(command, args, {
+      cwd,
+      env: { ...env, ...extraEnv },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     // Show what the command printed (tsc reports its errors on stdout).
@@ -68,11 +77,14 @@ async function node(script: string, ...args: string[]): Promise<string> {
 async function install(): Promise<void> {
   mkdirSync(tarballs);
   mkdirSync(app);
-  // `npm pack` runs each package's `prepack` (tsc -b), so the tarballs hold a current build.
+  // `npm pack` runs each package's `prepack` (tsc -b; the console's `vite build`), so the
+  // tarballs hold a current build. NODE_ENV is a releaser's, not the runner's "test", under which
+  // Vite would bundle React's development build.
   await run(
     "npm",
     ["pack", ...PACKAGES.flatMap((p) => ["-w", p]), "--pack-destination", tarballs],
     root,
+    { NODE_ENV: "production" },
   );
   const packed = PACKAGES.map((name) => {
     const { version } = JSON.parse(
