@@ -88,6 +88,7 @@ export default tseslint.config(
         setInterval: "readonly",
         clearInterval: "readonly",
         fetch: "readonly",
+        setTimeout: "readonly",
       },
     },
   },

@@ -124,11 +124,10 @@ async function guide() {
     "silent",
   ]);
   try {
-    expect(
-      "rein serve names the console",
-      server.stderr(),
-      server.stderr().includes(`approval console at ${server.url}/`),
-    );
+    // The console line follows the listening line, on the other stream.
+    const named = () => server.stderr().includes(`approval console at ${server.url}/`);
+    for (let i = 0; i < 50 && !named(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect("rein serve names the console", server.stderr(), named());
     await consoleRenders(server.url);
     const refused = await api(server.url, "not-a-token-0000000000", "GET", "/threads");
     expect("the API refuses a wrong token", refused.status, refused.status === 401);
