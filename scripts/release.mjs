@@ -3,10 +3,22 @@
 // lockfile, builds from clean, runs the full test suite (consumer test included), commits and
 // tags, then publishes to npm. `npm run release -- --dry-run` stops before the commit and shows
 // what each tarball would hold instead of publishing.
+//
+// `--registry URL` publishes to that registry instead of npm's (the local-registry rehearsal,
+// scripts/registry-test.sh, in a throwaway copy of the repository); `--skip-tests` leaves out
+// step 3 there, because the rehearsal runs after the suite has passed on the same commit.
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { parseArgs } from "node:util";
 
-const dryRun = process.argv.includes("--dry-run");
+const { values: flags } = parseArgs({
+  options: {
+    "dry-run": { type: "boolean", default: false },
+    registry: { type: "string" },
+    "skip-tests": { type: "boolean", default: false },
+  },
+});
+const dryRun = flags["dry-run"];
 const changeset = "tools/node_modules/.bin/changeset";
 const run = (command, args) => execFileSync(command, args, { stdio: "inherit" });
 const output = (command, args) => execFileSync(command, args, { encoding: "utf8" }).trim();
@@ -43,8 +55,11 @@ step("building from clean");
 for (const { dir } of published) rmSync(`packages/${dir}/dist`, { recursive: true, force: true });
 run("npx", ["tsc", "-b"]);
 
-step("testing (lint, typecheck, unit, integration, consumer)");
-run("npm", ["test"]);
+if (flags["skip-tests"]) step("tests skipped (--skip-tests)");
+else {
+  step("testing (lint, typecheck, unit, integration, consumer)");
+  run("npm", ["test"]);
+}
 
 const version = JSON.parse(output("npm", ["pkg", "get", "version", "-w", "@rein/core"]))[
   "@rein/core"
@@ -57,7 +72,11 @@ if (dryRun) {
   step(`committing and tagging v${version}`);
   run("git", ["commit", "-am", `Release ${version}`]);
   run("git", ["tag", `v${version}`]);
-  step("publishing to npm");
-  run(changeset, ["publish"]);
+  step(`publishing to ${flags.registry ?? "npm"}`);
+  // Changesets publishes (and checks what is already published) where npm_config_registry says.
+  execFileSync(changeset, ["publish"], {
+    stdio: "inherit",
+    env: flags.registry ? { ...process.env, npm_config_registry: flags.registry } : process.env,
+  });
   console.log(`[release] v${version} published; push the commit and tags: git push --follow-tags`);
 }

@@ -4,13 +4,14 @@
  * CommonJS) and type-checked under both module resolutions users pick. A dependency missing from
  * `dependencies`, an entry missing from `exports` or a file missing from `files` fails here.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** Every published package; a new package is added here (docs/packaging.md). */
@@ -20,6 +21,7 @@ const PACKAGES = [
   "@rein/postgres",
   "@rein/client",
   "@rein/server",
+  "@rein/console",
   "@rein/ai-sdk",
   "@rein/langchain",
   "@rein/openai",
@@ -30,6 +32,8 @@ const PACKAGES = [
 const PEERS = ["ai", "openai", "@langchain/core"];
 
 const exec = promisify(execFile);
+/** Debian's Chromium, driven by playwright-core (no browser download). */
+const CHROMIUM = "/usr/bin/chromium";
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const fixture = fileURLToPath(new URL("./fixture", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "rein-consumer-"));
@@ -45,9 +49,18 @@ function versionIn(dir: string, name: string): string {
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
 
-async function run(command: string, args: string[], cwd: string): Promise<string> {
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   try {
-    const { stdout } = await exec(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await exec(command, args, {
+      cwd,
+      env: { ...env, ...extraEnv },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     // Show what the command printed (tsc reports its errors on stdout).
@@ -65,11 +78,14 @@ async function node(script: string, ...args: string[]): Promise<string> {
 async function install(): Promise<void> {
   mkdirSync(tarballs);
   mkdirSync(app);
-  // `npm pack` runs each package's `prepack` (tsc -b), so the tarballs hold a current build.
+  // `npm pack` runs each package's `prepack` (tsc -b; the console's `vite build`), so the
+  // tarballs hold a current build. NODE_ENV is a releaser's, not the runner's "test", under which
+  // Vite would bundle React's development build.
   await run(
     "npm",
     ["pack", ...PACKAGES.flatMap((p) => ["-w", p]), "--pack-destination", tarballs],
     root,
+    { NODE_ENV: "production" },
   );
   const packed = PACKAGES.map((name) => {
     const { version } = JSON.parse(
@@ -103,6 +119,24 @@ async function install(): Promise<void> {
   cpSync(fixture, app, { recursive: true });
 }
 
+/** Starts the installed `rein serve --open` under plain node; resolves once it listens. */
+function serveInstalled(args: string[]) {
+  const bin = join(app, "node_modules", "@rein", "server", "bin", "rein.mjs");
+  const serveArgs = ["serve", "--open", "--port", "0", "--log-level", "silent", "--db", "srv.db"];
+  const child = spawn(process.execPath, [bin, ...serveArgs, ...args], { cwd: app, env });
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise<{ child: typeof child; url: string; stderr: () => string }>((found, fail) => {
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      if (url) found({ child, url, stderr: () => err });
+    });
+    child.on("exit", (code) => fail(new Error(`rein serve exited ${code}: ${err}`)));
+  });
+}
+
 beforeAll(install, 600_000);
 // The scratch install holds every package's dependency tree: removing it on a busy machine can
 // take longer than the default 30 s hook timeout.
@@ -113,10 +147,13 @@ describe("the packed packages, installed outside the workspace", () => {
     for (const name of PACKAGES) {
       const manifest = join(app, "node_modules", name, "package.json");
       expect(existsSync(manifest), name).toBe(true);
-      expect(existsSync(join(app, "node_modules", name, "dist", "index.js")), name).toBe(true);
+      // The console ships a built page, the others a module.
+      const entry = name === "@rein/console" ? "index.html" : "index.js";
+      expect(existsSync(join(app, "node_modules", name, "dist", entry)), name).toBe(true);
     }
-    // Nothing a workspace-only tool would bring along.
-    for (const name of ["vitest", "tsx", "@langchain/langgraph"])
+    // Nothing a workspace-only tool would bring along; the console's page comes built (React and
+    // Vite stay behind). tsx is the server's own: it loads TypeScript graph modules.
+    for (const name of ["vitest", "vite", "react", "@langchain/langgraph"])
       expect(existsSync(join(app, "node_modules", name)), name).toBe(false);
   });
 
@@ -171,6 +208,36 @@ describe("the packed packages, installed outside the workspace", () => {
     );
     expect(out).toContain("rein serve");
   }, 60_000);
+
+  it("serves a TypeScript graphs module and the console's page, which renders in Chromium", async (context) => {
+    if (!existsSync(CHROMIUM)) {
+      if (process.env["REIN_REQUIRE_BROWSER"] === "1") throw new Error(`${CHROMIUM} is missing`);
+      return context.skip(`${CHROMIUM} is missing`);
+    }
+    const server = await serveInstalled(["--graphs", "./graphs.ts"]);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    try {
+      expect(server.stderr()).toContain("graphs: refund");
+      expect(server.stderr()).toContain(`approval console at ${server.url}/`);
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(200);
+      const page = await browser.newPage();
+      const failures: string[] = [];
+      page.on("pageerror", (error) => failures.push(error.message));
+      page.on(
+        "response",
+        (r) => void (r.status() >= 400 && failures.push(`${r.status()} ${r.url()}`)),
+      );
+      await page.goto(server.url);
+      // React rendered into the root: the built script and its styles were served and ran.
+      await page.waitForFunction('document.getElementById("root")?.childElementCount > 0');
+      expect(await page.title()).toBe("Rein console");
+      expect(failures).toEqual([]);
+    } finally {
+      await browser.close();
+      server.child.kill("SIGKILL");
+    }
+  }, 120_000);
 
   for (const resolution of ["nodenext", "bundler"]) {
     it(`type-checks a TypeScript consumer under "moduleResolution": "${resolution}"`, async () => {

@@ -15,6 +15,7 @@ import { PostgresSaver } from "@rein/postgres";
 import { createServer, openAuth } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { graphs } from "./concepts/server-graphs.ts";
+import { graphs as agentGraphs } from "./getting-started/agent.ts";
 import {
   destroyTestSaver,
   postgresRequired,
@@ -94,15 +95,39 @@ describe("docs", () => {
 });
 
 describe("the guides' examples", () => {
-  it("getting-started pauses for a person and publishes on the answer", async () => {
-    expect(await run("getting-started")).toBe(
-      "interrupted { question: 'Publish the draft?' }\n" +
-        "done [ 'draft about durable agents', 'published' ]\n",
+  it("getting-started pauses in one process and publishes on the answer given in another", async () => {
+    expect(await run("getting-started/pause")).toBe(
+      "interrupted { question: 'Publish the draft?' }\n",
     );
+    expect(await run("getting-started/resume")).toBe(
+      "done [ 'draft about durable agents', 'published' ]\n",
+    );
+  });
+
+  it("getting-started serves the agent; the client's edit with steering runs once, asked once", async () => {
+    const store = SqliteSaver.open(join(cwd, "agent.db"));
+    const server = await createServer({ store, graphs: agentGraphs, auth: openAuth() });
+    try {
+      const url = await server.listen({ port: 0, host: "127.0.0.1" });
+      // A model that keyed on the last message would call the tool again after the steering
+      // note: the run would stop "interrupted" on a second approval instead of "done".
+      expect(await run("getting-started/client", { REIN_URL: url })).toBe(
+        "interrupted 1 approval asked\ndone Done: refunded $40 on order 1042\n",
+      );
+    } finally {
+      await server.close();
+      await store.close();
+    }
   });
 
   it("from-langgraph pauses once and takes the answer", async () => {
     expect(await run("from-langgraph")).toBe("interrupted 1\npro\n");
+  });
+
+  it("from-langgraph's agent asks before its tool and runs it on the answer", async () => {
+    expect(await run("from-langgraph-agent")).toBe(
+      "interrupted issue_refund\ndone Done: refunded $80 on order 1042\n",
+    );
   });
 
   it("reading-state shows the state, the history newest first and the audit log", async () => {

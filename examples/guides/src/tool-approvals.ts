@@ -6,7 +6,8 @@ const payments: string[] = [];
 // A "model" is any function from messages to the next assistant message (a real one calls an
 // LLM and returns a promise). This one asks for a refund, then reports what the tool said.
 function model(messages: readonly Message[]): Message {
-  const last = messages.at(-1);
+  // Steering notes arrive as user messages after the tool result: look past them.
+  const last = messages.findLast((m) => !(m.role === "user" && m.steering));
   if (last?.role === "tool") return { role: "assistant", content: `Done: ${textOf(last)}` };
   return {
     role: "assistant",
@@ -37,12 +38,13 @@ const paused = await graph.invoke({ messages: [{ role: "user", content: "Refund 
 const request = paused.interrupts[0]!;
 console.log("approval asked:", JSON.stringify(request.payload));
 
-// The reviewer lowers the amount: an `edit` decision runs the tool with the edited arguments.
+// The reviewer lowers the amount: an `edit` decision runs the tool with the edited arguments,
+// and the steering note reaches the model on its next turn.
 const done = await graph.resume(
   thread,
   Command.resumeMap(
     { [request.id]: { type: "edit", args: { order: "1042", amount: 50 } } },
-    { actor: "lead@example.com" },
+    { actor: "lead@example.com", steering: "The other $30 goes back as store credit." },
   ),
 );
 console.log(done.values.messages.at(-1)?.content);

@@ -35,8 +35,8 @@ process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") process.exit(0);
   throw error;
 });
-// tsx is the repository's own tool: an installed package runs JavaScript (a TypeScript
-// `--graphs` module then needs `node --import tsx`).
+// Inside the repository tsx runs the CLI's own sources. An installed package runs JavaScript;
+// a TypeScript `--graphs` module is loaded through tsx either way (src/load-module.ts).
 if (sources) (await import("tsx/esm/api")).register();
 const { main } = await import(sources ? "../src/cli/main.ts" : built.href);
 process.exitCode = await main(process.argv.slice(2));

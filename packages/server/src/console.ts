@@ -34,9 +34,9 @@ export async function registerConsole(app: FastifyInstance, root: string): Promi
 }
 
 /**
- * The `dist` directory of the installed `@rein/console` package, or null when it is not
- * installed. Resolved by path, not imported: the console depends on the server (its browser
- * tests start one), so the server must not depend on the console's code.
+ * The `dist` directory of the installed `@rein/console` package (a dependency of this one, so
+ * installed with it), or null when it is not installed. Resolved by path, not imported: the
+ * package holds only the built page, no code to run.
  */
 export function installedConsoleDir(): string | null {
   try {
@@ -45,4 +45,11 @@ export function installedConsoleDir(): string | null {
   } catch {
     return null;
   }
+}
+
+/** Why no console is served from `dir` (from {@link installedConsoleDir}), as a hint to act on. */
+export function missingConsoleHint(dir: string | null): string {
+  return dir === null
+    ? "@rein/console is not installed next to @rein/server (npm install @rein/console)"
+    : `${dir} holds no build (inside the Rein repository: npm run build -w @rein/console)`;
 }

@@ -3,9 +3,6 @@
  * the graph against the server's store. A thread belongs to one graph, recorded when the thread is
  * created (or read from its first run when core created it).
  */
-import { existsSync } from "node:fs";
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import {
   InvalidInputError,
   NotFoundError,
@@ -15,6 +12,7 @@ import {
   type Schema,
   type ThreadRecord,
 } from "@rein/core";
+import { importModule } from "./load-module.ts";
 
 /** A compiled graph of any state shape. */
 export type ServedGraph = CompiledGraph<Schema>;
@@ -94,14 +92,16 @@ export class GraphRegistry {
 }
 
 /**
- * Imports a graph module (a path or a package name) and checks its shape.
+ * Imports a graph module (a path or a package name; TypeScript or JavaScript) and checks its
+ * shape.
  *
- * @throws InvalidInputError when it does not export `graphs` as an object of functions.
+ * @throws InvalidInputError when the module is missing or fails to load (one line naming the
+ *   module and the cause), or does not export `graphs` as an object of functions.
  */
 export async function loadGraphModule(specifier: string): Promise<Record<string, GraphFactory>> {
-  // A file that exists is a path (`src/graphs.ts` too); anything else is a package name.
-  const url = existsSync(resolve(specifier)) ? pathToFileURL(resolve(specifier)).href : specifier;
-  const mod = (await import(url)) as Partial<GraphModule> & { default?: Partial<GraphModule> };
+  const mod = (await importModule(specifier)) as Partial<GraphModule> & {
+    default?: Partial<GraphModule>;
+  };
   const graphs = mod.graphs ?? mod.default?.graphs;
   if (
     !graphs ||

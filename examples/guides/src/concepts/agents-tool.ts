@@ -20,7 +20,8 @@ const issueRefund = tool({
 
 // The model sees each tool as { name, description, parameters: its JSON Schema }.
 const model: Model = (messages, { tools }) => {
-  const last = messages.at(-1);
+  // Steering notes arrive as user messages after the tool result: look past them.
+  const last = messages.findLast((m) => !(m.role === "user" && m.steering));
   if (last?.role === "tool") return { role: "assistant", content: textOf(last) };
   console.log(tools[0]?.name, "takes", Object.keys(tools[0]?.parameters.properties ?? {}));
   const args = { orderId: "1042", amount: 12, reason: "broken mug" };

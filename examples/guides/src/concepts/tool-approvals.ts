@@ -12,7 +12,8 @@ const pay = (amount: number, idempotencyKey: string) => {
 // Stands in for your LLM (a real one returns a promise): asks for a refund of 50, then
 // repeats what the tool answered.
 function callYourLlm(messages: readonly Message[]): Message {
-  const last = messages.at(-1);
+  // Steering notes arrive as user messages after the tool result: look past them.
+  const last = messages.findLast((m) => !(m.role === "user" && m.steering));
   if (last?.role === "tool") return { role: "assistant", content: textOf(last) };
   return {
     role: "assistant",

@@ -3,7 +3,7 @@
  * only), listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
 import { createServer } from "../app.ts";
-import { installedConsoleDir } from "../console.ts";
+import { installedConsoleDir, missingConsoleHint } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
 import { loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
@@ -113,7 +113,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   io.err(
     server.app.hasRoute({ method: "GET", url: "/" })
       ? `rein serve: approval console at ${url}/\n`
-      : "rein serve: no console build found (npm run build -w @rein/console builds it)\n",
+      : `rein serve: no approval console: ${missingConsoleHint(consoleDir)}\n`,
   );
   await new Promise<void>((resolve) => {
     const done = (): void => resolve();

@@ -1,8 +1,8 @@
-import { Command, END, RunConfig, START, StateGraph, append, lastValue } from "@rein/core";
+import { END, START, StateGraph, append, lastValue } from "@rein/core";
 import { SqliteSaver } from "@rein/sqlite";
 
 // State is a set of typed channels: a last-value string and an append-only log.
-const graph = new StateGraph({ topic: lastValue<string>(), log: append<string>() })
+export const graph = new StateGraph({ topic: lastValue<string>(), log: append<string>() })
   .addNode("draft", (s) => ({ log: `draft about ${s.topic}` }))
   .addNode("publish", (_s, ctx) => {
     // Pauses the run until a person answers; the answer is what interrupt() returns.
@@ -13,10 +13,3 @@ const graph = new StateGraph({ topic: lastValue<string>(), log: append<string>()
   .addEdge("draft", "publish")
   .addEdge("publish", END)
   .compile({ checkpointer: SqliteSaver.open("app.db") });
-
-const thread = RunConfig.thread("post-1");
-const paused = await graph.invoke({ topic: "durable agents" }, thread);
-console.log(paused.status, paused.interrupts[0]?.payload);
-
-const done = await graph.resume(thread, Command.resume(true));
-console.log(done.status, done.values.log);
