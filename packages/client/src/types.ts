@@ -54,6 +54,12 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A page of the approval queue, with the size of the whole filtered queue. */
+export interface InterruptPage extends Page<InterruptListItem> {
+  /** How many interrupts match the filters on all pages. */
+  total: number;
+}
+
 /** A run record. */
 export interface Run {
   runId: string;

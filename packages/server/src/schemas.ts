@@ -119,7 +119,22 @@ export const ThreadListQuery = z
 export const InterruptQuerySchema = z
   .object({
     status: z.enum(["pending", "answered", "cancelled", "superseded"]).optional(),
-    graph: z.string().min(1).max(256).optional(),
+    graph: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe(
+        "The app: the root graph of the run tree. Lists every question of its tree, the sub-agents' included.",
+      ),
+    subAgentGraph: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe(
+        "The graph of the run that asked (a sub-agent's own graph; the root graph for the root run's own questions).",
+      ),
     threadId: Id.optional(),
     cursor: Cursor.optional(),
     limit: Limit.optional(),
@@ -187,6 +202,8 @@ export const InterruptItemSchema = InterruptSchema.extend({
 export const InterruptPageSchema = z.object({
   items: z.array(InterruptItemSchema),
   nextCursor: z.string().nullable(),
+  /** How many interrupts match the filters on all pages, counted from the queue's index. */
+  total: z.number().int().nonnegative(),
 });
 
 /** A thread with its status and pending interrupts. */
