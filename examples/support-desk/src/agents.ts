@@ -86,8 +86,9 @@ export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGrap
     tools: [
       tool({
         name: "issue_refund",
-        description: "Refund money to the customer's card. Irreversible.",
+        description: "Refund money to the customer's card.",
         schema: refundArgs,
+        irreversible: true,
         // Runs inside the tool node's `ctx.once`, with its idempotency key handed to the payment
         // API: a re-run of the node replays the stored receipt instead of paying again.
         run: (args, { idempotencyKey }) => {

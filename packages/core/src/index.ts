@@ -47,6 +47,8 @@ export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";
 export { RUN_RESULT_INTERRUPT_LIMIT } from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
+export { toolCallContext } from "./prebuilt/decision-context.ts";
+export type { ContextMessage, DecisionContext } from "./prebuilt/decision-context.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
 export { modelView, partsOf, pendingToolCalls, textOf } from "./prebuilt/messages.ts";
 export type {

@@ -25,6 +25,7 @@ import {
   zodFromJsonSchema,
   type StandardSchemaV1,
 } from "./schema.ts";
+import { toolCallContext, type DecisionContext } from "./decision-context.ts";
 import { steeringMessages } from "./steering.ts";
 
 /** What a tool's code receives besides its arguments. */
@@ -45,6 +46,11 @@ export interface Tool<Args = Record<string, unknown>> {
   schema?: StandardSchemaV1<unknown, Args>;
   /** JSON Schema of the arguments, for schema libraries without a JSON Schema converter. */
   jsonSchema?: Record<string, unknown>;
+  /**
+   * The call's effect cannot be undone (money paid out, an email sent): its decision payload says
+   * `irreversible: true`, and the console asks for an explicit confirmation before accepting.
+   */
+  irreversible?: boolean;
   /** Runs the call; may return a promise. */
   run(args: Args, ctx: ToolContext): unknown;
 }
@@ -55,6 +61,7 @@ export interface AnyTool {
   description?: string;
   schema?: StandardSchemaV1;
   jsonSchema?: Record<string, unknown>;
+  irreversible?: boolean;
   run(args: never, ctx: ToolContext): unknown;
 }
 
@@ -81,6 +88,10 @@ export interface ToolDecisionRequest {
   toolCallId: string;
   /** JSON Schema an edit's `args` must match (an edit that does not is refused). */
   argsSchema: Record<string, unknown>;
+  /** Why the agent asks and the conversation that led to the call. */
+  context: DecisionContext;
+  /** Set when the tool declares its effect cannot be undone. */
+  irreversible?: true;
 }
 
 /** A reviewer's answer to a {@link ToolDecisionRequest}. */
@@ -169,7 +180,9 @@ export function toolNode(
     // allSettled, not all: every call reaches its own interrupt (or finishes) before the node
     // unwinds, so each pending approval is recorded as its own interrupt.
     const settled = await Promise.allSettled(
-      calls.map((call) => traceToolCall(ctx, call, () => runCall(call, byName, options, ctx))),
+      calls.map((call) =>
+        traceToolCall(ctx, call, () => runCall(call, byName, options, ctx, state.messages)),
+      ),
     );
     const paused = settled.find(
       (s): s is PromiseRejectedResult =>
@@ -194,6 +207,7 @@ async function runCall(
   byName: Map<string, PreparedTool>,
   options: ToolNodeOptions,
   ctx: NodeContext<MessagesSchema>,
+  messages: readonly Message[],
 ): Promise<ToolMessage> {
   const found = byName.get(call.name);
   if (!found) return toolMessage(call, `Unknown tool "${call.name}".`, "error");
@@ -204,10 +218,12 @@ async function runCall(
     const request: ToolDecisionRequest = {
       action: call.name,
       args: call.args,
-      description: `${call.name}(${JSON.stringify(call.args)})${t.description ? `: ${t.description}` : ""}`,
+      description: t.description ?? "",
       allow: { accept: true, edit: true, respond: true, ignore: true },
       toolCallId: call.id,
       argsSchema: found.argsSchema,
+      context: toolCallContext(messages, call.id, `The agent asks to run ${call.name}.`),
+      ...(t.irreversible === true ? { irreversible: true as const } : {}),
     };
     await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
     let answeredBy: { interruptId: string; actor: string | null } = {
