@@ -58,7 +58,7 @@ export function researchAgent(store: Checkpointer): CompiledGraph<MessagesSchema
 /** Arguments of `issue_refund`. */
 export const refundArgs = z.object({
   orderId: z.string(),
-  amount: z.number().positive().max(500),
+  amount: z.number().positive().max(500).meta({ unit: "USD" }),
   reason: z.string(),
 });
 

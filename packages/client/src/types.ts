@@ -137,6 +137,8 @@ export interface Health {
   ok: true;
   store: string;
   graphs: string[];
+  /** `open`: the server needs no token; `token`: every call needs a bearer token. */
+  auth: "token" | "open";
 }
 
 /** `GET /whoami`: who the token is. */

@@ -59,7 +59,12 @@ function suite(backend: Backend): void {
     it("serves /healthz and an OpenAPI document listing every route, without a token", async () => {
       const anonymous = client(server.url, null);
       const health = await anonymous("GET", "/healthz");
-      expect(health.body).toEqual({ ok: true, store: "custom", graphs: ["desk", "slow", "ask"] });
+      expect(health.body).toEqual({
+        ok: true,
+        store: "custom",
+        graphs: ["desk", "slow", "ask"],
+        auth: "token",
+      });
       const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>(
         "GET",
         "/openapi.json",

@@ -330,6 +330,8 @@ export const HealthSchema = z.object({
   ok: z.literal(true),
   store: z.string(),
   graphs: z.array(z.string()),
+  /** `open`: no token needed (the console skips its sign-in screen); `token`: a bearer token. */
+  auth: z.enum(["token", "open"]),
 });
 
 /** `GET /whoami`. */
