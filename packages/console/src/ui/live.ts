@@ -25,6 +25,8 @@ export function useLiveQueue(
   client: ReinClient,
   filters: { graph?: string; subAgentGraph?: string; threadId?: string },
   limit = 200,
+  /** False: no connection (a screen that is handed its parent's feed; browsers allow few). */
+  enabled = true,
 ): LiveQueue {
   const [state, setState] = useState<LiveQueue>({
     items: null,
@@ -36,6 +38,7 @@ export function useLiveQueue(
   });
   const { graph, subAgentGraph, threadId } = filters;
   useEffect(() => {
+    if (!enabled) return;
     const controller = new AbortController();
     let retry: ReturnType<typeof setTimeout> | undefined;
     const connect = async (): Promise<void> => {
@@ -70,7 +73,7 @@ export function useLiveQueue(
       controller.abort();
       clearTimeout(retry);
     };
-  }, [client, graph, subAgentGraph, threadId, limit]);
+  }, [client, graph, subAgentGraph, threadId, limit, enabled]);
   return state;
 }
 

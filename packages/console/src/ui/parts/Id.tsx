@@ -25,13 +25,12 @@ export function Id({ value, label }: { value: string; label: string }) {
         type="button"
         className="copy"
         aria-label={copied ? `${label} copied` : `Copy ${label.toLowerCase()} ${value}`}
-        title={copied ? "Copied" : "Copy"}
         onClick={(event) => {
           event.stopPropagation();
           copy();
         }}
       >
-        {copied ? "✓" : "⧉"}
+        {copied ? "Copied" : "Copy"}
       </button>
     </span>
   );

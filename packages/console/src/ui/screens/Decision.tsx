@@ -42,6 +42,8 @@ export function Decision(props: {
   embedded?: boolean;
   /** Told what was sent (the split view keeps it in view as the pane moves on). */
   onSent?: (text: string) => void;
+  /** The queue's live page, when the split view shows this screen (no feed of its own). */
+  liveItems?: InterruptListItem[] | null;
 }) {
   const { session, threadId, interruptId, embedded = false } = props;
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -51,7 +53,8 @@ export function Decision(props: {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const now = useNow();
-  const live = useLiveQueue(session.client, { threadId });
+  const own = useLiveQueue(session.client, { threadId }, 200, props.liveItems === undefined);
+  const liveItems = props.liveItems === undefined ? own.items : props.liveItems;
 
   const load = useCallback(async () => {
     try {
@@ -158,8 +161,8 @@ export function Decision(props: {
   const goneElsewhere =
     item !== null &&
     outcome === null &&
-    live.items !== null &&
-    !live.items.some((i) => i.id === item.id);
+    liveItems !== null &&
+    !liveItems.some((i) => i.id === item.id);
   const answered = outcome?.kind === "sent" || outcome?.kind === "conflict";
   const Title = embedded ? "h2" : "h1";
   const title = item ? (decision ? humanize(decision.action) : "Question") : "No longer pending";

@@ -18,7 +18,7 @@ import type { Session } from "../session.ts";
 import { Decision } from "./Decision.tsx";
 
 /** Questions per page. */
-const PAGE = 50;
+const PAGE = 100;
 const WIDE = "(min-width: 1100px)";
 
 const typing = (target: EventTarget | null): boolean =>
@@ -165,6 +165,7 @@ export function Queue({ session }: { session: Session }) {
               threadId={current.threadId}
               interruptId={current.id}
               embedded
+              liveItems={queue.items}
               onSent={(text) => setNotice({ text, error: false })}
             />
           </aside>
