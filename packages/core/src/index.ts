@@ -29,11 +29,7 @@ export type { InterruptDefinition } from "./interrupts/define.ts";
 export type { AnswerInfo, InterruptOptions, NodeContext } from "./graph/node.ts";
 export type { StreamEvent, StreamMode } from "./engine/events.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
-export type {
-  InterruptListItem,
-  InterruptListPage,
-  InterruptListQuery,
-} from "./thread/queue.ts";
+export type { InterruptListItem, InterruptListPage, InterruptListQuery } from "./thread/queue.ts";
 export type { ResumeTarget } from "./resume/target.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./thread/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";

@@ -50,6 +50,13 @@ async function main(): Promise<void> {
 
     const page = await signedIn(browser, fixture.url, 1280, 800);
     await page.locator("ol.queue > li").nth(2).waitFor();
+    // The refund selected: the split view shows it with the ticket and the research finding.
+    await page
+      .locator("ol.queue > li")
+      .filter({ hasText: "Issue refund" })
+      .first()
+      .locator(".row-where")
+      .click();
     await page
       .getByRole("complementary", { name: "Selected question" })
       .getByRole("heading", { name: "Why the agent asks" })
@@ -72,7 +79,10 @@ async function main(): Promise<void> {
     const phone = await signedIn(browser, fixture.url, 390, 844);
     await phone.locator("ol.queue > li").nth(2).waitFor();
     await phone.screenshot({ path: join(docs, "console-phone.png") });
-    console.log(`Saved console-{queue,decision,thread,phone}.png in ${docs}`);
+    await phone.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
+    await phone.getByRole("heading", { name: "Why the agent asks" }).waitFor();
+    await phone.screenshot({ path: join(docs, "console-phone-decision.png"), fullPage: true });
+    console.log(`Saved console-{queue,decision,thread,phone,phone-decision}.png in ${docs}`);
   } finally {
     await browser.close();
     await fixture.close();
