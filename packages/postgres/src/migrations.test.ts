@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { SchemaVersionError, jsonSerializer } from "@rein/core";
 import type { StoredInterrupt } from "@rein/core/store";
-import { makeInterrupt, runId, taskId, threadId } from "@rein/core/testing";
+import { taskId, threadId, treeInterrupts } from "@rein/core/testing";
 import { RowCodec } from "./codec.ts";
 import {
   MIGRATIONS,
@@ -28,29 +28,7 @@ const notesAuthor: Migration = {
 };
 
 /** A root question and two sub-agent questions of one support-desk tree. */
-const OLD_ROWS: StoredInterrupt[] = [
-  makeInterrupt("t1", "i_root", {
-    graph: "support-desk",
-    path: [
-      { runId: runId("run-1"), graph: "support-desk", node: "review", taskId: taskId("task-1") },
-    ],
-  }),
-  ...(["refund", "email"] as const).map((agent) =>
-    makeInterrupt("t1", `i_${agent}`, {
-      graph: `${agent}_agent`,
-      runId: runId(`r_${agent}`),
-      path: [
-        { runId: runId("root"), graph: "support-desk", node: agent, taskId: taskId(`t_${agent}`) },
-        {
-          runId: runId(`r_${agent}`),
-          graph: `${agent}_agent`,
-          node: "review",
-          taskId: taskId("task-1"),
-        },
-      ],
-    }),
-  ),
-];
+const OLD_ROWS: StoredInterrupt[] = treeInterrupts();
 
 describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)}`, () => {
   const schemas: string[] = [];

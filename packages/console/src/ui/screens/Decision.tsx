@@ -6,7 +6,8 @@
  * view shows the same screen beside the list (`embedded`).
  */
 import { useCallback, useEffect, useState } from "react";
-import { ReinApiError, type InterruptListItem, type RunResult, type Thread } from "@rein/client";
+import type { InterruptListItem, RunResult, Thread } from "@rein/client";
+import { refusal, sendAnswer, steerOnly } from "../answering.ts";
 import { asDecision, type DecisionKind } from "../decision.ts";
 import { describeError } from "../errors.ts";
 import { deadlineText, duration, humanize, treePath } from "../format.ts";
@@ -16,7 +17,7 @@ import { Id } from "../parts/Id.tsx";
 import { SteeringBox, steerTargets } from "../parts/Steering.tsx";
 import { href } from "../router.ts";
 import type { Session } from "../session.ts";
-import { Conflict, conflictInfo, type ConflictInfo } from "./Conflict.tsx";
+import { Conflict, type ConflictInfo } from "./Conflict.tsx";
 import { DecisionCard } from "./DecisionCard.tsx";
 import { JsonAnswer } from "./JsonAnswer.tsx";
 
@@ -46,8 +47,6 @@ export function Decision(props: {
   liveItems?: InterruptListItem[] | null;
 }) {
   const { session, threadId, interruptId, embedded = false } = props;
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [steering, setSteering] = useState("");
   const [target, setTarget] = useState(0);
   const [busy, setBusy] = useState(false);
@@ -56,26 +55,7 @@ export function Decision(props: {
   const own = useLiveQueue(session.client, { threadId }, 200, props.liveItems === undefined);
   const liveItems = props.liveItems === undefined ? own.items : props.liveItems;
 
-  const load = useCallback(async () => {
-    try {
-      const [thread, page] = await Promise.all([
-        session.client.getThread(threadId),
-        session.client.listInterrupts({ threadId, limit: 500 }),
-      ]);
-      setLoaded({
-        thread,
-        item: page.items.find((i) => i.id === interruptId) ?? null,
-        pending: page.items,
-      });
-      setLoadError(null);
-    } catch (error) {
-      setLoadError(describeError(error));
-    }
-  }, [session.client, threadId, interruptId]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { loaded, loadError, reload } = useQuestion(session, threadId, interruptId);
 
   if (loadError)
     return (
@@ -89,66 +69,30 @@ export function Decision(props: {
   const chosen = targets[target] ?? targets[0];
   const note = steering.trim();
 
-  const refused = async (error: unknown, asked: InterruptListItem): Promise<void> => {
-    if (!(error instanceof ReinApiError && error.status === 409)) {
-      setOutcome({ kind: "error", text: describeError(error) });
-      return;
-    }
-    // The thread's head, as the thread screen shows it (the 409 names the answered run's).
-    const head = await session.client.getThread(threadId).then(
-      (t) => t.headCheckpointId,
-      () => null,
-    );
-    setOutcome({ kind: "conflict", info: conflictInfo(error, asked, head) });
-  };
-
+  const noteFor = chosen && note ? { text: note, to: chosen } : null;
   const send = (answer: unknown, label: string) => {
-    if (!item || !chosen) return;
+    if (!item) return;
     setBusy(true);
     setOutcome(null);
-    const elsewhere = note && !chosen.asking;
-    // A note for another run of the tree is recorded first, so it is there when that run goes on.
-    const steered = elsewhere
-      ? session.client.steer(threadId, {
-          target: { runId: chosen.runId, namespace: chosen.namespace },
-          text: note,
-        })
-      : Promise.resolve(null);
-    steered
-      .then(() =>
-        session.client.resume(threadId, {
-          target: { runId: item.runId, namespace: item.namespace, interruptId: item.id },
-          resume: answer,
-          ...(note && !elsewhere ? { steering: note } : {}),
-          expectedCheckpointId: item.checkpointId,
-        }),
-      )
+    sendAnswer(session.client, item, answer, noteFor)
       .then((result) => {
-        const noted = note ? ` Your note went to ${chosen.label}.` : "";
+        const noted = noteFor ? ` Your note went to ${noteFor.to.label}.` : "";
         const text = `${label} sent for ${title} on thread ${threadId}.${noted}`;
         setOutcome({ kind: "sent", text, result });
         props.onSent?.(`${text} The thread is now ${result.status}.`);
         setSteering("");
       })
-      .catch((error: unknown) => refused(error, item))
+      .catch(async (error: unknown) => setOutcome(await refusal(session.client, item, error)))
       .finally(() => setBusy(false));
   };
 
-  const steerOnly = () => {
-    if (!item || !chosen || !note) return;
+  const steerAlone = () => {
+    if (!item || !noteFor) return;
     setBusy(true);
-    session.client
-      .steer(threadId, {
-        target: chosen.asking
-          ? { runId: item.runId, namespace: item.namespace, interruptId: item.id }
-          : { runId: chosen.runId, namespace: chosen.namespace },
-        text: note,
-      })
+    steerOnly(session.client, item, noteFor)
       .then(() => {
-        setOutcome({
-          kind: "steered",
-          text: `Steering note recorded for ${chosen.label}; nothing was answered.`,
-        });
+        const text = `Steering note recorded for ${noteFor.to.label}; nothing was answered.`;
+        setOutcome({ kind: "steered", text });
         setSteering("");
       })
       .catch((error: unknown) => setOutcome({ kind: "error", text: describeError(error) }))
@@ -230,7 +174,7 @@ export function Decision(props: {
               text={steering}
               onText={setSteering}
               busy={busy}
-              onSteerOnly={steerOnly}
+              onSteerOnly={steerAlone}
             />
           )}
           {!answered &&
@@ -256,12 +200,38 @@ export function Decision(props: {
         threadId={threadId}
         onDecideAgain={() => {
           setOutcome(null);
-          setLoaded(null);
-          void load();
+          reload();
         }}
       />
     </section>
   );
+}
+
+/** The thread and its pending questions, this one among them (or not, once answered). */
+function useQuestion(session: Session, threadId: string, interruptId: string) {
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const [thread, page] = await Promise.all([
+        session.client.getThread(threadId),
+        session.client.listInterrupts({ threadId, limit: 500 }),
+      ]);
+      const item = page.items.find((i) => i.id === interruptId) ?? null;
+      setLoaded({ thread, item, pending: page.items });
+      setLoadError(null);
+    } catch (error) {
+      setLoadError(describeError(error));
+    }
+  }, [session.client, threadId, interruptId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const reload = () => {
+    setLoaded(null);
+    void load();
+  };
+  return { loaded, loadError, reload };
 }
 
 const LABELS: Record<DecisionKind, string> = {

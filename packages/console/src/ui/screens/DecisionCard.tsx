@@ -8,6 +8,7 @@ import { useState, type FormEvent } from "react";
 import {
   argChanges,
   argFields,
+  type ArgChange,
   checkAnswer,
   decisionAnswer,
   readArgs,
@@ -115,84 +116,32 @@ export function DecisionCard(props: {
         </tbody>
       </table>
       {mode !== "edit" && !confirming && (
-        <div className="actions" role="group" aria-label="Decide">
-          {decision.allow.accept && (
-            <button
-              type="button"
-              className="primary"
-              disabled={busy}
-              onClick={() => answer("accept")}
-            >
-              Accept
-            </button>
-          )}
-          {decision.allow.edit && (
-            <button type="button" disabled={busy} onClick={() => setMode("edit")}>
-              Edit arguments
-            </button>
-          )}
-          {decision.allow.respond && (
-            <button
-              type="button"
-              disabled={busy}
-              aria-expanded={mode === "respond"}
-              onClick={() => setMode(mode === "respond" ? null : "respond")}
-            >
-              Respond
-            </button>
-          )}
-          {decision.allow.ignore && (
-            <button type="button" disabled={busy} onClick={() => answer("ignore")}>
-              Ignore
-            </button>
-          )}
-        </div>
+        <DecideButtons
+          allow={decision.allow}
+          busy={busy}
+          responding={mode === "respond"}
+          onAccept={() => answer("accept")}
+          onEdit={() => setMode("edit")}
+          onRespond={() => setMode(mode === "respond" ? null : "respond")}
+          onIgnore={() => answer("ignore")}
+        />
       )}
       {mode === "edit" && (
-        <form className="edit" aria-label="Edit arguments" onSubmit={submitEdit} noValidate>
-          {fields.map((f) => (
-            <Field
-              key={f.name}
-              field={f}
-              value={values[f.name] ?? ""}
-              bad={bad(f.name)}
-              onChange={edit}
-            />
-          ))}
-          <section className="diff" aria-labelledby="diff-title">
-            <h3 id="diff-title">Your edits against what the model asked</h3>
-            {changes.length === 0 ? (
-              <p>No changes yet: accepting sends the arguments as the model asked.</p>
-            ) : (
-              <ul aria-label="Changed arguments">
-                {changes.map((c) => (
-                  <li key={c.name}>
-                    <strong>{c.name}</strong>:{" "}
-                    <del>{formatValue(c.before, decision.units[c.name])}</del> →{" "}
-                    <ins>{formatValue(c.after, decision.units[c.name])}</ins>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
-          {!confirming && (
-            <div className="actions">
-              <button type="submit" className="primary" disabled={busy}>
-                Accept with these arguments
-              </button>
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() => {
-                  setMode(null);
-                  setProblems([]);
-                }}
-              >
-                Cancel editing
-              </button>
-            </div>
-          )}
-        </form>
+        <EditForm
+          fields={fields}
+          values={values}
+          bad={bad}
+          changes={changes}
+          units={decision.units}
+          busy={busy}
+          confirming={confirming !== null}
+          onEdit={edit}
+          onSubmit={submitEdit}
+          onCancel={() => {
+            setMode(null);
+            setProblems([]);
+          }}
+        />
       )}
       {mode === "respond" && !confirming && (
         <form className="respond" aria-label="Respond" onSubmit={submitRespond} noValidate>
@@ -219,6 +168,102 @@ export function DecisionCard(props: {
       )}
       {problems.length > 0 && <Problems problems={problems} />}
     </article>
+  );
+}
+
+/** Accept / Edit arguments / Respond / Ignore, each where `allow` permits. */
+function DecideButtons(props: {
+  allow: DecisionPayload["allow"];
+  busy: boolean;
+  responding: boolean;
+  onAccept: () => void;
+  onEdit: () => void;
+  onRespond: () => void;
+  onIgnore: () => void;
+}) {
+  const { allow, busy } = props;
+  return (
+    <div className="actions" role="group" aria-label="Decide">
+      {allow.accept && (
+        <button type="button" className="primary" disabled={busy} onClick={props.onAccept}>
+          Accept
+        </button>
+      )}
+      {allow.edit && (
+        <button type="button" disabled={busy} onClick={props.onEdit}>
+          Edit arguments
+        </button>
+      )}
+      {allow.respond && (
+        <button
+          type="button"
+          disabled={busy}
+          aria-expanded={props.responding}
+          onClick={props.onRespond}
+        >
+          Respond
+        </button>
+      )}
+      {allow.ignore && (
+        <button type="button" disabled={busy} onClick={props.onIgnore}>
+          Ignore
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The edit form: one field per argument, the edits as a diff, and the one accept. */
+function EditForm(props: {
+  fields: ArgField[];
+  values: Record<string, string>;
+  bad: (name: string) => boolean;
+  changes: ArgChange[];
+  units: Record<string, string>;
+  busy: boolean;
+  confirming: boolean;
+  onEdit: (name: string, value: string) => void;
+  onSubmit: (event: FormEvent) => void;
+  onCancel: () => void;
+}) {
+  const { fields, values, changes, units, busy } = props;
+  return (
+    <form className="edit" aria-label="Edit arguments" onSubmit={props.onSubmit} noValidate>
+      {fields.map((f) => (
+        <Field
+          key={f.name}
+          field={f}
+          value={values[f.name] ?? ""}
+          bad={props.bad(f.name)}
+          onChange={props.onEdit}
+        />
+      ))}
+      <section className="diff" aria-labelledby="diff-title">
+        <h3 id="diff-title">Your edits against what the model asked</h3>
+        {changes.length === 0 ? (
+          <p>No changes yet: accepting sends the arguments as the model asked.</p>
+        ) : (
+          <ul aria-label="Changed arguments">
+            {changes.map((c) => (
+              <li key={c.name}>
+                <strong>{c.name}</strong>: <del>{formatValue(c.before, units[c.name])}</del> →{" "}
+                <ins>{formatValue(c.after, units[c.name])}</ins>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {!props.confirming && (
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            Accept with these arguments
+          </button>
+          <button type="button" disabled={busy} onClick={props.onCancel}>
+            Cancel editing
+          </button>
+        </div>
+      )}
+    </form>
   );
 }
 
