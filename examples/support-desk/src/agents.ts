@@ -62,7 +62,7 @@ export function researchAgent(store: Checkpointer): CompiledGraph<MessagesSchema
 /** Arguments of `issue_refund`. */
 export const refundArgs = z.object({
   orderId: z.string(),
-  amount: z.number().positive().max(500),
+  amount: z.number().positive().max(500).meta({ unit: "USD" }),
   reason: z.string(),
 });
 
@@ -90,8 +90,9 @@ export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGrap
     tools: [
       tool({
         name: "issue_refund",
-        description: "Refund money to the customer's card. Irreversible.",
+        description: "Refund money to the customer's card.",
         schema: refundArgs,
+        irreversible: true,
         // Runs inside the tool node's `ctx.once`, with its idempotency key handed to the payment
         // API: a re-run of the node replays the stored receipt instead of paying again.
         run: (args, { idempotencyKey }) => {

@@ -3,19 +3,22 @@
  * the support-desk demo on `.rein/support-desk.db`, opens demo threads whose refund and email
  * sub-agents wait for approval at the same time, and prints where to look.
  *
- * Options: `--port N` (default 8080, `PORT`; the CLI's default URL), `--threads N` demo threads to open (default 2).
+ * Options: `--port N` (default 8080, `PORT`; the CLI's default URL), `--threads N` demo threads to
+ * open (default 2), `--more` to open that many new ones even when the demo's threads exist (a
+ * re-run otherwise reuses them, so threads do not pile up with every `npm start`).
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ReinClient } from "@rein/client";
+import { ReinApiError, ReinClient } from "@rein/client";
 
 const { values } = parseArgs({
   options: {
     port: { type: "string", default: process.env["PORT"] ?? "8080" },
     threads: { type: "string", default: "2" },
     db: { type: "string", default: ".rein/support-desk.db" },
+    more: { type: "boolean", default: false },
   },
 });
 const root = resolve(import.meta.dirname, "../../..");
@@ -66,8 +69,23 @@ const url = await new Promise<string>((resolveUrl, reject) => {
 
 const client = new ReinClient({ baseUrl: url });
 const opened: string[] = [];
+const reused: string[] = [];
+const exists = (threadId: string): Promise<boolean> =>
+  client.getThread(threadId).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof ReinApiError && error.status === 404) return false;
+      throw error;
+    },
+  );
 for (let i = 0; i < Number(values.threads); i++) {
-  const threadId = `ticket-1042-${Date.now().toString(36)}-${i}`;
+  const threadId = values.more
+    ? `ticket-1042-${Date.now().toString(36)}-${i}`
+    : `ticket-1042-demo-${i + 1}`;
+  if (await exists(threadId)) {
+    reused.push(threadId);
+    continue;
+  }
   await client.createThread({ graph: "support-desk", threadId });
   // The supervisor asks which sub-agents to dispatch; the lead accepts all three, so refund and
   // email pause for approval side by side.
@@ -76,7 +94,7 @@ for (let i = 0; i < Number(values.threads); i++) {
   opened.push(threadId);
 }
 let waiting = 0;
-for (const threadId of opened)
+for (const threadId of [...reused, ...opened])
   waiting += (await client.listInterrupts({ status: "pending", threadId })).items.length;
 
 process.stdout.write(`
@@ -86,7 +104,7 @@ Rein is running on the embedded SQLite store (${values.db}).
   API:       ${url}/openapi.json
   CLI:       npx rein interrupts${values.port === "8080" ? "" : ` --url ${url}`}
 
-Opened ${opened.length} support-desk thread(s): ${opened.join(", ")}
-${waiting} approval(s) are waiting (refund and email of each ticket, in parallel).
+Opened ${opened.length} support-desk thread(s)${opened.length ? `: ${opened.join(", ")}` : ""}${reused.length ? `; reused ${reused.join(", ")} (npm start -- --more opens new ones)` : ""}
+${waiting} approval(s) are waiting in them (refund and email of each ticket, in parallel).
 Press Ctrl+C to stop.
 `);

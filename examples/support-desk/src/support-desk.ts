@@ -1,7 +1,7 @@
 /**
  * The support desk (SPEC §9): a supervisor that asks which sub-agents to dispatch, then runs
- * research, refund and email as sub-agents in parallel. Refund and email each pause for
- * approval, at the same time; research runs through.
+ * research, then refund and email as sub-agents in parallel, briefed with research's finding.
+ * Refund and email each pause for approval, at the same time; research runs through.
  */
 import {
   END,
@@ -59,16 +59,25 @@ export interface SupportDeskOptions {
 export function createSupportDesk(options: SupportDeskOptions): CompiledGraph<typeof deskSchema> {
   const { store } = options;
   const files = new DeskFiles(options.dataDir);
-  const brief = (s: { ticket: Ticket | null }): { messages: Message[] } => {
+  // Each sub-agent is briefed with the ticket; refund and email also with research's finding, so
+  // their approvals show the reviewer what the agent knew (the decision payload's context).
+  const brief = (s: {
+    ticket: Ticket | null;
+    researchReport: string | null;
+  }): {
+    messages: Message[];
+  } => {
     const t = s.ticket ?? sampleTicket;
+    const ticket = `Ticket ${t.id} from ${t.customer} <${t.email}> about order ${t.orderId}: ${t.text}`;
+    const finding = s.researchReport ? [`Research finding: ${s.researchReport}`] : [];
     return {
-      messages: [
-        {
-          role: "user",
-          content: `Ticket ${t.id} from ${t.customer} <${t.email}> about order ${t.orderId}: ${t.text}`,
-        },
-      ],
+      messages: [ticket, ...finding].map((content): Message => ({ role: "user", content })),
     };
+  };
+  // Research first when dispatched; then the others, side by side.
+  const afterResearch = (s: { dispatch: SubAgentName[] }): string[] => {
+    const rest = s.dispatch.filter((a) => a !== "research");
+    return rest.length > 0 ? rest : ["close"];
   };
   return new StateGraph(deskSchema)
     .addNode("intake", (s) => ({ ticket: s.ticket ?? sampleTicket }))
@@ -93,9 +102,15 @@ export function createSupportDesk(options: SupportDeskOptions): CompiledGraph<ty
     })
     .addConditionalEdges(
       "supervisor",
-      (s) => (s.dispatch.length > 0 ? [...s.dispatch] : ["close"]),
+      (s) =>
+        s.dispatch.length === 0
+          ? ["close"]
+          : s.dispatch.includes("research")
+            ? ["research"]
+            : afterResearch(s),
       ["research", "refund", "email", "close"],
     )
+    .addConditionalEdges("research", afterResearch, ["refund", "email", "close"])
     .addNode(
       "research",
       subAgent(researchAgent(store), {
@@ -125,7 +140,6 @@ export function createSupportDesk(options: SupportDeskOptions): CompiledGraph<ty
     }))
     .addEdge(START, "intake")
     .addEdge("intake", "supervisor")
-    .addEdge("research", "close")
     .addEdge("refund", "close")
     .addEdge("email", "close")
     .addEdge("close", END)

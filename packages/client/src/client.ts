@@ -7,7 +7,7 @@ import type {
   AuditRecord,
   ErrorBody,
   Health,
-  InterruptListItem,
+  InterruptPage,
   Page,
   ResumeRequest,
   Run,
@@ -252,16 +252,21 @@ export class ReinClient {
 
   // Interrupts, answers, steering, audit ----------------------------------------------------------
 
-  /** `GET /interrupts`: the approval queue, newest first. */
+  /**
+   * `GET /interrupts`: the approval queue, newest first, with `total` (how many match on all
+   * pages). `graph` is the app (the root graph: every question of its run tree);
+   * `subAgentGraph` the graph of the run that asked.
+   */
   listInterrupts(
     query: {
       status?: "pending" | "answered" | "cancelled" | "superseded";
       graph?: string;
+      subAgentGraph?: string;
       threadId?: string;
       cursor?: string;
       limit?: number;
     } = {},
-  ): Promise<Page<InterruptListItem>> {
+  ): Promise<InterruptPage> {
     return this.json("GET", `/interrupts${queryString(query)}`);
   }
 
@@ -270,9 +275,9 @@ export class ReinClient {
    * until `signal` aborts.
    */
   async *watchInterrupts(
-    query: { graph?: string; threadId?: string; limit?: number } = {},
+    query: { graph?: string; subAgentGraph?: string; threadId?: string; limit?: number } = {},
     options: { signal?: AbortSignal } = {},
-  ): AsyncIterable<Page<InterruptListItem>> {
+  ): AsyncIterable<InterruptPage> {
     for await (const event of this.events(
       "GET",
       `/interrupts/stream${queryString(query)}`,
@@ -280,7 +285,7 @@ export class ReinClient {
       {},
       options.signal,
     ) as AsyncIterable<{ event: string; data: unknown }>) {
-      if (event.event === "interrupts") yield event.data as Page<InterruptListItem>;
+      if (event.event === "interrupts") yield event.data as InterruptPage;
     }
   }
 

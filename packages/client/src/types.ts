@@ -55,6 +55,12 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A page of the approval queue, with the size of the whole filtered queue. */
+export interface InterruptPage extends Page<InterruptListItem> {
+  /** How many interrupts match the filters on all pages. */
+  total: number;
+}
+
 /** A run record. */
 export interface Run {
   runId: string;
@@ -138,6 +144,8 @@ export interface Health {
   ok: true;
   store: string;
   graphs: string[];
+  /** `open`: the server needs no token; `token`: every call needs a bearer token. */
+  auth: "token" | "open";
 }
 
 /** `GET /whoami`: who the token is. */

@@ -29,7 +29,7 @@ export type { InterruptDefinition } from "./interrupts/define.ts";
 export type { AnswerInfo, InterruptOptions, NodeContext } from "./graph/node.ts";
 export type { StreamEvent, StreamMode } from "./engine/events.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
-export type { InterruptListItem, InterruptListQuery } from "./thread/queue.ts";
+export type { InterruptListItem, InterruptListPage, InterruptListQuery } from "./thread/queue.ts";
 export type { ResumeTarget } from "./resume/target.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./thread/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
@@ -50,6 +50,8 @@ export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";
 export { RUN_RESULT_INTERRUPT_LIMIT } from "./types.ts";
 export { agent } from "./prebuilt/agent.ts";
+export { toolCallContext } from "./prebuilt/decision-context.ts";
+export type { ContextMessage, DecisionContext } from "./prebuilt/decision-context.ts";
 export type { AgentOptions } from "./prebuilt/agent.ts";
 export {
   approvalRequestFor,

@@ -38,6 +38,7 @@ export {
   joinInterrupt,
   joinRun,
   joinTaskResult,
+  rootGraphOf,
   runBody,
   runColumns,
   taskResultBody,

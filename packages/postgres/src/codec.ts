@@ -26,6 +26,7 @@ import {
   channelValuesFromChains,
   interruptBody,
   interruptColumns,
+  rootGraphOf,
   joinInterrupt,
   joinRun,
   joinTaskResult,
@@ -178,6 +179,14 @@ export class RowCodec {
       ]);
     }
     return arrays;
+  }
+
+  /**
+   * The root graph of each row {@link RowCodec.interruptArrays} writes, in the same order: the
+   * upsert's last parameter, as the column came after the thirteen.
+   */
+  interruptRootGraphs(records: readonly StoredInterrupt[]): string[] {
+    return [...new Map(records.map((record) => [record.id, record])).values()].map(rootGraphOf);
   }
 
   /**

@@ -36,6 +36,7 @@ export async function commitStep(
     ...codec.threadParams(commit.thread),
     ...codec.auditArrays(commit.audit ?? []),
     commit.releaseLease === true,
+    codec.interruptRootGraphs(commit.interrupts ?? []),
   ];
   let ok: number;
   try {

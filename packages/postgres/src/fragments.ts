@@ -11,21 +11,26 @@ export interface Named {
 /** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
 const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
   (id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer,
-   answered_by, answered_at, record)
+   answered_by, answered_at, record, root_graph)
 SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
-  %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[], %13::text[])
+  %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[], %13::text[],
+  %ROOT::text[])
 WHERE %COND
 ON CONFLICT (id) DO UPDATE SET
   thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, task_id = EXCLUDED.task_id,
-  graph = EXCLUDED.graph,
+  graph = EXCLUDED.graph, root_graph = EXCLUDED.root_graph,
   tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
   deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
   answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
 WHERE i.status = 'pending'`;
 
-/** The interrupt upsert with its arrays at parameters `$first`..`$first+12`. */
-export function interruptUpsert(s: string, first: number, condition: string): string {
+/**
+ * The interrupt upsert with its arrays at parameters `$first`..`$first+12` and the root graphs
+ * (a column added later, so its array is the statement's last parameter) at `$root`.
+ */
+export function interruptUpsert(s: string, first: number, root: number, condition: string): string {
   return INTERRUPT_INSERT.replace("%s", s)
+    .replace("%ROOT", `$${root}`)
     .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
     .replace("%COND", condition);
 }

@@ -1,7 +1,9 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { SchemaVersionError } from "@rein/core";
-import { taskId, threadId } from "@rein/core/testing";
+import { SchemaVersionError, jsonSerializer } from "@rein/core";
+import type { StoredInterrupt } from "@rein/core/store";
+import { taskId, threadId, treeInterrupts } from "@rein/core/testing";
+import { RowCodec } from "./codec.ts";
 import {
   MIGRATIONS,
   SCHEMA_VERSION,
@@ -24,6 +26,9 @@ const notesAuthor: Migration = {
   name: "notes author",
   sql: (s) => `ALTER TABLE ${s}.notes ADD COLUMN author text NOT NULL DEFAULT 'unknown'`,
 };
+
+/** A root question and two sub-agent questions of one support-desk tree. */
+const OLD_ROWS: StoredInterrupt[] = treeInterrupts();
 
 describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)}`, () => {
   const schemas: string[] = [];
@@ -103,6 +108,39 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     expect(await schemaVersion(shared, schema)).toBe(2);
     const rows = await shared.query(`SELECT text, author FROM "${schema}".notes`);
     expect(rows.rows).toEqual([{ text: "kept", author: "unknown" }]);
+  });
+
+  it("a version-4 schema's interrupts get their root graph: the app filter finds them all", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(
+      shared,
+      schema,
+      MIGRATIONS.filter((m) => m.version <= 4),
+    );
+    // Rows as version 4 wrote them: no root_graph column; the root is only in the encoded path.
+    const codec = new RowCodec(jsonSerializer);
+    const [email] = OLD_ROWS.slice(2);
+    for (const row of OLD_ROWS) {
+      const a = codec.interruptArrays([row]).map((column) => column[0]);
+      // An older encoding kept the whole path in the body.
+      if (row === email) a[12] = JSON.stringify({ ...JSON.parse(String(a[12])), path: row.path });
+      await shared.query(
+        `INSERT INTO "${schema}".interrupts (id, thread_id, run_id, task_id, graph, tenant, status,
+           created_at, deadline, answer, answered_by, answered_at, record)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        a,
+      );
+    }
+    const saver = await PostgresSaver.connect({ pool: shared, schema });
+    expect(await schemaVersion(shared, schema)).toBe(SCHEMA_VERSION);
+    const app = await saver.listInterrupts({ graph: "support-desk", count: true });
+    expect([app.items.map((i) => i.id).sort(), app.total]).toEqual([
+      ["i_email", "i_refund", "i_root"],
+      3,
+    ]);
+    const refund = await saver.listInterrupts({ subAgentGraph: "refund_agent" });
+    expect(refund.items.map((i) => i.path)).toEqual([OLD_ROWS[1]?.path]);
   });
 
   it("a failing migration rolls back entirely and leaves the previous version", async () => {

@@ -195,6 +195,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX interrupts_by_task ON ${s}.interrupts (thread_id, task_id);
     `,
   },
+  {
+    version: 5,
+    name: "interrupts by root graph",
+    // The queue's app filter matches the root graph of the run tree, so filtering by the app lists
+    // its sub-agents' questions too; `graph` stays the asking run's own graph. Rows written before
+    // take the root from their encoded path (`up` above the asking task, or a whole `path` of
+    // an older encoding); a row with neither asked in the root run, whose graph is the root.
+    sql: (s) => `
+      ALTER TABLE ${s}.interrupts ADD COLUMN root_graph text NOT NULL DEFAULT '';
+      UPDATE ${s}.interrupts SET root_graph = coalesce(
+        record::jsonb -> 'up' -> 0 ->> 'graph', record::jsonb -> 'path' -> 0 ->> 'graph', graph);
+      CREATE INDEX interrupts_by_root_graph
+        ON ${s}.interrupts (root_graph, status, created_at DESC, id DESC);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -60,20 +60,36 @@ export function interruptsQuery(
   after: [string, string] | null,
   limit: number,
 ): Query {
+  const where = interruptFilters(query);
+  if (after) where.add((p) => `(created_at, id) < (${p(after[0])}, ${p(after[1])})`);
+  const text = `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
+    ${where.toString()} ORDER BY created_at DESC, id DESC LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}
+
+/** How many interrupts the filters match (the cursor aside), from the index of their page. */
+export function interruptCountQuery(s: string, query: InterruptQuery): Query {
+  const where = interruptFilters(query);
+  return named(
+    `SELECT count(*)::int AS total FROM ${s}.interrupts ${where.toString()}`,
+    where.values,
+  );
+}
+
+/** The WHERE clause of the queue's filters. */
+function interruptFilters(query: InterruptQuery): Where {
   const where = new Where();
   const equals = (column: string, value: string | undefined) => {
     if (value !== undefined) where.add((p) => `${column} = ${p(value)}`);
   };
   equals("status", query.status);
   equals("thread_id", query.threadId);
-  equals("graph", query.graph);
+  equals("root_graph", query.graph);
+  equals("graph", query.subAgentGraph);
   if (query.tenant === null) where.add(() => "tenant IS NULL");
   else equals("tenant", query.tenant);
   equals("run_id", query.runId);
-  if (after) where.add((p) => `(created_at, id) < (${p(after[0])}, ${p(after[1])})`);
-  const text = `SELECT ${INTERRUPT_COLUMNS} FROM ${s}.interrupts
-    ${where.toString()} ORDER BY created_at DESC, id DESC LIMIT ${where.param(limit + 1)}`;
-  return named(text, where.values);
+  return where;
 }
 
 /** Audit records oldest first after sequence `after`, `limit + 1` rows. */

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUE_QUERY_SHAPES } from "@rein/core/testing";
 import { quoteSchema } from "./migrations.ts";
-import { interruptsQuery } from "./queries.ts";
+import { interruptCountQuery, interruptsQuery } from "./queries.ts";
 import type { PostgresSaver } from "./saver.ts";
 import { createTestSaver, destroyTestSaver, probePostgres, redactUrl } from "./testing.ts";
 
@@ -35,6 +35,18 @@ describe.skipIf(!probe.available)(
           .join(" | ");
         expect(plan, name).toMatch(new RegExp(`Index (Only )?Scan using ${index} `));
         expect(plan, name).not.toMatch(/\bSort\b/);
+      });
+
+    // The queue's total is counted from the same index, without visiting the table.
+    for (const { name, query, index } of QUEUE_QUERY_SHAPES.filter(
+      (shape) => shape.after === null && shape.query.status !== undefined,
+    ))
+      it(`counting ${name}: reads only ${index}`, async () => {
+        const { text, values } = interruptCountQuery(quoteSchema(saver.schema), query);
+        const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows
+          .map((row) => row["QUERY PLAN"])
+          .join(" | ");
+        expect(plan, name).toMatch(new RegExp(`Index Only Scan using ${index} `));
       });
   },
 );

@@ -59,7 +59,7 @@ import {
   pageLimit,
   validateThreadId,
 } from "@rein/core/store";
-import { auditQuery, interruptsQuery, threadsQuery } from "./queries.ts";
+import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import { statementsFor, type Named, type Statements } from "./statements.ts";
 
 /** Options of {@link PostgresSaver}: a connection string or a pool of your own. */
@@ -303,6 +303,7 @@ export class PostgresSaver implements Checkpointer {
         outcome.fence?.token ?? null,
         ...this.#codec.runArrays(outcome.runs ?? []),
         outcome.releaseLease === true,
+        this.#codec.interruptRootGraphs(outcome.interrupts),
       ],
     );
     if (outcome.fence && row?.applied !== 1)
@@ -382,11 +383,16 @@ export class PostgresSaver implements Checkpointer {
   async listInterrupts(query: InterruptQuery): Promise<InterruptPage> {
     const limit = pageLimit(query.limit);
     const q = interruptsQuery(this.#s, query, decodeCursor(query.cursor), limit);
-    const rows = await this.#rows<InterruptRow>(q, q.values);
+    const count = query.count === true ? interruptCountQuery(this.#s, query) : null;
+    const [rows, counted] = await Promise.all([
+      this.#rows<InterruptRow>(q, q.values),
+      count ? this.#rows<{ total: number }>(count, count.values) : null,
+    ]);
     const page = keysetSlice(rows, limit, (row) => encodeCursor([row.created_at, row.id]));
     return {
       items: page.rows.map((row) => this.#codec.interrupt(row)),
       nextCursor: page.nextCursor,
+      ...(counted ? { total: counted[0]?.total ?? 0 } : {}),
     };
   }
 

@@ -78,7 +78,7 @@ export function statementsFor(s: string) {
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
      * $13..$17 blob arrays, $18..$30 interrupt arrays, $31..$37 run arrays, $38 fencing token, $39..$42 task result arrays,
-     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays, $50 release the lease.
+     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays, $50 release the lease, $51 interrupt root graphs.
      */
     commitStep: named(
       "commit_step",
@@ -106,7 +106,7 @@ export function statementsFor(s: string) {
          WHERE EXISTS (SELECT 1 FROM ok)
          ON CONFLICT DO NOTHING
        ), interrupts AS (
-         ${interruptUpsert(s, 18, "EXISTS (SELECT 1 FROM ok)")}
+         ${interruptUpsert(s, 18, 51, "EXISTS (SELECT 1 FROM ok)")}
        ), runs AS (
          ${runUpsert(s, 31, "EXISTS (SELECT 1 FROM ok)")}
        ), tasks AS (
@@ -199,7 +199,8 @@ export function statementsFor(s: string) {
      * A task outcome in one statement: the result is upserted unless a `writes` result is there
      * (first writes wins), and its interrupts and supersessions apply only if it was.
      * $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
-     * $22..$28 run arrays (stored only with an applied result), $29 release the lease.
+     * $22..$28 run arrays (stored only with an applied result), $29 release the lease,
+     * $30 interrupt root graphs.
      */
     putTaskOutcome: named(
       "put_task_outcome",
@@ -212,7 +213,7 @@ export function statementsFor(s: string) {
          WHERE t.kind <> 'writes'
          RETURNING 1
        ), interrupts AS (
-         ${interruptUpsert(s, 7, "EXISTS (SELECT 1 FROM result)")}
+         ${interruptUpsert(s, 7, 30, "EXISTS (SELECT 1 FROM result)")}
        ), superseded AS (
          -- Answered ones too: an answer to an old question must never apply to a new one.
          UPDATE ${s}.interrupts SET status = 'superseded'

@@ -63,6 +63,7 @@ function suite(backend: Backend): void {
         ok: true,
         store: "custom",
         graphs: ["desk", "slow", "ask", "ledger", "approve-then-charge"],
+        auth: "token",
       });
       const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>(
         "GET",
@@ -201,8 +202,22 @@ function suite(backend: Backend): void {
       expect((refund["path"] as Json[]).map((p) => p["graph"])).toEqual(["desk", "refund_agent"]);
       expect(JSON.stringify(refund["answerSchema"])).toContain("accept");
       expect(typeof refund["checkpointId"]).toBe("string");
-      const byGraph = await alice<{ items: Json[] }>("GET", "/interrupts?graph=email_agent");
-      expect(byGraph.body.items.map((i) => i["graph"])).toEqual(["email_agent"]);
+      // The app (the root graph) lists every question of its tree; a sub-agent graph only its own.
+      const byApp = await alice<{ items: Json[]; total: number }>("GET", "/interrupts?graph=desk");
+      expect(byApp.body.items.map((i) => i["graph"]).sort()).toEqual([
+        "email_agent",
+        "refund_agent",
+      ]);
+      expect(byApp.body.total).toBe(2);
+      const bySubAgent = await alice<{ items: Json[]; total: number }>(
+        "GET",
+        "/interrupts?subAgentGraph=email_agent",
+      );
+      expect(bySubAgent.body.items.map((i) => i["graph"])).toEqual(["email_agent"]);
+      expect(bySubAgent.body.total).toBe(1);
+      expect(
+        (await alice<{ items: Json[] }>("GET", "/interrupts?graph=email_agent")).body.items,
+      ).toEqual([]);
       const first = await alice<{ items: Json[]; nextCursor: string }>(
         "GET",
         "/interrupts?limit=1",

@@ -138,7 +138,16 @@ export const ThreadListQuery = z
 export const InterruptQuerySchema = z
   .object({
     status: z.enum(["pending", "answered", "cancelled", "superseded"]).optional(),
-    graph: text(256).optional(),
+    graph: text(256)
+      .optional()
+      .describe(
+        "The app: the root graph of the run tree. Lists every question of its tree, the sub-agents' included.",
+      ),
+    subAgentGraph: text(256)
+      .optional()
+      .describe(
+        "The graph of the run that asked (a sub-agent's own graph; the root graph for the root run's own questions).",
+      ),
     threadId: Id.optional(),
     cursor: Cursor.optional(),
     limit: Limit.optional(),
@@ -206,6 +215,8 @@ export const InterruptItemSchema = InterruptSchema.extend({
 export const InterruptPageSchema = z.object({
   items: z.array(InterruptItemSchema),
   nextCursor: z.string().nullable(),
+  /** How many interrupts match the filters on all pages, counted from the queue's index. */
+  total: z.number().int().nonnegative(),
 });
 
 /** A thread with its status and pending interrupts. */
@@ -332,6 +343,8 @@ export const HealthSchema = z.object({
   ok: z.literal(true),
   store: z.string(),
   graphs: z.array(z.string()),
+  /** `open`: no token needed (the console skips its sign-in screen); `token`: a bearer token. */
+  auth: z.enum(["token", "open"]),
 });
 
 /** `GET /whoami`. */

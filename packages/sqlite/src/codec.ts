@@ -16,6 +16,7 @@ import {
   channelValuesFromChains,
   interruptBody,
   interruptColumns,
+  rootGraphOf,
   joinInterrupt,
   joinRun,
   joinTaskResult,
@@ -128,6 +129,7 @@ export class RowCodec {
   interruptParams(record: StoredInterrupt): InterruptParams {
     return {
       ...interruptColumns(record),
+      root_graph: rootGraphOf(record),
       answer: record.answer === undefined ? null : this.ser(record.answer),
       answered_by: record.answeredBy ?? null,
       answered_at: record.answeredAt ?? null,

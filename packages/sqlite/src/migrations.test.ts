@@ -2,8 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SchemaVersionError } from "@rein/core";
-import { checkpointId, makeCheckpoint, makeCommit, threadId } from "@rein/core/testing";
+import { SchemaVersionError, jsonSerializer } from "@rein/core";
+import type { StoredInterrupt } from "@rein/core/store";
+import {
+  checkpointId,
+  makeCheckpoint,
+  makeCommit,
+  threadId,
+  treeInterrupts,
+} from "@rein/core/testing";
+import { RowCodec } from "./codec.ts";
 import {
   MIGRATIONS,
   SCHEMA_VERSION,
@@ -32,6 +40,9 @@ const notesAuthor: Migration = {
   name: "notes author",
   sql: "ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'unknown'",
 };
+
+/** A root question and two sub-agent questions of one support-desk tree. */
+const OLD_ROWS: StoredInterrupt[] = treeInterrupts();
 
 describe("SQLite migrations", () => {
   it("a fresh file is brought to the newest version on open", async () => {
@@ -103,6 +114,47 @@ describe("SQLite migrations", () => {
       expect(await saver.getChannelValues(threadId("t1"), "", { log: "v2~1" })).toEqual({
         log: ["a", "b"],
       });
+    } finally {
+      await saver.close();
+    }
+  });
+
+  it("a version-4 file's interrupts get their root graph: the app filter finds them all", async () => {
+    const path = join(dir, "v4.db");
+    const db = openDatabase(path);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 4),
+    );
+    // Rows as version 4 wrote them: no root_graph column; the root is only in the encoded path.
+    const codec = new RowCodec(jsonSerializer);
+    const insert = db.prepare(
+      `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, tenant, status, created_at,
+         deadline, answer, answered_by, answered_at, record)
+       VALUES (@id, @thread_id, @run_id, @task_id, @graph, @tenant, @status, @created_at,
+         @deadline, @answer, @answered_by, @answered_at, @record)`,
+    );
+    for (const row of OLD_ROWS) {
+      const { root_graph: _root, ...params } = codec.interruptParams(row);
+      insert.run(params);
+    }
+    // An older encoding kept the whole path in the body.
+    const whole = OLD_ROWS[2] as StoredInterrupt;
+    db.prepare("UPDATE interrupts SET record = ? WHERE id = ?").run(
+      JSON.stringify({ ...JSON.parse(codec.interruptParams(whole).record), path: whole.path }),
+      whole.id,
+    );
+    db.close();
+    const saver = new SqliteSaver({ path });
+    try {
+      expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+      const app = await saver.listInterrupts({ graph: "support-desk", count: true });
+      expect([app.items.map((i) => i.id).sort(), app.total]).toEqual([
+        ["i_email", "i_refund", "i_root"],
+        3,
+      ]);
+      const refund = await saver.listInterrupts({ subAgentGraph: "refund_agent" });
+      expect(refund.items.map((i) => i.path)).toEqual([OLD_ROWS[1]?.path]);
     } finally {
       await saver.close();
     }

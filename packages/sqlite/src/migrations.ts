@@ -214,6 +214,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX interrupts_by_task ON interrupts (thread_id, task_id);
     `,
   },
+  {
+    version: 5,
+    name: "interrupts by root graph",
+    // The queue's app filter matches the root graph of the run tree, so filtering by the app lists
+    // its sub-agents' questions too; `graph` stays the asking run's own graph. Rows written before
+    // take the root from their encoded path (`up` above the asking task, or a whole `path` of an
+    // older encoding); a row with neither asked in the root run, whose graph is the root.
+    sql: `
+      ALTER TABLE interrupts ADD COLUMN root_graph TEXT NOT NULL DEFAULT '';
+      UPDATE interrupts SET root_graph = coalesce(
+        CASE WHEN json_valid(record) THEN coalesce(
+          json_extract(record, '$.up[0].graph'), json_extract(record, '$.path[0].graph')) END,
+        graph);
+      CREATE INDEX interrupts_by_root_graph
+        ON interrupts (root_graph, status, created_at DESC, id DESC);
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

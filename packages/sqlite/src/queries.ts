@@ -73,9 +73,11 @@ export class ListQueries {
     const page = keysetSlice(statement.all(params), limit, (row) =>
       encodeCursor([row.created_at, row.id]),
     );
+    const counted = query.count === true ? this.interruptCount(query) : null;
     return {
       items: page.rows.map((row) => this.#codec.interrupt(row)),
       nextCursor: page.nextCursor,
+      ...(counted ? { total: counted.statement.get(counted.params)?.total ?? 0 } : {}),
     };
   }
 
@@ -154,18 +156,8 @@ export class ListQueries {
     after: [string, string] | null,
     limit: number,
   ): Query<InterruptRow> {
-    const where: string[] = [];
-    const params: Params = { limit: limit + 1 };
-    const filter = (column: string, value: string | null | undefined, op = "=") => {
-      if (value === undefined) return;
-      where.push(`${column} ${op} @${column}`);
-      params[column] = value;
-    };
-    filter("status", query.status);
-    filter("thread_id", query.threadId);
-    filter("graph", query.graph);
-    filter("tenant", query.tenant, "IS");
-    filter("run_id", query.runId);
+    const { where, params } = interruptFilters(query);
+    params["limit"] = limit + 1;
     if (after) {
       where.push("(created_at, id) < (@after_at, @after_id)");
       params["after_at"] = after[0];
@@ -174,6 +166,14 @@ export class ListQueries {
     const sql = `SELECT ${INTERRUPT_COLUMNS} FROM interrupts
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    return { statement: this.#prepare(sql), params };
+  }
+
+  /** How many interrupts the filters match, from the index that serves their page. */
+  interruptCount(query: InterruptQuery): Query<{ total: number }> {
+    const { where, params } = interruptFilters(query);
+    const sql = `SELECT count(*) AS total FROM interrupts
+      ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
     return { statement: this.#prepare(sql), params };
   }
 
@@ -196,4 +196,22 @@ export class ListQueries {
       WHERE ${where.join(" AND ")} ORDER BY a.seq LIMIT @limit`;
     return { statement: this.#prepare(sql), params };
   }
+}
+
+/** The WHERE clauses of the queue's filters (the cursor aside) and their parameters. */
+function interruptFilters(query: InterruptQuery): { where: string[]; params: Params } {
+  const where: string[] = [];
+  const params: Params = {};
+  const filter = (column: string, value: string | null | undefined, op = "=") => {
+    if (value === undefined) return;
+    where.push(`${column} ${op} @${column}`);
+    params[column] = value;
+  };
+  filter("status", query.status);
+  filter("thread_id", query.threadId);
+  filter("root_graph", query.graph);
+  filter("graph", query.subAgentGraph);
+  filter("tenant", query.tenant, "IS");
+  filter("run_id", query.runId);
+  return { where, params };
 }

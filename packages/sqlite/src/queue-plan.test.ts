@@ -24,4 +24,23 @@ describe("the approval queue's query plans", () => {
         void saver.close();
       }
     });
+
+  // The queue's total is counted from the same index, without reading the rows.
+  for (const { name, query, index } of QUEUE_QUERY_SHAPES.filter(
+    (shape) => shape.after === null && shape.query.status !== undefined,
+  ))
+    it(`counting ${name}: reads only ${index}`, () => {
+      const saver = new SqliteSaver({ path: ":memory:" });
+      try {
+        const lists = new ListQueries(saver.db, new RowCodec(jsonSerializer));
+        const { statement, params } = lists.interruptCount(query);
+        const plan = saver.db
+          .prepare(`EXPLAIN QUERY PLAN ${statement.sourceSQL}`)
+          .all(params)
+          .map((row) => String(row["detail"]));
+        expect(plan.join(" | "), name).toMatch(new RegExp(`USING COVERING INDEX ${index}\\b`));
+      } finally {
+        void saver.close();
+      }
+    });
 });

@@ -86,6 +86,8 @@ export interface InterruptRow extends InterruptColumns {
 
 /** Bind parameters of an interrupt upsert. */
 export interface InterruptParams extends InterruptColumns {
+  /** The root graph of the run tree: what the queue's app filter matches. */
+  root_graph: string;
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
@@ -245,13 +247,13 @@ export function prepareStatements(db: DatabaseSync) {
     // Interrupts -------------------------------------------------------------------------------
     // An existing row is replaced in place (keeping its seq, so thread order stays stable).
     upsertInterrupt: prep<[InterruptParams]>(
-      `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, tenant, status, created_at,
-                               deadline, answer, answered_by, answered_at, record)
-       VALUES (@id, @thread_id, @run_id, @task_id, @graph, @tenant, @status, @created_at,
-               @deadline, @answer, @answered_by, @answered_at, @record)
+      `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, root_graph, tenant, status,
+                               created_at, deadline, answer, answered_by, answered_at, record)
+       VALUES (@id, @thread_id, @run_id, @task_id, @graph, @root_graph, @tenant, @status,
+               @created_at, @deadline, @answer, @answered_by, @answered_at, @record)
        ON CONFLICT (id) DO UPDATE SET
          thread_id = excluded.thread_id, run_id = excluded.run_id, task_id = excluded.task_id,
-         graph = excluded.graph,
+         graph = excluded.graph, root_graph = excluded.root_graph,
          tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
          deadline = excluded.deadline, answer = excluded.answer,
          answered_by = excluded.answered_by, answered_at = excluded.answered_at,

@@ -49,8 +49,8 @@ export interface AxeViolation {
 
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
-/** Runs axe-core on the page (WCAG 2.x A and AA rules) and returns the serious and critical findings. */
-export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+/** Runs axe-core on the page (WCAG 2.x A and AA rules and best practices): every finding. */
+export async function a11yViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ path: axeSource });
   const violations = await page.evaluate(async () => {
     interface AxeResult {
@@ -72,5 +72,5 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
       nodes: v.nodes.length,
     }));
   });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return violations;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ReinClient } from "@rein/client";
 import type { Checkpointer } from "@rein/core";
 import { DeskFiles, createSupportDesk, type LedgerEntry } from "@rein/example-support-desk";
-import { createServer, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
+import { createServer, openAuth, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { consoleDir, ensureConsoleBuilt } from "../build.ts";
 import { question } from "./question.ts";
@@ -61,11 +61,20 @@ export interface ConsoleFixture {
   close(): Promise<void>;
 }
 
+/** Options of {@link startConsoleFixture}. */
+export interface FixtureOptions {
+  /** `open`: no tokens (local use); default: the two tenants' tokens. */
+  auth?: "open" | "tokens";
+  /** Writes rows into the store before the server starts. */
+  seed?: (store: Checkpointer) => Promise<void>;
+}
+
 /** Builds the console if needed and starts the server. */
-export async function startConsoleFixture(): Promise<ConsoleFixture> {
+export async function startConsoleFixture(options: FixtureOptions = {}): Promise<ConsoleFixture> {
   await ensureConsoleBuilt();
   const dir = mkdtempSync(join(tmpdir(), "rein-console-e2e-"));
   const store = SqliteSaver.open(join(dir, "rein.db"));
+  await options.seed?.(store);
   const dataDir = join(dir, "desk");
   const files = new DeskFiles(dataDir);
   const server = await createServer({
@@ -75,14 +84,17 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
       [DEMO.name]: (s: Checkpointer) => createSupportDesk({ store: s, dataDir }),
       question,
     },
-    auth: tokenAuth(Object.values(TOKENS)),
+    auth: options.auth === "open" ? openAuth() : tokenAuth(Object.values(TOKENS)),
     consoleDir,
     pingMs: 1000,
     queuePollMs: 250,
     drainMs: 2000,
   });
   const url = await server.listen({ port: 0, host: "127.0.0.1" });
-  const alice = new ReinClient({ baseUrl: url, token: TOKENS.alice.token });
+  const alice = new ReinClient({
+    baseUrl: url,
+    ...(options.auth === "open" ? {} : { token: TOKENS.alice.token }),
+  });
   return {
     url,
     server,

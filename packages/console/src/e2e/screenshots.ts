@@ -48,13 +48,25 @@ async function main(): Promise<void> {
       expectedCheckpointId: refund.checkpointId,
     });
 
-    const page = await signedIn(browser, fixture.url, 1280, 720);
-    await page.locator("table.queue tbody tr").nth(2).waitFor();
+    const page = await signedIn(browser, fixture.url, 1280, 800);
+    await page.locator("ol.queue > li").nth(2).waitFor();
+    // The refund selected: the split view shows it with the ticket and the research finding.
+    await page
+      .locator("ol.queue > li")
+      .filter({ hasText: "Issue refund" })
+      .first()
+      .locator(".row-where")
+      .click();
+    await page
+      .getByRole("complementary", { name: "Selected question" })
+      .getByRole("heading", { name: "Why the agent asks" })
+      .waitFor();
     await page.screenshot({ path: join(docs, "console-queue.png") });
 
     const pending = await fixture.alice.listInterrupts({ threadId: "ticket-1043" });
     const open = pending.items.find((i) => i.namespace[0] === DEMO.refund)!;
     await page.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
+    await page.getByRole("heading", { name: "Why the agent asks" }).waitFor();
     await page.getByRole("button", { name: "Edit arguments" }).click();
     await page.getByLabel("amount", { exact: true }).fill("60");
     await page.getByLabel("Steering note").fill("Pro rata: only one of the two mugs broke.");
@@ -65,9 +77,12 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(docs, "console-thread.png"), fullPage: true });
 
     const phone = await signedIn(browser, fixture.url, 390, 844);
-    await phone.locator("table.queue tbody tr").nth(2).waitFor();
+    await phone.locator("ol.queue > li").nth(2).waitFor();
     await phone.screenshot({ path: join(docs, "console-phone.png") });
-    console.log(`Saved console-{queue,decision,thread,phone}.png in ${docs}`);
+    await phone.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
+    await phone.getByRole("heading", { name: "Why the agent asks" }).waitFor();
+    await phone.screenshot({ path: join(docs, "console-phone-decision.png"), fullPage: true });
+    console.log(`Saved console-{queue,decision,thread,phone,phone-decision}.png in ${docs}`);
   } finally {
     await browser.close();
     await fixture.close();

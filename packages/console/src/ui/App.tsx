@@ -9,19 +9,19 @@ import { Decision } from "./screens/Decision.tsx";
 import { Queue } from "./screens/Queue.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import { ThreadScreen } from "./screens/Thread.tsx";
-import { rememberedToken, signIn, signOut, type Session } from "./session.ts";
+import { openSession, rememberedToken, signIn, signOut, type Session } from "./session.ts";
 
 /** The whole console. */
 export function App() {
   const route = useRoute();
   const [session, setSession] = useState<Session | null>(null);
-  const [restoring, setRestoring] = useState(() => rememberedToken() !== null);
+  const [restoring, setRestoring] = useState(true);
   const [restoreError, setRestoreError] = useState<string | null>(null);
 
   useEffect(() => {
     const token = rememberedToken();
-    if (token === null) return;
-    signIn(token)
+    // No token yet: a server in open mode lets anyone in, so there is no sign-in screen to show.
+    (token === null ? openSession() : signIn(token))
       .then(setSession)
       .catch((error: unknown) => {
         signOut();
@@ -53,15 +53,17 @@ export function App() {
           <span>{session.me.subject}</span>
           <span className="tenant">tenant {session.me.tenant ?? "all (open mode)"}</span>
         </p>
-        <button
-          type="button"
-          onClick={() => {
-            signOut();
-            setSession(null);
-          }}
-        >
-          Sign out
-        </button>
+        {!session.open ? (
+          <button
+            type="button"
+            onClick={() => {
+              signOut();
+              setSession(null);
+            }}
+          >
+            Sign out
+          </button>
+        ) : null}
       </header>
       <main aria-label={title}>
         {route.screen === "queue" && <Queue session={session} />}

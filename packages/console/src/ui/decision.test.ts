@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  argChanges,
   argFields,
   asDecision,
   checkAnswer,
@@ -23,6 +24,50 @@ describe("decision convention", () => {
     expect(asDecision({ question: "Proceed?" })).toBeNull();
     expect(asDecision({ action: "x", args: [], allow: {} })).toBeNull();
     expect(asDecision("text")).toBeNull();
+  });
+
+  it("reads context, the irreversible flag and argument units, dropping malformed entries", () => {
+    const d = asDecision({
+      ...payload,
+      irreversible: true,
+      argsSchema: { properties: { amount: { type: "number", unit: "USD" } } },
+      context: {
+        summary: "Full refund proposed.",
+        messages: [{ role: "user", text: "Ticket T-1" }, { role: "user" }],
+        facts: [{ label: "Customer", value: "Dana" }, { label: 3 }],
+        links: [
+          { label: "Order", href: "https://shop.example/1042" },
+          { label: "Bad", href: "javascript:alert(1)" },
+        ],
+      },
+    });
+    expect(d?.irreversible).toBe(true);
+    expect(d?.units).toEqual({ amount: "USD" });
+    expect(d?.context).toEqual({
+      summary: "Full refund proposed.",
+      messages: [{ role: "user", text: "Ticket T-1" }],
+      facts: [{ label: "Customer", value: "Dana" }],
+      links: [{ label: "Order", href: "https://shop.example/1042" }],
+    });
+    expect(asDecision(payload)?.irreversible).toBe(false);
+    expect(asDecision(payload)?.context).toBeNull();
+  });
+
+  it("lists the arguments an edit changes", () => {
+    expect(argChanges({ a: 1, b: "x" }, { a: 2, b: "x", c: true })).toEqual([
+      { name: "a", before: 1, after: 2 },
+      { name: "c", before: undefined, after: true },
+    ]);
+    expect(argChanges({ a: [1] }, { a: [1] })).toEqual([]);
+  });
+
+  it("edits a multi-line or long string in a text area", () => {
+    const fields = argFields({ subject: "Hi", body: "Hi Dana,\n\nSorry.", note: "x".repeat(81) });
+    expect(fields.map((f) => f.kind)).toEqual(["string", "text", "text"]);
+    expect(readArgs(fields, { body: "line 1\nline 2" })).toMatchObject({
+      ok: true,
+      args: { body: "line 1\nline 2" },
+    });
   });
 
   it("generates typed fields and reads them back with their types", () => {

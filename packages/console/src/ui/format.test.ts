@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { deadlineText, duration, kindOf, payloadSummary, shortId, treePath } from "./format.ts";
+import {
+  count,
+  deadlineText,
+  duration,
+  formatValue,
+  humanize,
+  kindOf,
+  payloadSummary,
+  shortId,
+  treePath,
+} from "./format.ts";
 
 describe("format", () => {
   it("draws the run-tree path as orchestrator › sub-agent › node", () => {
@@ -21,10 +31,30 @@ describe("format", () => {
         description: "Refund?",
         allow: {},
       }),
-    ).toBe("refund(amount=5, to=x) — Refund?");
+    ).toBe("Refund: to x, amount 5");
+    // An amount with a currency unit leads, formatted as money.
+    expect(
+      payloadSummary({
+        action: "issue_refund",
+        args: { orderId: "1042", reason: "damaged", amount: 120 },
+        allow: {},
+        units: { amount: "USD" },
+      }),
+    ).toBe("Issue refund: amount $120.00, orderId 1042, reason damaged");
     expect(payloadSummary({ question: "Proceed?" })).toBe("Proceed?");
     expect(payloadSummary({ n: 1 })).toBe('{"n":1}');
     expect(payloadSummary("x".repeat(200), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+
+  it("formats numbers, money and action names for people", () => {
+    expect(formatValue(1234.5, "USD")).toBe("$1,234.50");
+    expect(formatValue(1234.5, "EUR")).toBe("€1,234.50");
+    expect(formatValue(12, "kg")).toBe("12 kg");
+    expect(formatValue(10000)).toBe("10,000");
+    expect(formatValue({ a: 1 })).toBe('{"a":1}');
+    expect(count(10_000)).toBe("10,000");
+    expect(humanize("issue_refund")).toBe("Issue refund");
+    expect(humanize("sendEmail")).toBe("Send email");
   });
 
   it("says ages and deadlines in words", () => {

@@ -19,17 +19,65 @@ export function treePath(item: {
 const clip = (text: string, max: number): string =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
+/** `issue_refund` → `Issue refund`: an action name in words. */
+export function humanize(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const ISO_CURRENCY = /^[A-Z]{3}$/;
+
+/**
+ * An argument's value as a person reads it: a number with its unit (an ISO 4217 code formats as
+ * money, `$120.00`), grouped digits, strings as they are, the rest as compact JSON.
+ */
+export function formatValue(value: unknown, unit?: string): string {
+  if (typeof value === "number") {
+    if (unit && ISO_CURRENCY.test(unit))
+      return new Intl.NumberFormat("en-US", { style: "currency", currency: unit }).format(value);
+    const n = new Intl.NumberFormat("en-US").format(value);
+    return unit ? `${n} ${unit}` : n;
+  }
+  if (typeof value === "string") return value;
+  return JSON.stringify(value) ?? "—";
+}
+
+/** A whole number with grouped digits: `10,000`. */
+export function count(n: number): string {
+  return new Intl.NumberFormat("en-US").format(n);
+}
+
+/** The arguments a row leads with: money first, then who it is about, then the rest. */
+export function keyArgs(
+  args: Record<string, unknown>,
+  units: Record<string, string>,
+  max = 3,
+): { name: string; text: string }[] {
+  const rank = (name: string): number => {
+    if (units[name] && ISO_CURRENCY.test(units[name])) return 0;
+    if (/^(to|customer|email|user|account|recipient)/i.test(name)) return 1;
+    if (/id$/i.test(name)) return 2;
+    return 3;
+  };
+  return Object.keys(args)
+    .filter((name) => typeof args[name] !== "object" || args[name] === null)
+    .sort((a, b) => rank(a) - rank(b))
+    .slice(0, max)
+    .map((name) => ({ name, text: clip(formatValue(args[name], units[name]), 40) }));
+}
+
 /** One line saying what the interrupt asks. */
 export function payloadSummary(payload: unknown, max = 100): string {
   const decision = asDecision(payload);
   if (decision) {
-    const args = Object.entries(decision.args)
-      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    const args = keyArgs(decision.args, decision.units)
+      .map((a) => `${a.name} ${a.text}`)
       .join(", ");
-    return clip(
-      `${decision.action}(${args})${decision.description ? ` — ${decision.description}` : ""}`,
-      max,
-    );
+    return clip(`${humanize(decision.action)}${args ? `: ${args}` : ""}`, max);
   }
   if (typeof payload === "string") return clip(payload, max);
   if (typeof payload === "object" && payload !== null) {

@@ -9,6 +9,10 @@ import { describeError } from "./errors.ts";
 /** What the live feed has delivered so far. */
 export interface LiveQueue {
   items: InterruptListItem[] | null;
+  /** How many match the filters on all pages. */
+  total: number | null;
+  /** Cursor of the page after this one. */
+  nextCursor: string | null;
   /** True while the feed is connected. */
   live: boolean;
   error: string | null;
@@ -16,28 +20,46 @@ export interface LiveQueue {
   version: number;
 }
 
-/** Subscribes to the pending interrupts matching the filters. */
+/** Subscribes to the first `limit` pending interrupts matching the filters. */
 export function useLiveQueue(
   client: ReinClient,
-  filters: { graph?: string; threadId?: string },
+  filters: { graph?: string; subAgentGraph?: string; threadId?: string },
+  limit = 200,
+  /** False: no connection (a screen that is handed its parent's feed; browsers allow few). */
+  enabled = true,
 ): LiveQueue {
   const [state, setState] = useState<LiveQueue>({
     items: null,
+    total: null,
+    nextCursor: null,
     live: false,
     error: null,
     version: 0,
   });
-  const { graph, threadId } = filters;
+  const { graph, subAgentGraph, threadId } = filters;
   useEffect(() => {
+    if (!enabled) return;
     const controller = new AbortController();
     let retry: ReturnType<typeof setTimeout> | undefined;
     const connect = async (): Promise<void> => {
       try {
         for await (const page of client.watchInterrupts(
-          { ...(graph ? { graph } : {}), ...(threadId ? { threadId } : {}), limit: 200 },
+          {
+            ...(graph ? { graph } : {}),
+            ...(subAgentGraph ? { subAgentGraph } : {}),
+            ...(threadId ? { threadId } : {}),
+            limit,
+          },
           { signal: controller.signal },
         ))
-          setState((s) => ({ items: page.items, live: true, error: null, version: s.version + 1 }));
+          setState((s) => ({
+            items: page.items,
+            total: page.total,
+            nextCursor: page.nextCursor,
+            live: true,
+            error: null,
+            version: s.version + 1,
+          }));
       } catch (error) {
         if (controller.signal.aborted) return;
         setState((s) => ({ ...s, live: false, error: describeError(error) }));
@@ -51,7 +73,7 @@ export function useLiveQueue(
       controller.abort();
       clearTimeout(retry);
     };
-  }, [client, graph, threadId]);
+  }, [client, graph, subAgentGraph, threadId, limit, enabled]);
   return state;
 }
 

@@ -10,6 +10,8 @@ const KEY = "rein.console.token";
 export interface Session {
   client: ReinClient;
   me: Whoami;
+  /** The server needs no token: there is nothing to sign out of. */
+  open: boolean;
 }
 
 /** A client of the server that served this page. */
@@ -22,7 +24,17 @@ export async function signIn(token: string): Promise<Session> {
   const client = clientFor(token);
   const me = await client.whoami();
   window.sessionStorage.setItem(KEY, token);
-  return { client, me };
+  return { client, me, open: false };
+}
+
+/**
+ * The session of a server in open mode, without a sign-in screen; null when the server asks for
+ * a token (asked through `/healthz`, so a token server is not sent a request it must refuse).
+ */
+export async function openSession(): Promise<Session | null> {
+  const client = clientFor("");
+  if ((await client.health()).auth !== "open") return null;
+  return { client, me: await client.whoami(), open: true };
 }
 
 /** The remembered token of this tab, if any. */

@@ -22,6 +22,14 @@ export interface InterruptColumns {
   deadline: string | null;
 }
 
+/**
+ * The root graph of an interrupt's run tree (the app the queue filters by): the graph of the
+ * first path entry, the interrupt's own graph when it has no path.
+ */
+export function rootGraphOf(record: Pick<StoredInterrupt, "path" | "graph">): string {
+  return record.path[0]?.graph ?? record.graph;
+}
+
 /** The column values of an interrupt: the fields {@link interruptBody} leaves out. */
 export function interruptColumns(record: StoredInterrupt): InterruptColumns {
   return {

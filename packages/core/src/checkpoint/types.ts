@@ -317,19 +317,35 @@ export type AnswerOutcome =
 export interface InterruptQuery {
   status?: Interrupt["status"];
   threadId?: ThreadId;
+  /**
+   * The app: the root graph of the interrupt's run tree (the graph its thread runs). Filtering by
+   * the app lists every question of its tree, the sub-agents' included.
+   */
   graph?: string;
+  /**
+   * The graph of the run that asked: a sub-agent's own graph (`refund_agent`), or the root graph
+   * for a question the root run asks itself.
+   */
+  subAgentGraph?: string;
   /** Only this tenant's interrupts (`null`: threads without a tenant). Omitted: all tenants. */
   tenant?: string | null;
   runId?: RunId;
   /** Opaque cursor from a previous page. */
   cursor?: string | null;
   limit?: number;
+  /** Also count every interrupt the filters match, on all pages (the page's `total`). */
+  count?: boolean;
 }
 
 /** One page of interrupts. */
 export interface InterruptPage {
   items: StoredInterrupt[];
   nextCursor: string | null;
+  /**
+   * How many interrupts the filters match across all pages (the cursor aside), counted from the
+   * same index as the page. Present when the query asked for `count`.
+   */
+  total?: number;
 }
 
 /** The oldest pending interrupts of a thread and how many are pending in all. */

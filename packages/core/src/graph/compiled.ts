@@ -38,7 +38,7 @@ import { assertStorable } from "../serde.ts";
 import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
 import {
   listInterruptsForPeople,
-  type InterruptListItem,
+  type InterruptListPage,
   type InterruptListQuery,
 } from "../thread/queue.ts";
 import { recoverRuns, type RecoverOptions } from "../thread/recovery.ts";
@@ -244,9 +244,7 @@ export class CompiledGraph<S extends Schema> {
   }
 
   /** Pending (or other) interrupts across threads, newest first, for people to act on. */
-  listInterrupts(
-    query: InterruptListQuery = {},
-  ): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
+  listInterrupts(query: InterruptListQuery = {}): Promise<InterruptListPage> {
     return listInterruptsForPeople(this.requireStore(), query as InterruptQuery);
   }
 

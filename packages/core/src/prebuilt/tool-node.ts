@@ -26,6 +26,7 @@ import {
   zodFromJsonSchema,
   type StandardSchemaV1,
 } from "./schema.ts";
+import { toolCallContext, type DecisionContext } from "./decision-context.ts";
 import { steeringMessages } from "./steering.ts";
 
 /** What a tool's code receives besides its arguments. */
@@ -55,6 +56,11 @@ export interface Tool<Args = Record<string, unknown>> {
    */
   needsApproval?:
     boolean | ((args: Args, call: { toolCallId: string }) => boolean | Promise<boolean>);
+  /**
+   * The call's effect cannot be undone (money paid out, an email sent): its decision payload says
+   * `irreversible: true`, and the console asks for an explicit confirmation before accepting.
+   */
+  irreversible?: boolean;
   /** Runs the call; may return a promise. */
   run(args: Args, ctx: ToolContext): unknown;
 }
@@ -67,6 +73,7 @@ export interface AnyTool {
   jsonSchema?: Record<string, unknown>;
   needsApproval?:
     boolean | ((args: never, call: { toolCallId: string }) => boolean | Promise<boolean>);
+  irreversible?: boolean;
   run(args: never, ctx: ToolContext): unknown;
 }
 
@@ -128,6 +135,10 @@ export interface ToolDecisionRequest {
    * to the provider (approved, or denied with the reason), and its arguments cannot be edited.
    */
   providerApprovalId?: string;
+  /** Why the agent asks and the conversation that led to the call. */
+  context: DecisionContext;
+  /** Set when the tool declares its effect cannot be undone. */
+  irreversible?: true;
 }
 
 /** A reviewer's answer to a {@link ToolDecisionRequest}. */
@@ -247,8 +258,8 @@ export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn
         traceToolCall(ctx, call, () => {
           const approvalId = approvals.get(call.id);
           return approvalId === undefined
-            ? runCall(call, byName, options, ctx)
-            : providerApproval(call, approvalId, ctx);
+            ? runCall(call, byName, options, ctx, state.messages)
+            : providerApproval(call, approvalId, ctx, state.messages);
         }),
       ),
     );
@@ -275,6 +286,7 @@ async function runCall(
   byName: Map<string, PreparedTool>,
   options: ToolNodeOptions,
   ctx: NodeContext<MessagesSchema>,
+  messages: readonly Message[],
 ): Promise<ToolMessage> {
   const found = byName.get(call.name);
   if (!found) return toolMessage(call, `Unknown tool "${call.name}".`, "error");
@@ -285,10 +297,12 @@ async function runCall(
     const request: ToolDecisionRequest = {
       action: call.name,
       args: call.args,
-      description: describeCall(call, t.description),
+      description: t.description ?? "",
       allow: { accept: true, edit: true, respond: true, ignore: true },
       toolCallId: call.id,
       argsSchema: found.argsSchema,
+      context: toolCallContext(messages, call.id, `The agent asks to run ${call.name}.`),
+      ...(t.irreversible === true ? { irreversible: true as const } : {}),
     };
     const { decision, review: reviewed } = await ask(ctx, call, request, found.decision);
     review = reviewed;
@@ -361,11 +375,17 @@ async function providerApproval(
   call: ToolCall,
   approvalId: string,
   ctx: NodeContext<MessagesSchema>,
+  messages: readonly Message[],
 ): Promise<ToolMessage> {
   const request: ToolDecisionRequest = {
     action: call.name,
     args: call.args,
     description: `${describeCall(call, undefined)}: run by the model provider once approved`,
+    context: toolCallContext(
+      messages,
+      call.id,
+      `The model provider asks to run ${call.name} itself.`,
+    ),
     allow: { accept: true, edit: false, respond: true, ignore: true },
     toolCallId: call.id,
     argsSchema: { type: "object" },

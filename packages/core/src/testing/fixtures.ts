@@ -211,3 +211,38 @@ export function makeAudit(
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * One support-desk run tree's questions as the runtime records them: the root run's own, and one
+ * from each of two sub-agents (`refund_agent`, `email_agent`), whose path starts at the root.
+ */
+export function treeInterrupts(): StoredInterrupt[] {
+  return [
+    makeInterrupt("t1", "i_root", {
+      graph: "support-desk",
+      path: [
+        { runId: runId("run-1"), graph: "support-desk", node: "review", taskId: taskId("task-1") },
+      ],
+    }),
+    ...(["refund", "email"] as const).map((agent) =>
+      makeInterrupt("t1", `i_${agent}`, {
+        graph: `${agent}_agent`,
+        runId: runId(`r_${agent}`),
+        path: [
+          {
+            runId: runId("root"),
+            graph: "support-desk",
+            node: agent,
+            taskId: taskId(`t_${agent}`),
+          },
+          {
+            runId: runId(`r_${agent}`),
+            graph: `${agent}_agent`,
+            node: "review",
+            taskId: taskId("task-1"),
+          },
+        ],
+      }),
+    ),
+  ];
+}

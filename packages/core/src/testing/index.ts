@@ -30,6 +30,7 @@ import { interruptSpecs } from "./specs/interrupts.ts";
 import { leaseSpecs } from "./specs/leases.ts";
 import { narrowReadSpecs } from "./specs/narrow-reads.ts";
 import { onceSpecs } from "./specs/once.ts";
+import { queueFilterSpecs } from "./specs/queue-filters.ts";
 import { runSpecs } from "./specs/runs.ts";
 import { serializationSpecs } from "./specs/serialization.ts";
 import { steeringAuditSpecs } from "./specs/steering-audit.ts";
@@ -47,6 +48,7 @@ const SPECS = [
   channelBlobSpecs,
   taskResultSpecs,
   interruptSpecs,
+  queueFilterSpecs,
   answerSpecs,
   answerReadSpecs,
   narrowReadSpecs,

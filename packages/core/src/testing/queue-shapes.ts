@@ -20,7 +20,12 @@ const FILTERS: [string, InterruptQuery, string][] = [
   ["pending, across threads", { status: "pending" }, "interrupts_queue"],
   ["every status, across threads", {}, "interrupts_by_created"],
   ["pending, of a tenant", { status: "pending", tenant: "acme" }, "interrupts_by_tenant"],
-  ["pending, of a graph", { status: "pending", graph: "support" }, "interrupts_by_graph"],
+  ["pending, of an app", { status: "pending", graph: "support" }, "interrupts_by_root_graph"],
+  [
+    "pending, of a sub-agent graph",
+    { status: "pending", subAgentGraph: "refund_agent" },
+    "interrupts_by_graph",
+  ],
   ["of a run", { runId: runId("run-1") }, "interrupts_by_run"],
 ];
 

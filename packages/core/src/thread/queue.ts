@@ -37,12 +37,24 @@ export function toListItem(row: StoredInterrupt, now = Date.now()): InterruptLis
   };
 }
 
+/** A page of the approval queue; `total` when the query asked for a count. */
+export interface InterruptListPage {
+  items: InterruptListItem[];
+  nextCursor: string | null;
+  /** How many interrupts match the filters on all pages (with `count: true`). */
+  total?: number;
+}
+
 /** A page of the approval queue, newest first, from the store's index. */
 export async function listInterruptsForPeople(
   store: Checkpointer,
   query: InterruptQuery,
-): Promise<{ items: InterruptListItem[]; nextCursor: string | null }> {
+): Promise<InterruptListPage> {
   const page = await store.listInterrupts({ status: "pending", ...query });
   const now = Date.now();
-  return { items: page.items.map((row) => toListItem(row, now)), nextCursor: page.nextCursor };
+  return {
+    items: page.items.map((row) => toListItem(row, now)),
+    nextCursor: page.nextCursor,
+    ...(page.total !== undefined ? { total: page.total } : {}),
+  };
 }

@@ -37,6 +37,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     query: {
       status?: InterruptListQuery["status"];
       graph?: string;
+      subAgentGraph?: string;
       threadId?: string;
       cursor?: string;
       limit?: number;
@@ -45,18 +46,21 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     if (query.threadId !== undefined) {
       const thread = await store.getThread(query.threadId as ThreadId);
       if (!thread || (principal.tenant !== null && thread.tenant !== principal.tenant))
-        return { items: [], nextCursor: null };
+        return { items: [], nextCursor: null, total: 0 };
     }
     const graph = ctx.registry.all()[0];
-    if (!graph) return { items: [], nextCursor: null };
-    return graph.listInterrupts({
+    if (!graph) return { items: [], nextCursor: null, total: 0 };
+    const page = await graph.listInterrupts({
       status: query.status ?? "pending",
       ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
       ...(query.graph !== undefined ? { graph: query.graph } : {}),
+      ...(query.subAgentGraph !== undefined ? { subAgentGraph: query.subAgentGraph } : {}),
       ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
       cursor: query.cursor ?? null,
       limit: query.limit ?? 50,
+      count: true,
     });
+    return { ...page, total: page.total ?? page.items.length };
   }
 
   // The live feed's clients share reads: one query per (tenant, filters) per change notice or
@@ -69,9 +73,15 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
   >();
   function sharedPage(
     principal: Principal,
-    query: { graph?: string; threadId?: string; limit?: number },
+    query: { graph?: string; subAgentGraph?: string; threadId?: string; limit?: number },
   ) {
-    const key = JSON.stringify([principal.tenant, query.graph, query.threadId, query.limit]);
+    const key = JSON.stringify([
+      principal.tenant,
+      query.graph,
+      query.subAgentGraph,
+      query.threadId,
+      query.limit,
+    ]);
     const hit = shared.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < ctx.queuePollMs / 2)
       return hit.page;
@@ -134,7 +144,8 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
             again = false;
             const page = await sharedPage(principal, query);
             const fingerprint =
-              page.items.map((i) => `${i.id}:${i.status}`).join(",") + `|${page.nextCursor ?? ""}`;
+              page.items.map((i) => `${i.id}:${i.status}`).join(",") +
+              `|${page.nextCursor ?? ""}|${page.total}`;
             if (fingerprint !== last) {
               last = fingerprint;
               stream.send("interrupts", page);

@@ -17,14 +17,20 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): vo
       method: "GET",
       url: "/healthz",
       operationId: "health",
-      summary: "Liveness: the store kind and the registered graphs.",
+      summary:
+        "Liveness: the store kind, the registered graphs, and whether the server asks for a token (`auth`: `token` or `open`).",
       scope: null,
       responses: { 200: HealthSchema },
     },
     () =>
       Promise.resolve({
         status: 200,
-        body: { ok: true, store: ctx.storeKind, graphs: ctx.registry.names() },
+        body: {
+          ok: true,
+          store: ctx.storeKind,
+          graphs: ctx.registry.names(),
+          auth: ctx.auth.mode === "open" ? "open" : "token",
+        },
       }),
   );
   let document: unknown = null;

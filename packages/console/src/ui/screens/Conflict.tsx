@@ -2,7 +2,8 @@
  * What a stale answer is shown: the server refused it (409) because the thread moved on; here is
  * the new head and what is pending now, and a way to decide again on the latest state.
  */
-import type { Interrupt } from "@rein/client";
+import type { Interrupt, InterruptListItem, ReinApiError } from "@rein/client";
+import { describeError } from "../errors.ts";
 import { payloadSummary } from "../format.ts";
 import { href } from "../router.ts";
 
@@ -12,6 +13,9 @@ export interface ConflictInfo {
   reason: string | null;
   /** The checkpoint this screen was showing. */
   expectedCheckpointId: string;
+  /** The thread's head now, as the thread screen shows it. */
+  threadHeadCheckpointId: string | null;
+  /** The head of the run that asked (a sub-agent's own checkpoint stream). */
   headCheckpointId: string | null;
   runStatus: string | null;
   pending: Interrupt[];
@@ -34,8 +38,8 @@ export function Conflict(props: {
           <dd>{info.expectedCheckpointId}</dd>
         </div>
         <div>
-          <dt>Latest head checkpoint</dt>
-          <dd data-testid="conflict-head">{info.headCheckpointId ?? "—"}</dd>
+          <dt>The thread's head now</dt>
+          <dd data-testid="conflict-head">{info.threadHeadCheckpointId ?? "—"}</dd>
         </div>
         {info.runStatus && (
           <div>
@@ -64,4 +68,31 @@ export function Conflict(props: {
       </button>
     </section>
   );
+}
+
+/** What a 409 says changed, with the thread's head read after it. */
+export function conflictInfo(
+  error: ReinApiError,
+  item: InterruptListItem,
+  threadHead: string | null,
+): ConflictInfo {
+  const d = error.details;
+  const latest = (
+    typeof d["latest"] === "object" && d["latest"] !== null ? d["latest"] : {}
+  ) as Record<string, unknown>;
+  const pick = (key: string): unknown => d[key] ?? latest[key];
+  const text = (key: string): string | null => {
+    const value = pick(key);
+    return typeof value === "string" ? value : null;
+  };
+  const pending = pick("pendingInterrupts");
+  return {
+    message: describeError(error),
+    reason: typeof d["reason"] === "string" ? d["reason"] : null,
+    expectedCheckpointId: item.checkpointId,
+    threadHeadCheckpointId: threadHead,
+    headCheckpointId: text("headCheckpointId"),
+    runStatus: text("runStatus"),
+    pending: Array.isArray(pending) ? (pending as ConflictInfo["pending"]) : [],
+  };
 }

@@ -1,15 +1,20 @@
 /**
- * The decision screen: one pending interrupt, shown where it sits in the run tree, answered as a
- * decision card (accept / edit / respond / ignore where `allow` permits) or with a JSON answer,
- * and a separate steering box. Every answer carries `expectedCheckpointId`; a refused stale
- * answer shows what changed and lets the reviewer decide again.
+ * The decision screen: one pending interrupt, where it sits in the run tree, why the agent asks,
+ * the steering box, then the answer — a decision card (accept / edit / respond / ignore where
+ * `allow` permits) or a question's answer editor. Every answer carries `expectedCheckpointId`; a
+ * refused stale answer shows what changed and lets the reviewer decide again. The queue's split
+ * view shows the same screen beside the list (`embedded`).
  */
 import { useCallback, useEffect, useState } from "react";
-import { ReinApiError, type InterruptListItem, type RunResult, type Thread } from "@rein/client";
+import type { InterruptListItem, RunResult, Thread } from "@rein/client";
+import { refusal, sendAnswer, steerOnly } from "../answering.ts";
 import { asDecision, type DecisionKind } from "../decision.ts";
 import { describeError } from "../errors.ts";
-import { deadlineText, duration, shortId, treePath } from "../format.ts";
+import { deadlineText, duration, humanize, treePath } from "../format.ts";
 import { useLiveQueue, useNow } from "../live.ts";
+import { ContextPanel } from "../parts/Context.tsx";
+import { Id } from "../parts/Id.tsx";
+import { SteeringBox, steerTargets } from "../parts/Steering.tsx";
 import { href } from "../router.ts";
 import type { Session } from "../session.ts";
 import { Conflict, type ConflictInfo } from "./Conflict.tsx";
@@ -30,37 +35,27 @@ type Outcome =
   | { kind: "conflict"; info: ConflictInfo }
   | { kind: "error"; text: string };
 
-/** The decision screen. */
-export function Decision(props: { session: Session; threadId: string; interruptId: string }) {
-  const { session, threadId, interruptId } = props;
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+/** The decision screen (or the split view's right pane, `embedded`). */
+export function Decision(props: {
+  session: Session;
+  threadId: string;
+  interruptId: string;
+  embedded?: boolean;
+  /** Told what was sent (the split view keeps it in view as the pane moves on). */
+  onSent?: (text: string) => void;
+  /** The queue's live page, when the split view shows this screen (no feed of its own). */
+  liveItems?: InterruptListItem[] | null;
+}) {
+  const { session, threadId, interruptId, embedded = false } = props;
   const [steering, setSteering] = useState("");
+  const [target, setTarget] = useState(0);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const now = useNow();
-  const live = useLiveQueue(session.client, { threadId });
+  const own = useLiveQueue(session.client, { threadId }, 200, props.liveItems === undefined);
+  const liveItems = props.liveItems === undefined ? own.items : props.liveItems;
 
-  const load = useCallback(async () => {
-    try {
-      const [thread, page] = await Promise.all([
-        session.client.getThread(threadId),
-        session.client.listInterrupts({ threadId, limit: 200 }),
-      ]);
-      setLoaded({
-        thread,
-        item: page.items.find((i) => i.id === interruptId) ?? null,
-        pending: page.items,
-      });
-      setLoadError(null);
-    } catch (error) {
-      setLoadError(describeError(error));
-    }
-  }, [session.client, threadId, interruptId]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { loaded, loadError, reload } = useQuestion(session, threadId, interruptId);
 
   if (loadError)
     return (
@@ -70,40 +65,34 @@ export function Decision(props: { session: Session; threadId: string; interruptI
     );
   if (!loaded) return <p className="loading">Loading…</p>;
   const { item, thread } = loaded;
+  const targets = item ? steerTargets(item) : [];
+  const chosen = targets[target] ?? targets[0];
+  const note = steering.trim();
 
+  const noteFor = chosen && note ? { text: note, to: chosen } : null;
   const send = (answer: unknown, label: string) => {
     if (!item) return;
     setBusy(true);
     setOutcome(null);
-    session.client
-      .resume(threadId, {
-        target: { runId: item.runId, namespace: item.namespace, interruptId: item.id },
-        resume: answer,
-        ...(steering.trim() ? { steering: steering.trim() } : {}),
-        expectedCheckpointId: item.checkpointId,
-      })
+    sendAnswer(session.client, item, answer, noteFor)
       .then((result) => {
-        setOutcome({ kind: "sent", text: `${label} sent.`, result });
+        const noted = noteFor ? ` Your note went to ${noteFor.to.label}.` : "";
+        const text = `${label} sent for ${title} on thread ${threadId}.${noted}`;
+        setOutcome({ kind: "sent", text, result });
+        props.onSent?.(`${text} The thread is now ${result.status}.`);
         setSteering("");
       })
-      .catch((error: unknown) => {
-        if (error instanceof ReinApiError && error.status === 409)
-          setOutcome({ kind: "conflict", info: conflictInfo(error, item) });
-        else setOutcome({ kind: "error", text: describeError(error) });
-      })
+      .catch(async (error: unknown) => setOutcome(await refusal(session.client, item, error)))
       .finally(() => setBusy(false));
   };
 
-  const steerOnly = () => {
-    if (!item || !steering.trim()) return;
+  const steerAlone = () => {
+    if (!item || !noteFor) return;
     setBusy(true);
-    session.client
-      .steer(threadId, {
-        target: { runId: item.runId, namespace: item.namespace, interruptId: item.id },
-        text: steering.trim(),
-      })
+    steerOnly(session.client, item, noteFor)
       .then(() => {
-        setOutcome({ kind: "steered", text: "Steering note recorded; nothing was answered." });
+        const text = `Steering note recorded for ${noteFor.to.label}; nothing was answered.`;
+        setOutcome({ kind: "steered", text });
         setSteering("");
       })
       .catch((error: unknown) => setOutcome({ kind: "error", text: describeError(error) }))
@@ -116,17 +105,21 @@ export function Decision(props: { session: Session; threadId: string; interruptI
   const goneElsewhere =
     item !== null &&
     outcome === null &&
-    live.items !== null &&
-    !live.items.some((i) => i.id === item.id);
+    liveItems !== null &&
+    !liveItems.some((i) => i.id === item.id);
   const answered = outcome?.kind === "sent" || outcome?.kind === "conflict";
+  const Title = embedded ? "h2" : "h1";
+  const title = item ? (decision ? humanize(decision.action) : "Question") : "No longer pending";
 
   return (
     <section aria-labelledby="decision-title" className="decision">
-      <p className="crumbs">
-        <a href={href({ screen: "queue" })}>Queue</a> ›{" "}
-        <a href={href({ screen: "thread", threadId })}>Thread {threadId}</a>
-      </p>
-      <h1 id="decision-title">{item ? treePath(item) : "No longer pending"}</h1>
+      {!embedded && (
+        <p className="crumbs">
+          <a href={href({ screen: "queue" })}>Queue</a> ›{" "}
+          <a href={href({ screen: "thread", threadId })}>Thread {threadId}</a>
+        </p>
+      )}
+      <Title id="decision-title">{title}</Title>
       {!item && !outcome && (
         <>
           <p role="status">
@@ -138,20 +131,51 @@ export function Decision(props: { session: Session; threadId: string; interruptI
       )}
       {item && (
         <>
-          <dl className="meta">
-            <Meta term="Thread" value={threadId} />
-            <Meta term="Node" value={item.node} />
-            <Meta term="Task" value={item.taskId} />
-            <Meta term="Sub-agent" value={item.subAgentId ?? "—"} />
-            <Meta term="Checkpoint" value={item.checkpointId} />
-            <Meta term="Age" value={duration(now - Date.parse(item.createdAt))} />
-            <Meta term="Deadline" value={deadlineText(item.deadline, now)} />
-          </dl>
+          <p className="where">
+            <span className="path">{treePath(item)}</span>
+            <span>asked {duration(now - Date.parse(item.createdAt))} ago</span>
+            <span>deadline {deadlineText(item.deadline, now)}</span>
+            {embedded && (
+              <a href={href({ screen: "decision", threadId, interruptId: item.id })}>
+                Open on its own page
+              </a>
+            )}
+          </p>
+          <details className="ids">
+            <summary>Ids</summary>
+            <dl className="meta">
+              <Meta term="Thread" value={threadId} />
+              <Meta term="Interrupt" value={item.id} />
+              <Meta term="Node" value={item.node} />
+              <Meta term="Task" value={item.taskId} />
+              <Meta term="Sub-agent" value={item.subAgentId ?? "—"} />
+              <Meta term="Checkpoint" value={item.checkpointId} />
+            </dl>
+          </details>
           {goneElsewhere && (
             <p role="status" className="conflict-soon">
               This question left the queue since you opened it (answered elsewhere, cancelled or
               timed out). An answer sent now will be refused with the latest state.
             </p>
+          )}
+          {decision && (
+            <ContextPanel
+              context={decision.context}
+              description={decision.description}
+              client={session.client}
+              threadId={threadId}
+            />
+          )}
+          {!answered && (
+            <SteeringBox
+              targets={targets}
+              target={target}
+              onTarget={setTarget}
+              text={steering}
+              onText={setSteering}
+              busy={busy}
+              onSteerOnly={steerAlone}
+            />
           )}
           {!answered &&
             (decision ? (
@@ -169,65 +193,45 @@ export function Decision(props: { session: Session; threadId: string; interruptI
                 onAnswer={(answer) => send(answer, "Answer")}
               />
             ))}
-          {!answered && (
-            <section className="steering" aria-labelledby="steering-title">
-              <h2 id="steering-title">Steering</h2>
-              <p className="hint">
-                An instruction for the agent, kept apart from the answer. It is sent with your
-                answer, or on its own without answering.
-              </p>
-              <label htmlFor="steering-note">Steering note</label>
-              <textarea
-                id="steering-note"
-                rows={3}
-                maxLength={10_000}
-                value={steering}
-                onChange={(e) => setSteering(e.target.value)}
-              />
-              <button type="button" disabled={busy || !steering.trim()} onClick={steerOnly}>
-                Steer without answering
-              </button>
-            </section>
-          )}
         </>
       )}
-      {outcome?.kind === "sent" && (
-        <div role="status" className="notice">
-          <p>
-            {outcome.text} The thread is now <strong>{outcome.result.status}</strong>
-            {outcome.result.interrupts.length > 0
-              ? `, with ${outcome.result.interrupts.length} question(s) still pending.`
-              : "."}
-          </p>
-          <p>
-            <a href={href({ screen: "queue" })}>Back to the queue</a> ·{" "}
-            <a href={href({ screen: "thread", threadId })}>Open the thread</a>
-          </p>
-        </div>
-      )}
-      {outcome?.kind === "steered" && (
-        <p role="status" className="notice">
-          {outcome.text}
-        </p>
-      )}
-      {outcome?.kind === "error" && (
-        <p role="alert" className="error">
-          {outcome.text}
-        </p>
-      )}
-      {outcome?.kind === "conflict" && (
-        <Conflict
-          info={outcome.info}
-          threadId={threadId}
-          onDecideAgain={() => {
-            setOutcome(null);
-            setLoaded(null);
-            void load();
-          }}
-        />
-      )}
+      <OutcomeView
+        outcome={outcome}
+        threadId={threadId}
+        onDecideAgain={() => {
+          setOutcome(null);
+          reload();
+        }}
+      />
     </section>
   );
+}
+
+/** The thread and its pending questions, this one among them (or not, once answered). */
+function useQuestion(session: Session, threadId: string, interruptId: string) {
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const [thread, page] = await Promise.all([
+        session.client.getThread(threadId),
+        session.client.listInterrupts({ threadId, limit: 500 }),
+      ]);
+      const item = page.items.find((i) => i.id === interruptId) ?? null;
+      setLoaded({ thread, item, pending: page.items });
+      setLoadError(null);
+    } catch (error) {
+      setLoadError(describeError(error));
+    }
+  }, [session.client, threadId, interruptId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const reload = () => {
+    setLoaded(null);
+    void load();
+  };
+  return { loaded, loadError, reload };
 }
 
 const LABELS: Record<DecisionKind, string> = {
@@ -237,11 +241,50 @@ const LABELS: Record<DecisionKind, string> = {
   ignore: "Ignore",
 };
 
+function OutcomeView(props: {
+  outcome: Outcome | null;
+  threadId: string;
+  onDecideAgain: () => void;
+}) {
+  const { outcome, threadId } = props;
+  if (!outcome) return null;
+  if (outcome.kind === "sent")
+    return (
+      <div role="status" className="notice">
+        <p>
+          {outcome.text} The thread is now <strong>{outcome.result.status}</strong>
+          {outcome.result.interrupts.length > 0
+            ? `, with ${outcome.result.interrupts.length} question(s) still pending.`
+            : "."}
+        </p>
+        <p>
+          <a href={href({ screen: "queue" })}>Back to the queue</a> ·{" "}
+          <a href={href({ screen: "thread", threadId })}>Open the thread</a>
+        </p>
+      </div>
+    );
+  if (outcome.kind === "steered")
+    return (
+      <p role="status" className="notice">
+        {outcome.text}
+      </p>
+    );
+  if (outcome.kind === "error")
+    return (
+      <p role="alert" className="error">
+        {outcome.text}
+      </p>
+    );
+  return <Conflict info={outcome.info} threadId={threadId} onDecideAgain={props.onDecideAgain} />;
+}
+
 function Meta({ term, value }: { term: string; value: string }) {
   return (
     <div>
       <dt>{term}</dt>
-      <dd title={value}>{value.length > 28 ? shortId(value, 26) : value}</dd>
+      <dd>
+        <Id value={value} label={`${term} id`} />
+      </dd>
     </div>
   );
 }
@@ -263,23 +306,4 @@ export function PendingList({ items }: { items: InterruptListItem[] }) {
       </ul>
     </>
   );
-}
-
-/** What a 409 says changed. */
-function conflictInfo(error: ReinApiError, item: InterruptListItem): ConflictInfo {
-  const d = error.details;
-  const latest = (
-    typeof d["latest"] === "object" && d["latest"] !== null ? d["latest"] : {}
-  ) as Record<string, unknown>;
-  const pick = (key: string): unknown => d[key] ?? latest[key];
-  const pending = pick("pendingInterrupts");
-  return {
-    message: describeError(error),
-    reason: typeof d["reason"] === "string" ? d["reason"] : null,
-    expectedCheckpointId: item.checkpointId,
-    headCheckpointId:
-      typeof pick("headCheckpointId") === "string" ? (pick("headCheckpointId") as string) : null,
-    runStatus: typeof pick("runStatus") === "string" ? (pick("runStatus") as string) : null,
-    pending: Array.isArray(pending) ? (pending as ConflictInfo["pending"]) : [],
-  };
 }

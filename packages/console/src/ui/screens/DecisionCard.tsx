@@ -1,18 +1,30 @@
 /**
- * A decision payload as a card: the action, what it is for, its arguments, and the answers its
- * `allow` permits. Editing opens a form generated from the arguments, checked (types, then the
- * interrupt's answer schema) before anything is sent.
+ * A decision payload as a card: the action, its arguments, and the answers its `allow` permits.
+ * Editing replaces the buttons with one accept, shows the edits against what the model asked,
+ * and re-checks the values as they are typed. An irreversible action is accepted only through an
+ * explicit confirmation.
  */
 import { useState, type FormEvent } from "react";
 import {
+  argChanges,
   argFields,
+  type ArgChange,
   checkAnswer,
   decisionAnswer,
   readArgs,
+  type ArgField,
   type DecisionKind,
   type DecisionPayload,
 } from "../decision.ts";
+import { formatValue, humanize } from "../format.ts";
 import type { SchemaProblem } from "../schema.ts";
+
+/** An answer waiting for the reviewer's confirmation. */
+interface Pending {
+  kind: DecisionKind;
+  value: unknown;
+  args: Record<string, unknown>;
+}
 
 /** The card. */
 export function DecisionCard(props: {
@@ -29,15 +41,36 @@ export function DecisionCard(props: {
   );
   const [text, setText] = useState("");
   const [problems, setProblems] = useState<SchemaProblem[]>([]);
+  const [confirming, setConfirming] = useState<Pending | null>(null);
+
+  const check = (kind: DecisionKind, extra: { args?: Record<string, unknown>; text?: string }) => {
+    const value = decisionAnswer(kind, { ...extra, schema });
+    return { value, problems: checkAnswer(schema, value) };
+  };
+  const editProblems = (next: Record<string, string>): SchemaProblem[] => {
+    const read = readArgs(fields, next);
+    return read.ok ? check("edit", { args: read.args }).problems : read.problems;
+  };
 
   const answer = (
     kind: DecisionKind,
     extra: { args?: Record<string, unknown>; text?: string } = {},
   ) => {
-    const value = decisionAnswer(kind, { ...extra, schema });
-    const found = checkAnswer(schema, value);
-    setProblems(found);
-    if (found.length === 0) props.onAnswer(value, kind);
+    const checked = check(kind, extra);
+    setProblems(checked.problems);
+    if (checked.problems.length > 0) return;
+    // Accepting an irreversible action (as asked or edited) waits for an explicit confirmation.
+    if (decision.irreversible && (kind === "accept" || kind === "edit"))
+      setConfirming({ kind, value: checked.value, args: extra.args ?? decision.args });
+    else props.onAnswer(checked.value, kind);
+  };
+
+  const edit = (name: string, value: string) => {
+    const next = { ...values, [name]: value };
+    setValues(next);
+    setConfirming(null);
+    // Once a problem is shown, it goes as soon as the value is valid.
+    if (problems.length > 0) setProblems(editProblems(next));
   };
 
   const submitEdit = (event: FormEvent) => {
@@ -53,103 +86,64 @@ export function DecisionCard(props: {
     else answer("respond", { text: text.trim() });
   };
 
+  const read = readArgs(fields, values);
+  const changes = read.ok ? argChanges(decision.args, read.args) : [];
   const bad = (name: string) =>
     problems.some((p) => p.path === name || p.path.endsWith(`.${name}`));
 
   return (
     <article className="card" aria-labelledby="card-action">
       <h2 id="card-action">
-        <span className="verb">Action</span> {decision.action}
+        <span className="verb">Action</span> {humanize(decision.action)}
       </h2>
+      {decision.irreversible && (
+        <p className="irreversible-note">
+          <strong>Irreversible.</strong> Once accepted this cannot be undone; you will be asked to
+          confirm.
+        </p>
+      )}
       {decision.description && <p className="description">{decision.description}</p>}
-      <table className="args" aria-label="Arguments">
+      <table className="args" aria-label="Arguments the agent asks for">
         <tbody>
           {fields.map((f) => (
             <tr key={f.name}>
               <th scope="row">{f.name}</th>
-              <td>
-                <code>{f.initial}</code>
+              <td className={f.kind === "text" ? "multiline" : undefined}>
+                {formatValue(decision.args[f.name], decision.units[f.name])}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <div className="actions" role="group" aria-label="Decide">
-        {decision.allow.accept && (
-          <button
-            type="button"
-            className="primary"
-            disabled={busy}
-            onClick={() => answer("accept")}
-          >
-            Accept
-          </button>
-        )}
-        {decision.allow.edit && (
-          <button
-            type="button"
-            disabled={busy}
-            aria-expanded={mode === "edit"}
-            onClick={() => setMode(mode === "edit" ? null : "edit")}
-          >
-            Edit arguments
-          </button>
-        )}
-        {decision.allow.respond && (
-          <button
-            type="button"
-            disabled={busy}
-            aria-expanded={mode === "respond"}
-            onClick={() => setMode(mode === "respond" ? null : "respond")}
-          >
-            Respond
-          </button>
-        )}
-        {decision.allow.ignore && (
-          <button type="button" disabled={busy} onClick={() => answer("ignore")}>
-            Ignore
-          </button>
-        )}
-      </div>
-      {mode === "edit" && (
-        <form className="edit" aria-label="Edit arguments" onSubmit={submitEdit} noValidate>
-          {fields.map((f) => (
-            <div key={f.name} className="field">
-              <label htmlFor={`arg-${f.name}`}>{f.name}</label>
-              {f.kind === "boolean" ? (
-                <select
-                  id={`arg-${f.name}`}
-                  value={values[f.name]}
-                  onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
-                >
-                  <option value="true">true</option>
-                  <option value="false">false</option>
-                </select>
-              ) : f.kind === "json" ? (
-                <textarea
-                  id={`arg-${f.name}`}
-                  rows={4}
-                  value={values[f.name]}
-                  aria-invalid={bad(f.name) || undefined}
-                  onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
-                />
-              ) : (
-                <input
-                  id={`arg-${f.name}`}
-                  inputMode={f.kind === "number" ? "decimal" : undefined}
-                  value={values[f.name]}
-                  aria-invalid={bad(f.name) || undefined}
-                  onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
-                />
-              )}
-            </div>
-          ))}
-          <button type="submit" className="primary" disabled={busy}>
-            Accept with these arguments
-          </button>
-        </form>
+      {mode !== "edit" && !confirming && (
+        <DecideButtons
+          allow={decision.allow}
+          busy={busy}
+          responding={mode === "respond"}
+          onAccept={() => answer("accept")}
+          onEdit={() => setMode("edit")}
+          onRespond={() => setMode(mode === "respond" ? null : "respond")}
+          onIgnore={() => answer("ignore")}
+        />
       )}
-      {mode === "respond" && (
+      {mode === "edit" && (
+        <EditForm
+          fields={fields}
+          values={values}
+          bad={bad}
+          changes={changes}
+          units={decision.units}
+          busy={busy}
+          confirming={confirming !== null}
+          onEdit={edit}
+          onSubmit={submitEdit}
+          onCancel={() => {
+            setMode(null);
+            setProblems([]);
+          }}
+        />
+      )}
+      {mode === "respond" && !confirming && (
         <form className="respond" aria-label="Respond" onSubmit={submitRespond} noValidate>
           <label htmlFor="response-text">Response to the agent</label>
           <textarea
@@ -163,8 +157,184 @@ export function DecisionCard(props: {
           </button>
         </form>
       )}
+      {confirming && (
+        <Confirm
+          decision={decision}
+          pending={confirming}
+          busy={busy}
+          onConfirm={() => props.onAnswer(confirming.value, confirming.kind)}
+          onBack={() => setConfirming(null)}
+        />
+      )}
       {problems.length > 0 && <Problems problems={problems} />}
     </article>
+  );
+}
+
+/** Accept / Edit arguments / Respond / Ignore, each where `allow` permits. */
+function DecideButtons(props: {
+  allow: DecisionPayload["allow"];
+  busy: boolean;
+  responding: boolean;
+  onAccept: () => void;
+  onEdit: () => void;
+  onRespond: () => void;
+  onIgnore: () => void;
+}) {
+  const { allow, busy } = props;
+  return (
+    <div className="actions" role="group" aria-label="Decide">
+      {allow.accept && (
+        <button type="button" className="primary" disabled={busy} onClick={props.onAccept}>
+          Accept
+        </button>
+      )}
+      {allow.edit && (
+        <button type="button" disabled={busy} onClick={props.onEdit}>
+          Edit arguments
+        </button>
+      )}
+      {allow.respond && (
+        <button
+          type="button"
+          disabled={busy}
+          aria-expanded={props.responding}
+          onClick={props.onRespond}
+        >
+          Respond
+        </button>
+      )}
+      {allow.ignore && (
+        <button type="button" disabled={busy} onClick={props.onIgnore}>
+          Ignore
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The edit form: one field per argument, the edits as a diff, and the one accept. */
+function EditForm(props: {
+  fields: ArgField[];
+  values: Record<string, string>;
+  bad: (name: string) => boolean;
+  changes: ArgChange[];
+  units: Record<string, string>;
+  busy: boolean;
+  confirming: boolean;
+  onEdit: (name: string, value: string) => void;
+  onSubmit: (event: FormEvent) => void;
+  onCancel: () => void;
+}) {
+  const { fields, values, changes, units, busy } = props;
+  return (
+    <form className="edit" aria-label="Edit arguments" onSubmit={props.onSubmit} noValidate>
+      {fields.map((f) => (
+        <Field
+          key={f.name}
+          field={f}
+          value={values[f.name] ?? ""}
+          bad={props.bad(f.name)}
+          onChange={props.onEdit}
+        />
+      ))}
+      <section className="diff" aria-labelledby="diff-title">
+        <h3 id="diff-title">Your edits against what the model asked</h3>
+        {changes.length === 0 ? (
+          <p>No changes yet: accepting sends the arguments as the model asked.</p>
+        ) : (
+          <ul aria-label="Changed arguments">
+            {changes.map((c) => (
+              <li key={c.name}>
+                <strong>{c.name}</strong>: <del>{formatValue(c.before, units[c.name])}</del> →{" "}
+                <ins>{formatValue(c.after, units[c.name])}</ins>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {!props.confirming && (
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            Accept with these arguments
+          </button>
+          <button type="button" disabled={busy} onClick={props.onCancel}>
+            Cancel editing
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}
+
+/** One generated input: a choice, a text area (multi-line text, JSON) or a line. */
+function Field(props: {
+  field: ArgField;
+  value: string;
+  bad: boolean;
+  onChange: (name: string, value: string) => void;
+}) {
+  const { field: f, value, bad } = props;
+  const id = `arg-${f.name}`;
+  const change = (e: { target: { value: string } }) => props.onChange(f.name, e.target.value);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{f.name}</label>
+      {f.kind === "boolean" ? (
+        <select id={id} value={value} onChange={change}>
+          <option value="true">true</option>
+          <option value="false">false</option>
+        </select>
+      ) : f.kind === "json" || f.kind === "text" ? (
+        <textarea
+          id={id}
+          rows={Math.min(12, Math.max(3, value.split("\n").length + 1))}
+          value={value}
+          spellCheck={f.kind === "text"}
+          aria-invalid={bad || undefined}
+          onChange={change}
+        />
+      ) : (
+        <input
+          id={id}
+          inputMode={f.kind === "number" ? "decimal" : undefined}
+          value={value}
+          aria-invalid={bad || undefined}
+          onChange={change}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The explicit confirmation an irreversible action needs. */
+function Confirm(props: {
+  decision: DecisionPayload;
+  pending: Pending;
+  busy: boolean;
+  onConfirm: () => void;
+  onBack: () => void;
+}) {
+  const { decision, pending } = props;
+  const what = humanize(decision.action);
+  const args = Object.entries(pending.args)
+    .map(([k, v]) => `${k} ${formatValue(v, decision.units[k])}`)
+    .join(", ");
+  return (
+    <div className="confirm" role="group" aria-labelledby="confirm-title">
+      <h3 id="confirm-title">This cannot be undone</h3>
+      <p>
+        {what} runs as soon as you confirm, with {args}.
+      </p>
+      <div className="actions">
+        <button type="button" className="danger" disabled={props.busy} onClick={props.onConfirm}>
+          Confirm: {what.toLowerCase()}
+        </button>
+        <button type="button" disabled={props.busy} onClick={props.onBack}>
+          Back
+        </button>
+      </div>
+    </div>
   );
 }
 

@@ -1,9 +1,11 @@
 /**
- * Any payload that is not a decision: the payload as JSON and an answer editor, checked against
- * the interrupt's answer schema (when it declares one) before sending.
+ * Any payload that is not a decision: the question as text (its other fields labelled, the raw
+ * JSON on demand) and an answer editor, checked against the interrupt's answer schema (when it
+ * declares one) before sending.
  */
 import { useState, type FormEvent } from "react";
 import { checkAnswer } from "../decision.ts";
+import { formatValue } from "../format.ts";
 import type { SchemaProblem } from "../schema.ts";
 import { Problems } from "./DecisionCard.tsx";
 
@@ -49,10 +51,14 @@ export function JsonAnswer(props: {
 
   return (
     <article className="card" aria-labelledby="question-title">
-      <h2 id="question-title">Question</h2>
-      <pre className="payload" aria-label="Payload" tabIndex={0}>
-        {JSON.stringify(props.payload, null, 2)}
-      </pre>
+      <h2 id="question-title">The question</h2>
+      <Readable payload={props.payload} />
+      <details>
+        <summary>Raw payload (JSON)</summary>
+        <pre className="payload" aria-label="Payload" tabIndex={0}>
+          {JSON.stringify(props.payload, null, 2)}
+        </pre>
+      </details>
       <form onSubmit={submit} noValidate aria-label="Answer">
         <label htmlFor="json-answer">Answer (JSON)</label>
         <textarea
@@ -75,5 +81,32 @@ export function JsonAnswer(props: {
       </form>
       {problems.length > 0 && <Problems problems={problems} />}
     </article>
+  );
+}
+
+const QUESTION_KEYS = ["question", "message", "prompt", "description", "text"];
+
+/** The payload as a person reads it: the question as a paragraph, other fields labelled. */
+function Readable({ payload }: { payload: unknown }) {
+  if (typeof payload === "string") return <p className="question">{payload}</p>;
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload))
+    return <p className="question">{formatValue(payload)}</p>;
+  const record = payload as Record<string, unknown>;
+  const key = QUESTION_KEYS.find((k) => typeof record[k] === "string");
+  const rest = Object.entries(record).filter(([k]) => k !== key);
+  return (
+    <>
+      {key && <p className="question">{record[key] as string}</p>}
+      {rest.length > 0 && (
+        <dl className="facts">
+          {rest.map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{formatValue(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </>
   );
 }

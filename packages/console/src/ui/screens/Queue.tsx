@@ -1,39 +1,65 @@
 /**
- * The approval queue: every pending interrupt of the tenant, newest first, live over SSE, with
- * filters and keyboard navigation (j/k move, Enter opens, a accepts where the payload allows it).
+ * The approval queue as an inbox: every pending interrupt of the tenant, newest first, live over
+ * SSE, in keyset pages with the total count; filters by app (root graph), sub-agent graph, thread
+ * and kind. On a wide screen the selected question opens beside the list. Keys: j/k move (list
+ * and pane together), Enter opens, a accepts where the payload allows it and it can be undone.
  */
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { InterruptListItem } from "@rein/client";
 import { asDecision, decisionAnswer } from "../decision.ts";
 import { describeError } from "../errors.ts";
-import {
-  KINDS,
-  deadlineText,
-  duration,
-  kindOf,
-  payloadSummary,
-  shortId,
-  treePath,
-  type QueueKind,
-} from "../format.ts";
-import { useLiveQueue, useNow } from "../live.ts";
-import { href, navigate } from "../router.ts";
+import { count, humanize, kindOf } from "../format.ts";
+import { useNow } from "../live.ts";
+import { useQueuePages, type QueuePages } from "../pages.ts";
+import { Filters, type FilterValues } from "../parts/Filters.tsx";
+import { QueueRow } from "../parts/QueueRow.tsx";
+import { navigate } from "../router.ts";
 import type { Session } from "../session.ts";
+import { Decision } from "./Decision.tsx";
+
+/** Questions per page. */
+const PAGE = 100;
+const WIDE = "(min-width: 1100px)";
 
 const typing = (target: EventTarget | null): boolean =>
   target instanceof HTMLElement &&
   (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 
+function useWide(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(WIDE);
+      query.addEventListener("change", onChange);
+      return () => query.removeEventListener("change", onChange);
+    },
+    () => window.matchMedia(WIDE).matches,
+  );
+}
+
 /** The queue screen. */
 export function Queue({ session }: { session: Session }) {
-  const [graph, setGraph] = useState("");
-  const [threadId, setThreadId] = useState("");
-  const [kind, setKind] = useState<QueueKind | "">("");
+  const [filters, setFilters] = useState<FilterValues>({
+    graph: "",
+    subAgentGraph: "",
+    threadId: "",
+    kind: "",
+  });
+  const { kind } = filters;
   const [graphs, setGraphs] = useState<string[]>([]);
-  const [selected, setSelected] = useState(0);
+  // The selection: its id, and its place, so answering it moves on to the next one.
+  const [selected, setSelected] = useState<{ id: string | null; at: number }>({ id: null, at: 0 });
   const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
-  const queue = useLiveQueue(session.client, { graph, threadId: threadId.trim() });
+  const queue = useQueuePages(
+    session.client,
+    {
+      graph: filters.graph,
+      subAgentGraph: filters.subAgentGraph.trim(),
+      threadId: filters.threadId.trim(),
+    },
+    PAGE,
+  );
   const now = useNow();
+  const wide = useWide();
 
   useEffect(() => {
     session.client
@@ -46,35 +72,23 @@ export function Queue({ session }: { session: Session }) {
     () => (queue.items ?? []).filter((item) => !kind || kindOf(item) === kind),
     [queue.items, kind],
   );
-  const current = items[Math.min(selected, items.length - 1)];
-
-  const accept = (item: InterruptListItem) => {
-    const decision = asDecision(item.payload);
-    if (!decision?.allow.accept) {
-      setNotice({ text: "This one cannot be accepted as is; open it to answer.", error: true });
-      return;
-    }
-    setNotice({ text: `Accepting ${decision.action}…`, error: false });
-    session.client
-      .resume(item.threadId, {
-        target: { runId: item.runId, namespace: item.namespace, interruptId: item.id },
-        resume: decisionAnswer("accept"),
-        expectedCheckpointId: item.checkpointId,
-      })
-      .then((result) =>
-        setNotice({
-          text: `Accepted ${decision.action} on thread ${item.threadId}; the thread is now ${result.status}.`,
-          error: false,
-        }),
-      )
-      .catch((error: unknown) => setNotice({ text: describeError(error), error: true }));
+  const found = items.findIndex((i) => i.id === selected.id);
+  const index = found >= 0 ? found : Math.max(0, Math.min(selected.at, items.length - 1));
+  const current = items[index];
+  const select = (at: number) => {
+    const item = items[at];
+    if (item) setSelected({ id: item.id, at });
   };
+
+  const accept = (item: InterruptListItem) => acceptFromQueue(session, item, setNotice);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (typing(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
-      if (event.key === "j") setSelected((i) => Math.min(i + 1, Math.max(items.length - 1, 0)));
-      else if (event.key === "k") setSelected((i) => Math.max(i - 1, 0));
+      const move = (by: number) =>
+        select(Math.min(Math.max(index + by, 0), Math.max(items.length - 1, 0)));
+      if (event.key === "j") move(1);
+      else if (event.key === "k") move(-1);
       else if (event.key === "Enter" && current && !(event.target instanceof HTMLAnchorElement))
         navigate({ screen: "decision", threadId: current.threadId, interruptId: current.id });
       else if (event.key === "a" && current) accept(current);
@@ -89,50 +103,29 @@ export function Queue({ session }: { session: Session }) {
     document.getElementById(`row-${current?.id ?? ""}`)?.scrollIntoView({ block: "nearest" });
   }, [current?.id]);
 
+  const last = queue.first + (queue.items?.length ?? 0);
+  const range =
+    queue.total === null
+      ? ""
+      : queue.total === 0
+        ? "0 pending"
+        : `${count(queue.first + 1)}–${count(last)} of ${count(queue.total)} pending`;
+
   return (
-    <section aria-labelledby="queue-title">
+    <section aria-labelledby="queue-title" className="queue-screen">
       <div className="heading">
         <h1 id="queue-title">Pending approvals</h1>
+        <p className="count" aria-live="polite">
+          {range}
+        </p>
         <p className={queue.live ? "live on" : "live"} role="status">
           {queue.live ? "Live" : queue.items ? "Reconnecting…" : "Connecting…"}
         </p>
       </div>
-      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Graph
-          <select value={graph} onChange={(e) => setGraph(e.target.value)}>
-            <option value="">All graphs</option>
-            {graphs.map((g) => (
-              <option key={g} value={g}>
-                {g}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Thread
-          <input
-            type="search"
-            value={threadId}
-            placeholder="thread id"
-            onChange={(e) => setThreadId(e.target.value)}
-          />
-        </label>
-        <label>
-          Kind
-          <select value={kind} onChange={(e) => setKind(e.target.value as QueueKind | "")}>
-            <option value="">All kinds</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <Filters values={filters} graphs={graphs} onChange={setFilters} />
       <p className="hint">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>a</kbd> accepts where
-        allowed.
+        allowed (never an irreversible action).
       </p>
       {notice && (
         <p role={notice.error ? "alert" : "status"} className={notice.error ? "error" : "notice"}>
@@ -144,68 +137,90 @@ export function Queue({ session }: { session: Session }) {
           {queue.error}
         </p>
       )}
-      {queue.items && items.length === 0 && (
-        <p className="empty">Nothing is waiting for a decision.</p>
-      )}
-      {items.length > 0 && (
-        <table className="queue" aria-label="Pending interrupts, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Where</th>
-              <th scope="col">Asks</th>
-              <th scope="col">Thread</th>
-              <th scope="col">Node</th>
-              <th scope="col">Task</th>
-              <th scope="col">Sub-agent</th>
-              <th scope="col">Checkpoint</th>
-              <th scope="col">Age</th>
-              <th scope="col">Deadline</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item, index) => (
-              <tr
-                key={item.id}
-                id={`row-${item.id}`}
-                aria-selected={item === current}
-                className={item === current ? "selected" : undefined}
-                data-interrupt-id={item.id}
-                onClick={() => setSelected(index)}
-              >
-                <td data-label="Where">
-                  <a
-                    href={href({
-                      screen: "decision",
-                      threadId: item.threadId,
-                      interruptId: item.id,
-                    })}
-                    aria-label={`Open ${treePath(item)} on thread ${item.threadId}`}
-                  >
-                    {treePath(item)}
-                  </a>
-                  <span className="kind">{kindOf(item)}</span>
-                </td>
-                <td data-label="Asks">{payloadSummary(item.payload)}</td>
-                <td data-label="Thread">
-                  <a href={href({ screen: "thread", threadId: item.threadId })}>{item.threadId}</a>
-                </td>
-                <td data-label="Node">{item.node}</td>
-                <td data-label="Task" title={item.taskId}>
-                  {shortId(item.taskId)}
-                </td>
-                <td data-label="Sub-agent" title={item.subAgentId ?? ""}>
-                  {item.subAgentId ? shortId(item.subAgentId, 20) : "—"}
-                </td>
-                <td data-label="Checkpoint" title={item.checkpointId}>
-                  {shortId(item.checkpointId, 12)}
-                </td>
-                <td data-label="Age">{duration(now - Date.parse(item.createdAt))}</td>
-                <td data-label="Deadline">{deadlineText(item.deadline, now)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <div className={wide ? "inbox split" : "inbox"}>
+        <div className="list">
+          {queue.items && items.length === 0 && (
+            <p className="empty">Nothing is waiting for a decision.</p>
+          )}
+          {items.length > 0 && (
+            <ol className="queue" aria-label="Pending interrupts, newest first">
+              {items.map((item, at) => (
+                <QueueRow
+                  key={item.id}
+                  item={item}
+                  selected={item === current}
+                  now={now}
+                  onSelect={() => select(at)}
+                />
+              ))}
+            </ol>
+          )}
+          <Pager queue={queue} range={range} />
+        </div>
+        {wide && current && (
+          <aside className="pane" aria-label="Selected question">
+            <Decision
+              key={current.id}
+              session={session}
+              threadId={current.threadId}
+              interruptId={current.id}
+              embedded
+              liveItems={queue.items}
+              onSent={(text) => setNotice({ text, error: false })}
+            />
+          </aside>
+        )}
+      </div>
     </section>
+  );
+}
+
+/** Accepts a decision from the queue (the `a` key), saying why when it may not. */
+function acceptFromQueue(
+  session: Session,
+  item: InterruptListItem,
+  setNotice: (notice: { text: string; error: boolean }) => void,
+): void {
+  const decision = asDecision(item.payload);
+  if (!decision?.allow.accept) {
+    setNotice({ text: "This one cannot be accepted as is; open it to answer.", error: true });
+    return;
+  }
+  if (decision.irreversible) {
+    setNotice({
+      text: `${humanize(decision.action)} cannot be undone, so the a key does not accept it: open it and confirm.`,
+      error: true,
+    });
+    return;
+  }
+  setNotice({ text: `Accepting ${humanize(decision.action)}…`, error: false });
+  session.client
+    .resume(item.threadId, {
+      target: { runId: item.runId, namespace: item.namespace, interruptId: item.id },
+      resume: decisionAnswer("accept"),
+      expectedCheckpointId: item.checkpointId,
+    })
+    .then((result) =>
+      setNotice({
+        text: `Accepted ${humanize(decision.action)} on thread ${item.threadId}; the thread is now ${result.status}.`,
+        error: false,
+      }),
+    )
+    .catch((error: unknown) => setNotice({ text: describeError(error), error: true }));
+}
+
+/** Newer / older pages, by keyset cursor, with the range shown. */
+function Pager({ queue, range }: { queue: QueuePages; range: string }) {
+  if (queue.page === 0 && !queue.hasOlder) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={queue.page === 0} onClick={queue.newer}>
+        Newer
+      </button>
+      <span>{range}</span>
+      <button type="button" disabled={!queue.hasOlder} onClick={queue.older}>
+        Older
+      </button>
+    </nav>
   );
 }

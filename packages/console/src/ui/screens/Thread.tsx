@@ -4,6 +4,7 @@
  * actors. It re-reads whenever the thread's pending interrupts change (live feed).
  */
 import { useCallback, useEffect, useState } from "react";
+import { Id } from "../parts/Id.tsx";
 import type { AuditRecord, Interrupt, RunTree, StateSnapshot, Thread } from "@rein/client";
 import { describeError } from "../errors.ts";
 import { payloadSummary, shortId } from "../format.ts";
@@ -61,11 +62,20 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
       <p className="crumbs">
         <a href={href({ screen: "queue" })}>Queue</a>
       </p>
-      <h1 id="thread-title">
-        Thread {thread.threadId} <Status value={thread.status} />
+      <h1 id="thread-title" className="with-id">
+        <span>Thread</span>{" "}
+        <span className="id-text" title={thread.threadId}>
+          {thread.threadId}
+        </span>{" "}
+        <Status value={thread.status} />
       </h1>
-      <p className="hint">
-        Graph {thread.graph} · head checkpoint <code>{thread.headCheckpointId ?? "—"}</code>
+      <p className="hint with-id">
+        <span>Graph {thread.graph} · head checkpoint</span>{" "}
+        {thread.headCheckpointId ? (
+          <Id value={thread.headCheckpointId} label="Head checkpoint id" />
+        ) : (
+          "—"
+        )}
       </p>
       <div className="columns">
         <section aria-labelledby="tree-title">
@@ -139,6 +149,7 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
                 <th scope="col">When</th>
                 <th scope="col">Action</th>
                 <th scope="col">Actor</th>
+                <th scope="col">Interrupt</th>
                 <th scope="col">Detail</th>
               </tr>
             </thead>
@@ -148,6 +159,9 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
                   <td data-label="When">{new Date(a.createdAt).toLocaleTimeString()}</td>
                   <td data-label="Action">{a.action}</td>
                   <td data-label="Actor">{a.actor}</td>
+                  <td data-label="Interrupt">
+                    {a.interruptId ? <Id value={a.interruptId} label="Interrupt id" /> : "—"}
+                  </td>
                   <td data-label="Detail">
                     <code>{payloadSummary(a.data, 120)}</code>
                   </td>

@@ -14,6 +14,7 @@ import {
   lowerBoundBy,
   pageLimit,
 } from "../store-kit.ts";
+import { rootGraphOf } from "../columns.ts";
 import type { InterruptPage, InterruptQuery, PendingPage, StoredInterrupt } from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
@@ -25,6 +26,8 @@ export interface InterruptRow {
   status: InterruptStatus;
   createdAt: string;
   graph: string;
+  /** The root graph of the run tree (the app; SQL: the `root_graph` column). */
+  rootGraph: string;
   tenant: string | null;
   runId: RunId;
   /** The task that asked (SQL: the column the by-task index serves). */
@@ -68,6 +71,7 @@ export class InterruptTable {
       status: record.status,
       createdAt: record.createdAt,
       graph: record.graph,
+      rootGraph: rootGraphOf(record),
       tenant: record.tenant,
       runId: record.runId,
       taskId: record.taskId,
@@ -218,13 +222,18 @@ export class InterruptTable {
     for (const row of candidates) {
       if (query.status !== undefined && row.status !== query.status) continue;
       if (query.threadId !== undefined && row.threadId !== query.threadId) continue;
-      if (query.graph !== undefined && row.graph !== query.graph) continue;
+      if (query.graph !== undefined && row.rootGraph !== query.graph) continue;
+      if (query.subAgentGraph !== undefined && row.graph !== query.subAgentGraph) continue;
       if (query.tenant !== undefined && row.tenant !== query.tenant) continue;
       if (query.runId !== undefined && row.runId !== query.runId) continue;
       rows.push({ key: [row.createdAt, row.id], item: row });
     }
     const page = keysetPage(rows, query.cursor, pageLimit(query.limit));
-    return { items: page.items.map((row) => this.#decode(row)), nextCursor: page.nextCursor };
+    return {
+      items: page.items.map((row) => this.#decode(row)),
+      nextCursor: page.nextCursor,
+      ...(query.count === true ? { total: rows.length } : {}),
+    };
   }
 
   /** Pending interrupts with a deadline at or before `now`, oldest deadline first. */

@@ -157,7 +157,14 @@ export const interruptSpecs: SpecModule = {
 
     spec("listInterrupts filters by status, thread, graph, tenant and run", async (saver) => {
       await store(saver, [
-        makeInterrupt("t1", "p1", { createdAt: at(1), tenant: "acme", graph: "support" }),
+        makeInterrupt("t1", "p1", {
+          createdAt: at(1),
+          tenant: "acme",
+          graph: "support",
+          path: [
+            { runId: runId("run-1"), graph: "support", node: "review", taskId: taskId("task-1") },
+          ],
+        }),
         makeInterrupt("t1", "a1", {
           createdAt: at(2),
           tenant: "acme",

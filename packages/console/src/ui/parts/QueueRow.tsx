@@ -1,0 +1,99 @@
+/**
+ * One question of the queue, read like a mail: what is asked, with its key arguments (money
+ * first, formatted), then where it comes from (app › sub-agent › node), its age and deadline;
+ * the ids the spec requires are one toggle away.
+ */
+import type { InterruptListItem } from "@rein/client";
+import { asDecision } from "../decision.ts";
+import {
+  deadlineText,
+  duration,
+  humanize,
+  keyArgs,
+  kindOf,
+  payloadSummary,
+  treePath,
+} from "../format.ts";
+import { href } from "../router.ts";
+import { Id } from "./Id.tsx";
+
+/** The row. */
+export function QueueRow(props: {
+  item: InterruptListItem;
+  selected: boolean;
+  now: number;
+  onSelect: () => void;
+}) {
+  const { item, selected, now } = props;
+  const decision = asDecision(item.payload);
+  const ask = decision ? humanize(decision.action) : payloadSummary(item.payload, 90);
+  const args = decision ? keyArgs(decision.args, decision.units) : [];
+  const where = treePath(item);
+  return (
+    <li
+      id={`row-${item.id}`}
+      className={selected ? "row selected" : "row"}
+      aria-current={selected || undefined}
+      data-interrupt-id={item.id}
+      onClick={props.onSelect}
+    >
+      <p className="row-ask">
+        <a
+          href={href({ screen: "decision", threadId: item.threadId, interruptId: item.id })}
+          aria-label={`${ask}: ${where} on thread ${item.threadId}`}
+        >
+          {ask}
+        </a>
+        {decision?.irreversible && <span className="badge irreversible">irreversible</span>}
+        <span className="kind">{kindOf(item)}</span>
+      </p>
+      {args.length > 0 && (
+        <p className="row-args">
+          {args.map((a) => (
+            <span key={a.name}>
+              <span className="arg-name">{a.name}</span> {a.text}
+            </span>
+          ))}
+        </p>
+      )}
+      <p className="row-where">
+        <span className="path">{where}</span>
+        <span>{duration(now - Date.parse(item.createdAt))} ago</span>
+        <span>deadline {deadlineText(item.deadline, now)}</span>
+      </p>
+      <details className="row-ids">
+        <summary>Ids</summary>
+        <dl>
+          <Field term="Thread">
+            <a
+              href={href({ screen: "thread", threadId: item.threadId })}
+              className="id-text"
+              title={item.threadId}
+            >
+              {item.threadId}
+            </a>
+          </Field>
+          <Field term="Node">{item.node}</Field>
+          <Field term="Task">
+            <Id value={item.taskId} label="Task id" />
+          </Field>
+          <Field term="Sub-agent">
+            {item.subAgentId ? <Id value={item.subAgentId} label="Sub-agent id" /> : "—"}
+          </Field>
+          <Field term="Checkpoint">
+            <Id value={item.checkpointId} label="Checkpoint id" />
+          </Field>
+        </dl>
+      </details>
+    </li>
+  );
+}
+
+function Field({ term, children }: { term: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
