@@ -21,7 +21,7 @@ import {
   ThreadParams,
 } from "../schemas.ts";
 import { openTrackedSse } from "../streaming.ts";
-import { latestMetadata, loadRun, loadThread } from "../threads.ts";
+import { latestMetadata, loadRun, loadThread, loadThreadHead } from "../threads.ts";
 import { z } from "zod";
 
 /** The resume body plus `wait` (default true: answer with the continued run's result). */
@@ -173,10 +173,20 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
     },
     async ({ params, body, principal, request }) => {
-      const thread = await loadThread(store, principal, params.id);
+      // One read for the thread and its head's run; the target and the answer are checked by
+      // core under the thread's lease.
+      const { thread, runId, headCheckpointId } = await loadThreadHead(store, principal, params.id);
       const requestId = requestIdOf(request.headers["idempotency-key"], principal, params.id);
-      const work = await resumeWork(ctx, params.id, body, request.body, principal, requestId);
-      const run = await launch(ctx, principal, thread, work);
+      const work = await resumeWork(
+        ctx,
+        params.id,
+        body,
+        request.body,
+        principal,
+        requestId,
+        headCheckpointId,
+      );
+      const run = await launch(ctx, principal, thread, work, { headRunId: runId });
       ctx.runs.notifyChange(params.id);
       request.log.info({ threadId: params.id, runId: run.hub.runId }, "resume");
       if (body.wait === false) {
