@@ -4,7 +4,7 @@
  * and the run's id), then core's three — the lease with the answer's reads, the answer with the
  * continuation's reads, the commit with the release. The test fails if a read is added back.
  */
-import pg from "pg";
+import type pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, redactUrl, testSchemaName } from "@rein/postgres/testing";
