@@ -106,7 +106,9 @@ describe("bench targets", () => {
     });
     const rate = find("resumes per second of one server, Postgres");
     expect(rate).toMatchObject({ met: false, measured: "0.67× SQLite's" });
-    expect(rate.cause).toContain("Postgres: 5.00 ms of CPU per resume (2.50 ms in the server process), 200 resumes/s");
+    expect(rate.cause).toContain(
+      "Postgres: 5.00 ms of CPU per resume (2.50 ms in the server process), 200 resumes/s",
+    );
   });
 
   it("gives a cause only for a target not met, with the run's measured facts in it", () => {

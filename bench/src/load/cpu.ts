@@ -5,7 +5,7 @@
  * runs, so a backend that ends before the load does still counts what it used until last seen.
  */
 import { readFileSync } from "node:fs";
-import pg from "pg";
+import type pg from "pg";
 
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`; 100 on Linux). */
 const TICKS_PER_SECOND = 100;

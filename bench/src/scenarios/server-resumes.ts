@@ -105,7 +105,9 @@ async function round(served: Served, threads: string[]): Promise<RoundFigures> {
 const median = (xs: readonly number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
 const NO_PEER: Cell = { kind: "unsupported", note: "the bench runs no LangGraph.js server" };
@@ -134,7 +136,9 @@ export const serverResumes: Scenario = {
             resume: { text: "ok" },
           });
           if (sanity.body["status"] !== "done")
-            throw new Error(`server-resumes: ${store} did not resume: ${JSON.stringify(sanity.body)}`);
+            throw new Error(
+              `server-resumes: ${store} did not resume: ${JSON.stringify(sanity.body)}`,
+            );
           await round(s, s.threads.slice(0, warmup));
         }
       for (let r = 0; r < rounds; r++) {

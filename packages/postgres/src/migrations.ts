@@ -202,18 +202,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/**
- * Migration 5: server-side functions that make each phase of a call one round trip (see
- * docs/storage.md, "What one call costs"). The statements of a VOLATILE plpgsql function each
- * take a fresh snapshot, so reads after the lease see every write an earlier holder committed,
- * and reads after the answer see the answer. Their plans are cached per connection.
- *
- * - `thread_head`: what a call reads first (getThreadHead).
- * - `lease_and_read`: takes the lease as acquireLease does, then makes the call's first reads.
- * - `answer_batch`: the checked answer write of answerInterrupts (one statement, as before), then,
- *   when it applied and the caller asked, the continuation's first reads.
- */
-const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string => `
+/** `thread_head`: what a call reads first (getThreadHead). */
+const THREAD_HEAD = (s: string): string => `
   CREATE FUNCTION ${s}.thread_head(p_thread text, p_stream text, p_known text) RETURNS json
   LANGUAGE plpgsql STABLE AS $fn$
   DECLARE c ${s}.checkpoints%ROWTYPE;
@@ -236,7 +226,10 @@ const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string => `
       'steering', (SELECT coalesce(json_agg(record ORDER BY seq), '[]') FROM ${s}.steering
           WHERE thread_id = p_thread));
   END $fn$;
+`;
 
+/** `interrupt_json`: an interrupt row as the store reads it (its INTERRUPT_COLUMNS). */
+const INTERRUPT_JSON = (s: string): string => `
   CREATE FUNCTION ${s}.interrupt_json(i ${s}.interrupts) RETURNS json
   LANGUAGE sql IMMUTABLE AS $fn$
     SELECT json_build_object('id', i.id, 'thread_id', i.thread_id, 'run_id', i.run_id,
@@ -244,7 +237,10 @@ const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string => `
       'created_at', i.created_at, 'deadline', i.deadline, 'answer', i.answer,
       'answered_by', i.answered_by, 'answered_at', i.answered_at, 'record', i.record)
   $fn$;
+`;
 
+/** `lease_and_read`: the lease as acquireLease takes it, then the call's first reads. */
+const LEASE_AND_READ = (s: string): string => `
   CREATE FUNCTION ${s}.lease_and_read(p_thread text, p_owner text, p_ttl_ms integer,
     p_known text, p_request text, p_pending_limit integer, p_ids text[], p_run text)
   RETURNS json LANGUAGE plpgsql AS $fn$
@@ -281,7 +277,10 @@ const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string => `
           FROM (SELECT * FROM ${s}.interrupts WHERE thread_id = p_thread AND run_id = p_run
             AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT 1000) i) END);
   END $fn$;
+`;
 
+/** `answer_batch`: the checked answer write, then (asked, and applied) the continuation's reads. */
+const ANSWER_BATCH = (s: string): string => `
   CREATE FUNCTION ${s}.answer_batch(text, text, text, text, text[], text[], text[], text, text,
     text[], text[], text[], text[], text[], text[], bigint,
     p_known text, p_channels text[], p_versions text[], p_links integer[], p_task_ids text[])
@@ -366,6 +365,20 @@ const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string => `
             FROM ${s}.interrupts i WHERE thread_id = $1 AND task_id = ANY (p_task_ids)) END) END);
   END $fn$;
 `;
+
+/**
+ * Migration 5: server-side functions that make each phase of a call one round trip (see
+ * docs/storage.md, "What one call costs"). The statements of a VOLATILE plpgsql function each
+ * take a fresh snapshot, so reads after the lease see every write an earlier holder committed,
+ * and reads after the answer see the answer. Their plans are cached per connection.
+ *
+ * - `thread_head`: what a call reads first (getThreadHead).
+ * - `lease_and_read`: takes the lease as acquireLease does, then makes the call's first reads.
+ * - `answer_batch`: the checked answer write of answerInterrupts (one statement, as before), then,
+ *   when it applied and the caller asked, the continuation's first reads.
+ */
+const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string =>
+  [THREAD_HEAD, INTERRUPT_JSON, LEASE_AND_READ, ANSWER_BATCH].map((fn) => fn(s)).join("\n");
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
