@@ -366,6 +366,77 @@ const ANSWER_BATCH = (s: string): string => `
   END $fn$;
 `;
 
+/** `task_outcome`: a task's outcome (putTaskOutcome), then (asked) the pending page after it. */
+const TASK_OUTCOME = (s: string): string => `
+  CREATE FUNCTION ${s}.task_outcome(text, text, text, text, text, text,
+    text[], text[], text[], text[], text[], text[], text[], text[], text[], text[], text[],
+    text[], text[], text[], bigint, text[], text[], text[], text[], text[], text[], text[],
+    boolean, p_page_limit integer)
+  RETURNS json LANGUAGE plpgsql AS $fn$
+  DECLARE w record;
+  BEGIN
+    -- $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
+    -- $22..$28 run arrays (stored only with an applied result), $29 release the lease.
+    WITH fence AS (
+      SELECT token FROM ${s}.leases WHERE $21 IS NOT NULL AND thread_id = $1 FOR SHARE
+    ), result AS (
+      INSERT INTO ${s}.task_results AS t (thread_id, stream, checkpoint_id, task_id, kind, value)
+      SELECT $1, $2, $3, $4, $5, $6
+      WHERE ($21 IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $21))
+      ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
+      DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
+      WHERE t.kind <> 'writes'
+      RETURNING 1
+    ), interrupts AS (
+      INSERT INTO ${s}.interrupts AS i
+        (id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer,
+         answered_by, answered_at, record)
+      SELECT * FROM unnest($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+      WHERE EXISTS (SELECT 1 FROM result)
+      ON CONFLICT (id) DO UPDATE SET
+        thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, task_id = EXCLUDED.task_id,
+        graph = EXCLUDED.graph, tenant = EXCLUDED.tenant, status = EXCLUDED.status,
+        created_at = EXCLUDED.created_at, deadline = EXCLUDED.deadline,
+        answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
+        answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
+      WHERE i.status = 'pending'
+    ), superseded AS (
+      -- Answered ones too: an answer to an old question must never apply to a new one.
+      UPDATE ${s}.interrupts SET status = 'superseded'
+      WHERE id = ANY ($20) AND status IN ('pending', 'answered') AND EXISTS (SELECT 1 FROM result)
+    ), runs AS (
+      INSERT INTO ${s}.runs AS r (run_id, thread_id, created_at, updated_at, status, root, record)
+      SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
+        u.record
+      FROM unnest($22, $23, $24, $25, $26, $27, $28)
+        AS u (run_id, thread_id, created_at, updated_at, status, root, record)
+      WHERE EXISTS (SELECT 1 FROM result)
+      ON CONFLICT (run_id) DO UPDATE SET
+        thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
+        updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
+        record = EXCLUDED.record
+      WHERE r.status NOT IN ('done', 'cancelled')
+    ), released AS (
+      UPDATE ${s}.leases SET expires_at = '-infinity'
+      WHERE $29 AND thread_id = $1 AND token = $21
+        AND ($21 IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $21))
+    )
+    SELECT (SELECT count(*)::int FROM result) AS applied,
+      (SELECT token FROM fence) AS current_token
+    INTO w;
+    -- The thread's oldest pending interrupts and their count, read after the outcome (as
+    -- getPendingInterrupts), when asked and the fence held.
+    RETURN json_build_object('applied', w.applied, 'current_token', w.current_token,
+      'page', CASE WHEN p_page_limit IS NOT NULL AND ($21 IS NULL OR w.current_token = $21)
+        THEN json_build_object(
+          'total', (SELECT count(*)::int FROM ${s}.interrupts
+              WHERE thread_id = $1 AND status = 'pending'),
+          'items', (SELECT coalesce(json_agg(${s}.interrupt_json(p) ORDER BY p.created_at, p.seq), '[]')
+              FROM (SELECT * FROM ${s}.interrupts WHERE thread_id = $1 AND status = 'pending'
+                ORDER BY created_at, seq LIMIT p_page_limit) p)) END);
+  END $fn$;
+`;
+
 /**
  * Migration 5: server-side functions that make each phase of a call one round trip (see
  * docs/storage.md, "What one call costs"). The statements of a VOLATILE plpgsql function each
@@ -376,9 +447,13 @@ const ANSWER_BATCH = (s: string): string => `
  * - `lease_and_read`: takes the lease as acquireLease does, then makes the call's first reads.
  * - `answer_batch`: the checked answer write of answerInterrupts (one statement, as before), then,
  *   when it applied and the caller asked, the continuation's first reads.
+ * - `task_outcome`: putTaskOutcome's statement, then, when asked, the thread's pending page (the
+ *   run result of a pause).
  */
 const ONE_ROUND_TRIP_FUNCTIONS = (s: string): string =>
-  [THREAD_HEAD, INTERRUPT_JSON, LEASE_AND_READ, ANSWER_BATCH].map((fn) => fn(s)).join("\n");
+  [THREAD_HEAD, INTERRUPT_JSON, LEASE_AND_READ, ANSWER_BATCH, TASK_OUTCOME]
+    .map((fn) => fn(s))
+    .join("\n");
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

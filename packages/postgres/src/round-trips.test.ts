@@ -113,21 +113,29 @@ describe.skipIf(!probe.available)(
       expect((await pausing.getThreadInterrupts("t5" as never, "pending")).length).toBe(1);
     });
 
-    it("a start pays the lease with its head read, then one write per checkpoint", async () => {
+    it("a start: the lease with its head read, then one write per checkpoint, nothing after", async () => {
       const [saver] = (await processes(1)) as [PostgresSaver];
       const { sent } = countQueries(saver.pool);
       const paused = await approvalGraph(saver).invoke({ n: 1 }, { threadId: "t6" });
       expect(paused.status).toBe("interrupted");
       expect(paused.pendingCount).toBe(1);
-      // The lease with the head; the input checkpoint; `prepare`'s step; `ask`'s pause (which ends
-      // the lease); the run result's page of pending interrupts.
-      expect(sent).toEqual([
-        "lease_and_read",
-        "commit_step",
-        "commit_step",
-        "put_task_outcome",
-        "pending_page",
+      expect(paused.interrupts.map((i) => [i.node, i.payload, i.status])).toEqual([
+        ["ask", "ok?", "pending"],
       ]);
+      // The lease with the head; the input checkpoint; `prepare`'s step; `ask`'s pause, which ends
+      // the lease and reads the run result's page of pending interrupts after it: 2 + 1 per step.
+      expect(sent).toEqual(["lease_and_read", "commit_step", "commit_step", "put_task_outcome"]);
+      // A start that finishes is 2 + 1 per step as well: lease, input, one commit per step.
+      const done = new StateGraph({ n: lastValue<number>(() => 0) })
+        .addNode("a", (s) => ({ n: s.n + 1 }))
+        .addNode("b", (s) => ({ n: s.n * 10 }))
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", END)
+        .compile({ checkpointer: saver });
+      sent.length = 0;
+      expect((await done.invoke({ n: 1 }, { threadId: "t7" })).values).toEqual({ n: 20 });
+      expect(sent).toEqual(["lease_and_read", "commit_step", "commit_step", "commit_step"]);
     });
   },
 );

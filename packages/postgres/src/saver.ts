@@ -280,28 +280,39 @@ export class PostgresSaver implements Checkpointer {
 
   // Task results -------------------------------------------------------------------------------
 
-  async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
+  async putTaskOutcome(outcome: TaskOutcome): Promise<PendingPage | void> {
     const { result } = outcome;
     const inserted = new Set(outcome.interrupts.map((i) => i.id));
-    const [row] = await this.#rows<{ applied: number; current_token: string | null }>(
-      this.#sql.putTaskOutcome,
-      [
-        outcome.threadId,
-        outcome.stream,
-        outcome.checkpointId,
-        result.taskId,
-        result.kind,
-        this.#codec.taskValue(result),
-        ...this.#codec.interruptArrays(outcome.interrupts),
-        // A row may change once per statement: ids re-inserted above are not also superseded.
-        outcome.superseded.filter((id) => !inserted.has(id)),
-        outcome.fence?.token ?? null,
-        ...this.#codec.runArrays(outcome.runs ?? []),
-        outcome.releaseLease === true,
-      ],
-    );
-    if (outcome.fence && row?.applied !== 1)
-      checkFence(outcome.fence, row?.current_token == null ? null : Number(row.current_token));
+    const limit = outcome.thenReadPending;
+    const [row] = await this.#rows<{
+      r: {
+        applied: number;
+        current_token: number | null;
+        page: { total: number; items: InterruptRow[] } | null;
+      };
+    }>(this.#sql.putTaskOutcome, [
+      outcome.threadId,
+      outcome.stream,
+      outcome.checkpointId,
+      result.taskId,
+      result.kind,
+      this.#codec.taskValue(result),
+      ...this.#codec.interruptArrays(outcome.interrupts),
+      // A row may change once per statement: ids re-inserted above are not also superseded.
+      outcome.superseded.filter((id) => !inserted.has(id)),
+      outcome.fence?.token ?? null,
+      ...this.#codec.runArrays(outcome.runs ?? []),
+      outcome.releaseLease === true,
+      limit === undefined ? null : Math.max(0, Math.floor(limit)),
+    ]);
+    const written = row?.r;
+    if (outcome.fence && written?.applied !== 1)
+      checkFence(
+        outcome.fence,
+        written?.current_token == null ? null : Number(written.current_token),
+      );
+    const page = written?.page;
+    if (page) return lazyPendingPage(page.items, page.total, (item) => this.#codec.interrupt(item));
   }
 
   async getTaskResults(

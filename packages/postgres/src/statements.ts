@@ -178,35 +178,16 @@ export function statementsFor(s: string) {
     ),
 
     /**
-     * A task outcome in one statement: the result is upserted unless a `writes` result is there
-     * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
-     * $22..$28 run arrays (stored only with an applied result), $29 release the lease.
+     * A task outcome in one statement (`task_outcome`, migration 5): the result is upserted
+     * unless a `writes` result is there (first writes wins), and its interrupts and
+     * supersessions apply only if it was; with `$30`, the thread's oldest pending interrupts
+     * after it. $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
+     * $22..$28 run arrays (stored only with an applied result), $29 release the lease,
+     * $30 the pending page's size (NULL: not read).
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `WITH ${fenceCte(s, 21)}, result AS (
-         INSERT INTO ${s}.task_results AS t
-           (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(21)}
-         ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
-         DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
-         WHERE t.kind <> 'writes'
-         RETURNING 1
-       ), interrupts AS (
-         ${interruptUpsert(s, 7, "EXISTS (SELECT 1 FROM result)")}
-       ), superseded AS (
-         -- Answered ones too: an answer to an old question must never apply to a new one.
-         UPDATE ${s}.interrupts SET status = 'superseded'
-         WHERE id = ANY ($20::text[]) AND status IN ('pending', 'answered')
-           AND EXISTS (SELECT 1 FROM result)
-       ), runs AS (
-         ${runUpsert(s, 22, "EXISTS (SELECT 1 FROM result)")}
-       ), released AS (
-         ${releaseFencedLease(s, 29, 21, fenceOk(21))}
-       )
-       SELECT (SELECT count(*)::int FROM result) AS applied,
-         (SELECT token FROM fence) AS current_token`,
+      `SELECT ${s}.task_outcome(${Array.from({ length: 30 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
     ),
     taskResultKinds: named(
       "task_result_kinds",

@@ -227,6 +227,12 @@ export interface TaskOutcome {
    * write of a call carries it, so releasing the thread costs no write of its own.
    */
   releaseLease?: boolean;
+  /**
+   * Optional read after the outcome: the thread's oldest this-many pending interrupts and their
+   * count, as {@link InterruptStore.getPendingInterrupts} would return them right after it (the
+   * run result of the pause that ends a run). A store may ignore it (and return nothing).
+   */
+  thenReadPending?: number | undefined;
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }
@@ -475,9 +481,10 @@ export interface CheckpointStore {
 export interface TaskResultStore {
   /**
    * Records a task's outcome (its writes, or that it paused) with its interrupt rows, atomically.
-   * Idempotent: once a task has a `writes` result, later outcomes for it are ignored.
+   * Idempotent: once a task has a `writes` result, later outcomes for it are ignored. Returns
+   * the pending page of {@link TaskOutcome.thenReadPending} when the store read it.
    */
-  putTaskOutcome(outcome: TaskOutcome): Promise<void>;
+  putTaskOutcome(outcome: TaskOutcome): Promise<PendingPage | void>;
   /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   getTaskResults(
     threadId: ThreadId,

@@ -62,6 +62,8 @@ export class ThreadSession {
   private prefetched: { asked: LeaseReads; reads: LeaseReadResults } | undefined;
   /** Reads the store made after this call's answer, in its round trip: the continuation's. */
   private continued: ContinuationReadResults | undefined;
+  /** The pending page read after the pause that ended the root run (see `thenReadPending`). */
+  private pausePage: PendingPage | undefined;
   /** The head those reads came with, for the call's head read. */
   private continuedHead: ThreadHead | undefined;
 
@@ -101,6 +103,18 @@ export class ThreadSession {
     if (reads?.head.checkpoint !== head) return undefined;
     this.continued = undefined;
     return reads;
+  }
+
+  /** Keeps the pending page the pause that ended the root run read after it. */
+  keepPendingPage(page: PendingPage): void {
+    this.pausePage = page;
+  }
+
+  /** The pending page the run's last write read, once (`undefined`: none was read). */
+  takePendingPage(): PendingPage | undefined {
+    const page = this.pausePage;
+    this.pausePage = undefined;
+    return page;
   }
 
   /** A prefetched read, when the lease's round trip made it (`asked` says it did). */

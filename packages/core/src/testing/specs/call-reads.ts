@@ -142,6 +142,23 @@ export const callReadSpecs: SpecModule = {
       },
     );
 
+    spec("a pause asked for the pending page returns it as read after the pause", async (saver) => {
+      await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
+      const rows = [interruptId("i1"), interruptId("i2")].map((id) =>
+        makeInterrupt("t1", id, { taskId: taskId("task-1") }),
+      );
+      const page = await saver.putTaskOutcome(
+        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: rows, thenReadPending: 1 }),
+      );
+      if (!page) return;
+      const read = await saver.getPendingInterrupts(T, 1);
+      expect({ items: page.items, total: page.total }).toEqual({
+        items: read.items,
+        total: read.total,
+      });
+      expect(page.total).toBe(2);
+    });
+
     spec("an answer refused is refused as before, with no reads", async (saver) => {
       await pausedThread(saver);
       await saver.answerInterrupts(batch({ answers: [{ id: I1, value: "first" }] }));
