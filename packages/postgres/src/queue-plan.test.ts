@@ -38,3 +38,43 @@ describe.skipIf(!probe.available)(
       });
   },
 );
+
+// What every call reads — a thread's pending count and its oldest pending interrupts — must be one
+// thread's index range, also before the tables were ever analyzed (a fresh database under load):
+// the planner must not AND the thread's index with the queue's `status` index, which reads every
+// pending row of every thread.
+describe.skipIf(!probe.available)(
+  `a thread's pending interrupts, postgres at ${redactUrl(probe.url)}`,
+  () => {
+    let saver: PostgresSaver;
+    beforeAll(async () => {
+      saver = await createTestSaver(probe.url);
+    });
+    afterAll(async () => {
+      if (saver) await destroyTestSaver(saver);
+    });
+
+    it("are read from interrupts_pending_by_thread, with 5,000 other threads paused", async () => {
+      const s = quoteSchema(saver.schema);
+      await saver.pool.query(
+        `INSERT INTO ${s}.interrupts (id, thread_id, run_id, task_id, graph, status, created_at, record)
+       SELECT 'i' || n, 't' || n, 'r' || n, 'k', 'g', 'pending', lpad(n::text, 8, '0'), '{}'
+       FROM generate_series(1, 5000) AS n`,
+      );
+      const plan = async (sql: string): Promise<string> =>
+        (await saver.pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`)).rows
+          .map((row) => row["QUERY PLAN"])
+          .join(" | ");
+      const page = await plan(
+        `SELECT * FROM ${s}.interrupts WHERE thread_id = 't42' AND status = 'pending' ORDER BY created_at, seq LIMIT 1`,
+      );
+      const total = await plan(
+        `SELECT count(*) FROM ${s}.interrupts WHERE thread_id = 't42' AND status = 'pending'`,
+      );
+      for (const text of [page, total]) {
+        expect(text).toMatch(/Index (Only )?Scan using interrupts_pending_by_thread /);
+        expect(text).not.toMatch(/interrupts_queue/);
+      }
+    });
+  },
+);
