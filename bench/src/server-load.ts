@@ -24,14 +24,11 @@ import { BENCH_DIR } from "./harness/env.ts";
 import { DEFAULT_POSTGRES_URL } from "./harness/postgres.ts";
 import { openSqlite } from "./harness/sqlite.ts";
 import { nowMs, quantile } from "./harness/stats.ts";
-import {
-  cloneThreadPostgres,
-  cloneThreadSqlite,
-  copiedId,
-  type CloneReport,
-} from "./load/clone.ts";
+import { copiedId } from "./load/clone.ts";
 import { pageLatencies, resumeLoad, sseFanout } from "./load/measure.ts";
+import { CpuMeter, withApplicationName } from "./load/cpu.ts";
 import { count, openProbe, type StoreProbe } from "./load/probe.ts";
+import { cloneTemplate, post, seedTemplate, TEMPLATE } from "./load/seed.ts";
 import { startServer, type ServerProcess, type ServerStore } from "./load/server.ts";
 
 const { values } = parseArgs({
@@ -58,62 +55,23 @@ if (![pending, processes, resumes, connections, sseClients, pageRequests].every(
 if (!values.postgres && processes !== 1)
   throw new Error("SQLite runs one server process (the file has one writer); drop --processes");
 
-/** The paused thread whose rows are copied. Distinctive: its id is replaced inside records. */
-const TEMPLATE = "load-tmpl";
 const clone = (n: number): string => copiedId(TEMPLATE, n);
 
 const postgresUrl = process.env["REIN_BENCH_POSTGRES_URL"] ?? DEFAULT_POSTGRES_URL;
 
-async function post(
-  url: string,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 const ms = (samples: readonly number[], q: number): number =>
   Number(quantile(samples, q).toFixed(q === 1 ? 0 : 2));
-
-/** Pauses the template thread through the API of a server started for that alone. */
-async function seedTemplate(store: ServerStore): Promise<void> {
-  const server = await startServer(store);
-  try {
-    const created = await post(`${server.url}/threads`, { graph: "ask", threadId: TEMPLATE });
-    if (created.status !== 201) throw new Error(`POST /threads: ${created.status}`);
-    const run = await post(`${server.url}/threads/${TEMPLATE}/runs`, { input: {}, wait: true });
-    if (run.body["status"] !== "interrupted")
-      throw new Error(`the template run did not pause: ${JSON.stringify(run.body)}`);
-  } finally {
-    await server.stop();
-  }
-}
-
-async function cloneTemplate(store: ServerStore, copies: number): Promise<CloneReport> {
-  if (store.kind === "sqlite") {
-    const db = openSqlite(store.path, { mustExist: true });
-    try {
-      return cloneThreadSqlite(db, TEMPLATE, copies);
-    } finally {
-      db.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
-    return await cloneThreadPostgres(client, store.schema, TEMPLATE, copies);
-  } finally {
-    await client.end();
-  }
-}
 
 const answeredSql = `SELECT count(*) AS n FROM interrupts WHERE status = 'answered' AND thread_id LIKE '${TEMPLATE}-c%'`;
 const pendingSql = `SELECT count(*) AS n FROM interrupts WHERE status = 'pending'`;
 const auditSql = `SELECT count(*) AS n FROM audit WHERE thread_id LIKE '${TEMPLATE}-c%'`;
+
+/** The `application_name` of server `i`'s connections. */
+const applicationOf = (i: number): string => `rein-load-${process.pid}-${i}`;
+/** A connection that finds the servers' Postgres backends (Postgres only). */
+let backendClient: pg.Client | null = null;
+const backendsOf = (i: number) =>
+  backendClient ? { client: backendClient, application: applicationOf(i) } : null;
 
 async function measure(store: ServerStore, servers: ServerProcess[], probe: StoreProbe) {
   const urls = servers.map((s) => s.url);
@@ -175,7 +133,11 @@ async function measure(store: ServerStore, servers: ServerProcess[], probe: Stor
   const list: string[] = [];
   for (let n = 2; list.length < resumes; n++) if (!used.has(clone(n))) list.push(clone(n));
   const split = urls.map((_, s) => list.filter((__, i) => i % urls.length === s));
+  // CPU of each server process and of the Postgres backends serving it, around the resumes.
+  const meters = servers.map((server, i) => new CpuMeter(server.pid, backendsOf(i)));
+  for (const meter of meters) await meter.start();
   const load = await resumeLoad(urls, split, connections);
+  const cpu = await Promise.all(meters.map((meter) => meter.stop()));
   const ok = load.perServer.reduce((a, r) => a + r.ok, 0);
 
   // No answer lost or applied twice: each 2xx answered one interrupt, with one answer's audit.
@@ -204,6 +166,9 @@ async function measure(store: ServerStore, servers: ServerProcess[], probe: Stor
       sent: list.length,
       ok,
       perSecond: Number((ok / load.seconds).toFixed(1)),
+      // CPU ms per resume, all servers together: the server processes, and with their backends.
+      cpuServerMs: Number((cpu.reduce((a, c) => a + c.server, 0) / ok).toFixed(2)),
+      cpuTotalMs: Number((cpu.reduce((a, c) => a + c.server + c.backends, 0) / ok).toFixed(2)),
       seconds: Number(load.seconds.toFixed(2)),
       connectionsPerServer: connections,
       perServer: load.perServer,
@@ -261,6 +226,10 @@ function table(
     ],
     ["resume latency", perServer],
     [
+      "CPU per resume (from /proc)",
+      `${f.resumes.cpuTotalMs} ms for the server${f.processes > 1 ? "s" : ""}${f.store === "postgres" ? " and their Postgres backends" : ""}, ${f.resumes.cpuServerMs} ms in the server process${f.processes > 1 ? "es" : ""} alone`,
+    ],
+    [
       "answers checked with SQL",
       `${f.check.answered} answered (expected ${f.check.expectedAnswered}), ${f.check.stillPending} pending, ${f.check.auditDelta} audit lines (${f.check.auditPerAnswer} per answer): ${f.check.consistent ? "consistent" : "**INCONSISTENT**"}`,
     ],
@@ -292,7 +261,18 @@ async function main(): Promise<number> {
     console.error(
       `seeded: template ${(t1 - t0).toFixed(0)} ms, ${rows} rows copied in ${(t2 - t1).toFixed(0)} ms (${JSON.stringify(report)})`,
     );
-    for (let i = 0; i < processes; i++) servers.push(await startServer(store));
+    for (let i = 0; i < processes; i++)
+      servers.push(
+        await startServer(
+          store.kind === "postgres"
+            ? { ...store, url: withApplicationName(store.url, applicationOf(i)) }
+            : store,
+        ),
+      );
+    if (store.kind === "postgres") {
+      backendClient = new pg.Client({ connectionString: store.url });
+      await backendClient.connect();
+    }
     probe = await openProbe(store);
     const figures = await measure(store, servers, probe);
     const loadAfter = loadavg()
@@ -314,6 +294,7 @@ async function main(): Promise<number> {
     return figures.check.consistent ? 0 : 1;
   } finally {
     await probe?.close();
+    await backendClient?.end();
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });
     if (store.kind === "postgres") {

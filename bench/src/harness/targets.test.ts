@@ -49,8 +49,22 @@ const run: ReportLike[] = [
     facts: { "payload bytes": 200 },
   },
   {
-    rows: [row("paused-threads", "sqlite", "logical bytes of the paused threads", 10_500, 9_000)],
+    rows: [
+      row("paused-threads", "sqlite", "logical bytes of the paused threads", 10_500, 9_000),
+      row("paused-threads", "postgres", "resume one random paused thread to completion", 2, 4),
+    ],
     facts: { "paused threads": 10, "payload bytes per paused thread": 40 },
+  },
+  {
+    rows: [],
+    facts: {
+      "server-resumes perSecond, sqlite": 300,
+      "server-resumes totalMs, sqlite": 3,
+      "server-resumes serverMs, sqlite": 3,
+      "server-resumes perSecond, postgres": 200,
+      "server-resumes totalMs, postgres": 5,
+      "server-resumes serverMs, postgres": 2.5,
+    },
   },
 ];
 
@@ -78,6 +92,23 @@ describe("bench targets", () => {
     });
     // 1,050 bytes per thread less a 40-byte payload: 1,010 ≤ 1,024.
     expect(find("paused thread, sqlite").met).toBe(true);
+    expect(find("resume one random paused thread, Postgres")).toMatchObject({
+      met: true,
+      measured: "2.00× faster than LangGraph.js",
+    });
+  });
+
+  it("compares one Postgres server with one SQLite server: CPU per resume and resumes per second", () => {
+    // 5 ms against 3 ms of CPU: 1.67× > 1.5×; 200 against 300 resumes/s: 0.67× < 0.8×.
+    expect(find("server CPU per HTTP resume, Postgres")).toMatchObject({
+      met: false,
+      measured: "1.67× SQLite's",
+    });
+    const rate = find("resumes per second of one server, Postgres");
+    expect(rate).toMatchObject({ met: false, measured: "0.67× SQLite's" });
+    expect(rate.cause).toContain(
+      "Postgres: 5.00 ms of CPU per resume (2.50 ms in the server process), 200 resumes/s",
+    );
   });
 
   it("gives a cause only for a target not met, with the run's measured facts in it", () => {

@@ -104,6 +104,42 @@ function pausedThread(run: RunView, store: string): { bytes: number; payload: nu
   return { bytes: total / threads, payload };
 }
 
+/** A fact of the server-resumes scenario for one store. */
+function served(run: RunView, key: "perSecond" | "totalMs" | "serverMs", store: string) {
+  return run.fact(`server-resumes ${key}, ${store}`);
+}
+
+const ms2 = (x: number | undefined): string => (x === undefined ? "?" : `${x.toFixed(2)} ms`);
+
+/** What one HTTP resume costs on each store, in words, from the server-resumes facts. */
+function serverCosts(run: RunView): string {
+  const per = (store: string): string =>
+    `${ms2(served(run, "totalMs", store))} of CPU per resume (${ms2(served(run, "serverMs", store))} in the server process), ` +
+    `${count(served(run, "perSecond", store))} resumes/s`;
+  return `SQLite: ${per("sqlite")}; Postgres: ${per("postgres")} (the rest is the Postgres backends).`;
+}
+
+/** The ratio of a server-resumes fact between Postgres and SQLite. */
+function storeRatio(key: "perSecond" | "totalMs", limit: number, meets: "atMost" | "atLeast") {
+  return (run: RunView): { value: string; met: boolean } | undefined => {
+    const pgValue = served(run, key, "postgres");
+    const sqliteValue = served(run, key, "sqlite");
+    if (pgValue === undefined || !sqliteValue) return undefined;
+    const x = pgValue / sqliteValue;
+    return {
+      value: `${times(x)} SQLite's`,
+      met: meets === "atMost" ? x <= limit : x >= limit,
+    };
+  };
+}
+
+const SERVER_CAUSE =
+  "An HTTP resume on Postgres is four round trips one after the other (the thread with its head; the lease with the " +
+  "answer's reads; the answer with the continuation's reads; the commit with the release) where SQLite makes the same " +
+  "calls in-process, and each is a statement the backend parses, plans (cached), executes and commits with a WAL " +
+  "flush. With `--postgres` the server also runs the scale-out machinery on each resume: a watch job in the queue, " +
+  "the run's events and the queue's change notice as NOTIFYs. ";
+
 const TARGETS: Target[] = [
   {
     subject: "10-node chain, per superstep, memory",
@@ -163,6 +199,28 @@ const TARGETS: Target[] = [
       `A round trip makes ${calls(run, "postgres")}, each its own round trip, and takes ` +
       `${roundTrip(run, "postgres", "rein")}; the floor makes one round trip per checkpoint and takes ` +
       `${roundTrip(run, "postgres", "floor")}. It would take the folding of the target above: one statement per call.`,
+  },
+  {
+    subject: "resume one random paused thread, Postgres",
+    target: "≥ 1.5× faster than LangGraph.js",
+    measure: rowRatio("peer", "paused-threads", "postgres", "resume one random paused thread", 1.5),
+    cause: (run) =>
+      "The thread was not touched by this process lately, so nothing is cached: the resume is three round trips one " +
+      "after the other (the lease with the answer's reads, the answer with the continuation's reads, the commit with " +
+      `the release), two of them commits. ${calls(run, "postgres")} make a pause + resume in all. The peer reads ` +
+      "its checkpoint and writes one, with no lease, no fence and no indexed interrupt row to update.",
+  },
+  {
+    subject: "server CPU per HTTP resume, Postgres",
+    target: "≤ 1.5× SQLite's (the server and its Postgres backends)",
+    measure: storeRatio("totalMs", 1.5, "atMost"),
+    cause: (run) => SERVER_CAUSE + serverCosts(run),
+  },
+  {
+    subject: "resumes per second of one server, Postgres",
+    target: "≥ 0.8× one SQLite server's",
+    measure: storeRatio("perSecond", 0.8, "atLeast"),
+    cause: (run) => SERVER_CAUSE + serverCosts(run),
   },
   {
     subject: "answer K parallel interrupts one by one (memory)",

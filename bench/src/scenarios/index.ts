@@ -5,6 +5,7 @@ import type { Scenario } from "../harness/scenario.ts";
 import { parallelInterrupts } from "./parallel-interrupts.ts";
 import { pauseResume } from "./pause-resume.ts";
 import { pausedThreads } from "./paused-threads.ts";
+import { serverResumes } from "./server-resumes.ts";
 import { storageGrowth } from "./storage-growth.ts";
 import { superstep } from "./superstep.ts";
 import { targetedResume } from "./targeted-resume.ts";
@@ -17,4 +18,5 @@ export const SCENARIOS: readonly Scenario[] = [
   targetedResume,
   storageGrowth,
   pausedThreads,
+  serverResumes,
 ];

@@ -33,7 +33,13 @@ import {
   type VariantCheck,
 } from "../harness/scenario.ts";
 import { nowMs, sample, summarize } from "../harness/stats.ts";
-import { storeFactory, useStore, type StoreHandle, type StoreKind } from "../harness/stores.ts";
+import {
+  storeFactory,
+  useStore,
+  type StoreHandle,
+  type StoreKind,
+  type Used,
+} from "../harness/stores.ts";
 
 /** State of one support thread. */
 export interface TicketState {
@@ -235,12 +241,27 @@ async function exercise<S>(
     laterPage = await desk.queue(p.page);
   });
   checkPage(`${label} after finished threads`, laterPage, p.page, p.threads);
+  return { createS, logical, disk, pageMs, pageAfterMs, resumeMs: [], firstPage, resumed: [] };
+}
+
+/**
+ * Resumes the same random tickets on both systems, alternating one by one (the first to go
+ * swapped every ticket), so a load change on the shared machine falls on both alike.
+ */
+async function pairedResumes(
+  ctx: ScenarioContext,
+  desks: readonly [Desk, Desked][],
+): Promise<void> {
+  const p = bySize(ctx, PARAMS);
   const order = resumeOrder(p.threads, p.resumes.warmup + p.resumes.reps);
-  const resumed: TicketState[] = [];
-  const resumeMs = await sample(p.resumes, async (k) => {
-    resumed.push(await desk.resume(order[k] as number, `approved ${order[k]}`));
-  });
-  return { createS, logical, disk, pageMs, pageAfterMs, resumeMs, firstPage, resumed };
+  for (const [k, ticket] of order.entries()) {
+    const turn = k % 2 === 0 ? desks : [...desks].reverse();
+    for (const [desk, out] of turn) {
+      const start = nowMs();
+      out.resumed.push(await desk.resume(ticket, `approved ${ticket}`));
+      if (k >= p.resumes.warmup) out.resumeMs.push(nowMs() - start);
+    }
+  }
 }
 
 const PEER_QUEUE_NOTE =
@@ -309,14 +330,29 @@ async function runStore(
   }
   const p = bySize(ctx, PARAMS);
   const stores = storeFactory(ctx, kind);
+  // Both stores stay open until the resumes, which alternate between the systems.
+  const held: { peer: Used<Desked> } = { peer: { ok: false, cell: skipped("not run") } };
   const rein = await useStore(
     () => stores.rein("paused"),
-    (s) => exercise(s, reinDesk(s.saver), ctx, `Rein ${kind}`),
+    async (r) => {
+      const reinOut = await exercise(r, reinDesk(r.saver), ctx, `Rein ${kind}`);
+      held.peer = await useStore(
+        () => stores.peer("paused"),
+        async (q) => {
+          const peerOut = await exercise(q, peerDesk(q.saver), ctx, `LangGraph.js ${kind}`);
+          ctx.log(`paused-threads: ${kind}, resumes alternating between the systems`);
+          await pairedResumes(ctx, [
+            [reinDesk(r.saver), reinOut],
+            [peerDesk(q.saver), peerOut],
+          ]);
+          return peerOut;
+        },
+      );
+      if (!held.peer.ok) await pairedResumes(ctx, [[reinDesk(r.saver), reinOut]]);
+      return reinOut;
+    },
   );
-  const peer = await useStore(
-    () => stores.peer("paused"),
-    (s) => exercise(s, peerDesk(s.saver), ctx, `LangGraph.js ${kind}`),
-  );
+  const peer = held.peer;
   const expected = resumeOrder(p.threads, p.resumes.warmup + p.resumes.reps).map((i) => ({
     ticket: i,
     decision: `approved ${i}`,
@@ -386,7 +422,7 @@ export const pausedThreads: Scenario = {
     "Each thread is one ticket whose `review` node asks for approval with `interrupt()`. N threads are created (16 `invoke`s in flight), on a fresh " +
     "SQLite file and a fresh Postgres database per system; then the store is measured, the newest page of 50 pending interrupts across all threads is " +
     'fetched (Rein `listInterrupts({ status: "pending", limit: 50 })`), again after 1,000 newer threads finished without pausing, and random paused ' +
-    "threads are resumed to completion one at a time. N = 20,000 (500 with `--quick`). Rein stores more per paused thread than the peer — a thread " +
+    "threads are resumed to completion one at a time, the same tickets on both systems alternating one by one (which goes first swapped every ticket) so that load on the machine falls on both alike. N = 20,000 (500 with `--quick`). Rein stores more per paused thread than the peer — a thread " +
     "row, a run row and an indexed interrupt row besides the checkpoint — which is what makes the approval queue an index lookup instead of a scan.",
   run,
 };

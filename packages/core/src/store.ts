@@ -19,6 +19,7 @@ export {
   keysetPage,
   keysetSlice,
   lazyPendingPage,
+  LEASE_READ_RUN_LIMIT,
   pageLimit,
   rebuildChannelValue,
   sameHead,

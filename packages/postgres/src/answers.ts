@@ -15,7 +15,10 @@ import {
   type AnswerBatchReads,
   type AnswerOutcome,
   type AnswerWrites,
+  type ContinuationAsk,
 } from "@rein/core/store";
+import { chainRangeArrays } from "./chains.ts";
+import type { ContinuationJson } from "./reads.ts";
 import type { RowCodec } from "./codec.ts";
 import { checked, guarded } from "./connection.ts";
 import type { Statements } from "./statements.ts";
@@ -32,13 +35,16 @@ interface Found {
 /** Races lost in a row before giving up: each needs another writer to win in between. */
 const MAX_ATTEMPTS = 5;
 
-/** Applies `batch` all-or-nothing; a refusal writes nothing. */
+/**
+ * Applies `batch` all-or-nothing; a refusal writes nothing. When it applied and the batch asked
+ * for them, `continuation` holds the continuation's reads the write statement made after it.
+ */
 export async function answerInterrupts(
   pool: pg.Pool,
   sql: Statements,
   codec: RowCodec,
   batch: AnswerBatch,
-): Promise<AnswerOutcome> {
+): Promise<{ outcome: AnswerOutcome; continuation?: ContinuationJson | undefined }> {
   const query = <Row extends pg.QueryResultRow>(
     statement: { name: string; text: string },
     values: unknown[],
@@ -61,12 +67,11 @@ export async function answerInterrupts(
     if (batch.fence) checkFence(batch.fence, token(found));
     const reads = readsOf(found, codec);
     const plan = planAnswerBatch(batch, reads);
-    if (!plan.ok) return plan.outcome;
-    const row = await query<Found & { applied: boolean; checked: boolean }>(
-      sql.answerWrite,
-      writeValues(batch, plan.writes, reads, codec),
-    );
-    if (row?.applied) return { ok: true };
+    if (!plan.ok) return { outcome: plan.outcome };
+    const row = (
+      await query<{ r: Written }>(sql.answerWrite, writeValues(batch, plan.writes, reads, codec))
+    )?.r;
+    if (row?.applied) return { outcome: { ok: true }, continuation: row.reads ?? undefined };
     found = row ?? found;
     if (row?.checked && batch.requestId != null) {
       // Everything held but another caller claimed the request id after this statement's
@@ -75,7 +80,14 @@ export async function answerInterrupts(
       found = { ...found, seen: true, seen_result: stored?.result ?? null };
     }
   }
-  return { ok: false, reason: "not_pending", ids: targets };
+  return { outcome: { ok: false, reason: "not_pending", ids: targets } };
+}
+
+/** What the write statement returns: what it found, and the continuation's reads if asked. */
+interface Written extends Found {
+  applied: boolean;
+  checked: boolean;
+  reads: ContinuationJson | null;
 }
 
 const EMPTY: Found = {
@@ -146,5 +158,13 @@ function writeValues(
     writes.audit.map((record) => codec.ser(record)),
     writes.resumeRuns,
     batch.fence?.token ?? null,
+    ...continuationValues(batch.thenRead),
   ];
+}
+
+/** Parameters of the continuation's reads after the answer (all NULL: none asked). */
+function continuationValues(ask: ContinuationAsk | undefined): unknown[] {
+  // Only a root head can be read after the answer (the statement reads the root stream).
+  if (!ask || ask.head.stream !== "") return [null, null, null, null, null];
+  return [ask.head.id, ...chainRangeArrays(ask.head.versions), ask.taskIds ?? null];
 }

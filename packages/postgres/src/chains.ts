@@ -9,8 +9,22 @@ import type { ChainRow, RowCodec } from "./codec.ts";
 import { checked, guarded } from "./connection.ts";
 import type { Statements } from "./statements.ts";
 
+/** A row of the chain range query: one link, with the version it has. */
+export type ChainRange = ChainRow & { version: string };
+
+/** The channel, version and chain length arrays of the range query for `versions`. */
+export function chainRangeArrays(versions: Record<string, string>): [string[], string[], number[]] {
+  const wanted = Object.entries(versions);
+  return [
+    wanted.map(([channel]) => channel),
+    wanted.map(([, version]) => version),
+    wanted.map(([, version]) => chainLengthOfVersion(version)),
+  ];
+}
+
 /**
- * The values of `versions` in the stream, delta chains rebuilt.
+ * The values of `versions` in the stream, delta chains rebuilt; from `read` when the range query
+ * was made already (only a forked chain is then read again).
  *
  * @throws {NotFoundError} when a version, or a link of its chain, was never stored.
  */
@@ -20,6 +34,7 @@ export async function channelValues(
   codec: RowCodec,
   [threadId, stream]: [string, string],
   versions: Record<string, string>,
+  read?: ChainRange[],
 ): Promise<Record<string, unknown>> {
   const wanted = Object.entries(versions);
   if (wanted.length === 0) return {};
@@ -27,13 +42,9 @@ export async function channelValues(
     statement: Statements["readChains"],
     values: unknown[],
   ) => guarded(async () => (await pool.query<Row>(checked(statement, values))).rows);
-  const ranges = await rows<ChainRow & { version: string }>(sql.chainRanges, [
-    threadId,
-    stream,
-    wanted.map(([channel]) => channel),
-    wanted.map(([, version]) => version),
-    wanted.map(([, version]) => chainLengthOfVersion(version)),
-  ]);
+  const ranges =
+    read ??
+    (await rows<ChainRange>(sql.chainRanges, [threadId, stream, ...chainRangeArrays(versions)]));
   const links: ChainRow[] = [];
   const forked: [string, string][] = [];
   for (const [channel, version] of wanted) {

@@ -22,6 +22,8 @@ import type {
   Checkpointer,
   Fence,
   InterruptPage,
+  LeaseReadResults,
+  LeaseReads,
   InterruptQuery,
   LeaseRecord,
   PendingPage,
@@ -60,6 +62,13 @@ import {
   validateThreadId,
 } from "@rein/core/store";
 import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
+import {
+  decodeContinuation,
+  decodeHead,
+  decodeLeaseReads,
+  type HeadJson,
+  type LeaseJson,
+} from "./reads.ts";
 import { statementsFor, type Named, type Statements } from "./statements.ts";
 
 /** Options of {@link PostgresSaver}: a connection string or a pool of your own. */
@@ -199,26 +208,12 @@ export class PostgresSaver implements Checkpointer {
   ): Promise<ThreadHead> {
     // Only a checkpoint of this thread and stream can stand in for the head row.
     const mine = known?.threadId === threadId && known.stream === stream ? known : undefined;
-    const [row] = await this.#rows<{
-      checkpoint: CheckpointRow | null;
-      head_id: string | null;
-      run: RunRow | null;
-      thread: ThreadRow | null;
-      pending: number;
-      steering: string[];
-    }>(this.#sql.getThreadHead, [threadId, stream, mine?.id ?? null]);
-    const reuse = mine !== undefined && mine.id === row?.head_id;
-    return {
-      checkpoint: reuse
-        ? mine
-        : row?.checkpoint
-          ? this.#codec.checkpoint(row.checkpoint)
-          : undefined,
-      run: row?.run ? this.#codec.run(row.run) : undefined,
-      thread: row?.thread ? this.#codec.thread(row.thread) : undefined,
-      pendingInterrupts: row?.pending ?? 0,
-      steering: this.#steering(row?.steering ?? []),
-    };
+    const [row] = await this.#rows<{ head: HeadJson }>(this.#sql.getThreadHead, [
+      threadId,
+      stream,
+      mine?.id ?? null,
+    ]);
+    return decodeHead(this.#codec, row?.head, mine);
   }
 
   async listThreads(query: {
@@ -285,29 +280,40 @@ export class PostgresSaver implements Checkpointer {
 
   // Task results -------------------------------------------------------------------------------
 
-  async putTaskOutcome(outcome: TaskOutcome): Promise<void> {
+  async putTaskOutcome(outcome: TaskOutcome): Promise<PendingPage | void> {
     const { result } = outcome;
     const inserted = new Set(outcome.interrupts.map((i) => i.id));
-    const [row] = await this.#rows<{ applied: number; current_token: string | null }>(
-      this.#sql.putTaskOutcome,
-      [
-        outcome.threadId,
-        outcome.stream,
-        outcome.checkpointId,
-        result.taskId,
-        result.kind,
-        this.#codec.taskValue(result),
-        ...this.#codec.interruptArrays(outcome.interrupts),
-        // A row may change once per statement: ids re-inserted above are not also superseded.
-        outcome.superseded.filter((id) => !inserted.has(id)),
-        outcome.fence?.token ?? null,
-        ...this.#codec.runArrays(outcome.runs ?? []),
-        outcome.releaseLease === true,
-        this.#codec.interruptRootGraphs(outcome.interrupts),
-      ],
-    );
-    if (outcome.fence && row?.applied !== 1)
-      checkFence(outcome.fence, row?.current_token == null ? null : Number(row.current_token));
+    const limit = outcome.thenReadPending;
+    const [row] = await this.#rows<{
+      r: {
+        applied: number;
+        current_token: number | null;
+        page: { total: number; items: InterruptRow[] } | null;
+      };
+    }>(this.#sql.putTaskOutcome, [
+      outcome.threadId,
+      outcome.stream,
+      outcome.checkpointId,
+      result.taskId,
+      result.kind,
+      this.#codec.taskValue(result),
+      ...this.#codec.interruptArrays(outcome.interrupts),
+      // A row may change once per statement: ids re-inserted above are not also superseded.
+      outcome.superseded.filter((id) => !inserted.has(id)),
+      outcome.fence?.token ?? null,
+      ...this.#codec.runArrays(outcome.runs ?? []),
+      outcome.releaseLease === true,
+      this.#codec.interruptRootGraphs(outcome.interrupts),
+      limit === undefined ? null : Math.max(0, Math.floor(limit)),
+    ]);
+    const written = row?.r;
+    if (outcome.fence && written?.applied !== 1)
+      checkFence(
+        outcome.fence,
+        written?.current_token == null ? null : Number(written.current_token),
+      );
+    const page = written?.page;
+    if (page) return lazyPendingPage(page.items, page.total, (item) => this.#codec.interrupt(item));
   }
 
   async getTaskResults(
@@ -402,7 +408,19 @@ export class PostgresSaver implements Checkpointer {
   }
 
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
-    return answerInterrupts(this.pool, this.#sql, this.#codec, batch);
+    const { outcome, continuation } = await answerInterrupts(
+      this.pool,
+      this.#sql,
+      this.#codec,
+      batch,
+    );
+    const ask = batch.thenRead;
+    if (!outcome.ok || !continuation || !ask) return outcome;
+    const key: [string, string] = [batch.threadId, ""];
+    const values = await channelValues(this.pool, this.#sql, this.#codec, key, ask.head.versions, [
+      ...continuation.chains,
+    ]);
+    return { ok: true, reads: decodeContinuation(this.#codec, continuation, ask, values) };
   }
 
   // Request ids --------------------------------------------------------------------------------
@@ -536,6 +554,31 @@ export class PostgresSaver implements Checkpointer {
       ttlMs,
     ]);
     return row ? Number(row.token) : null;
+  }
+
+  async acquireLeaseAndRead(
+    threadId: ThreadId,
+    owner: string,
+    ttlMs: number,
+    reads: LeaseReads,
+  ): Promise<{ token: number; reads: LeaseReadResults } | null> {
+    validateThreadId(threadId);
+    // Only a root head of this thread can stand in for the head row.
+    const known =
+      reads.known?.threadId === threadId && reads.known.stream === "" ? reads.known : undefined;
+    const [row] = await this.#rows<{ r: LeaseJson | null }>(this.#sql.leaseAndRead, [
+      threadId,
+      owner,
+      ttlMs,
+      known?.id ?? null,
+      reads.requestId ?? null,
+      reads.pendingLimit === undefined ? null : Math.max(0, Math.floor(reads.pendingLimit)),
+      reads.interruptIds ?? null,
+      reads.runId ?? null,
+    ]);
+    if (!row?.r) return null;
+    const asked = { ...reads, known };
+    return { token: Number(row.r.token), reads: decodeLeaseReads(this.#codec, row.r, asked) };
   }
 
   async renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {

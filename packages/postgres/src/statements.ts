@@ -43,28 +43,10 @@ export function statementsFor(s: string) {
            metadata = EXCLUDED.metadata`,
       ),
     ),
-    // Everything a call on a thread reads first, in one round trip. $3 is the id of a head the
-    // caller already holds (or NULL): that checkpoint's row is not sent again.
-    getThreadHead: named(
-      "get_thread_head",
-      `WITH c AS (
-         SELECT c.* FROM ${s}.heads h
-         JOIN ${s}.checkpoints c
-           ON c.thread_id = h.thread_id AND c.stream = h.stream AND c.id = h.checkpoint_id
-         WHERE h.thread_id = $1 AND h.stream = $2
-       )
-       SELECT (SELECT CASE WHEN c.id = $3 THEN NULL ELSE row_to_json(c) END FROM c) AS checkpoint,
-         (SELECT id FROM c) AS head_id,
-         (SELECT row_to_json(r) FROM (
-            SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_id = (SELECT run_id FROM c)) r) AS run,
-         (SELECT row_to_json(t) FROM (
-            SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
-            WHERE thread_id = $1) t) AS thread,
-         (SELECT count(*)::int FROM ${s}.interrupts
-          WHERE thread_id = $1 AND status = 'pending') AS pending,
-         (SELECT coalesce(json_agg(record ORDER BY seq), '[]') FROM ${s}.steering
-          WHERE thread_id = $1) AS steering`,
-    ),
+    // Everything a call on a thread reads first, in one round trip (`thread_head`, migration 5).
+    // $3 is the id of a head the caller already holds (or NULL): that checkpoint's row is not
+    // sent again.
+    getThreadHead: named("get_thread_head", `SELECT ${s}.thread_head($1, $2, $3) AS head`),
     getThread: named(
       "get_thread",
       `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
@@ -196,36 +178,16 @@ export function statementsFor(s: string) {
     ),
 
     /**
-     * A task outcome in one statement: the result is upserted unless a `writes` result is there
-     * (first writes wins), and its interrupts and supersessions apply only if it was.
-     * $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
+     * A task outcome in one statement (`task_outcome`, migration 6): the result is upserted
+     * unless a `writes` result is there (first writes wins), and its interrupts and
+     * supersessions apply only if it was; with `$31`, the thread's oldest pending interrupts
+     * after it. $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
      * $22..$28 run arrays (stored only with an applied result), $29 release the lease,
-     * $30 interrupt root graphs.
+     * $30 the interrupts' root graphs, $31 the pending page's size (NULL: not read).
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `WITH ${fenceCte(s, 21)}, result AS (
-         INSERT INTO ${s}.task_results AS t
-           (thread_id, stream, checkpoint_id, task_id, kind, value)
-         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(21)}
-         ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
-         DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
-         WHERE t.kind <> 'writes'
-         RETURNING 1
-       ), interrupts AS (
-         ${interruptUpsert(s, 7, 30, "EXISTS (SELECT 1 FROM result)")}
-       ), superseded AS (
-         -- Answered ones too: an answer to an old question must never apply to a new one.
-         UPDATE ${s}.interrupts SET status = 'superseded'
-         WHERE id = ANY ($20::text[]) AND status IN ('pending', 'answered')
-           AND EXISTS (SELECT 1 FROM result)
-       ), runs AS (
-         ${runUpsert(s, 22, "EXISTS (SELECT 1 FROM result)")}
-       ), released AS (
-         ${releaseFencedLease(s, 29, 21, fenceOk(21))}
-       )
-       SELECT (SELECT count(*)::int FROM result) AS applied,
-         (SELECT token FROM fence) AS current_token`,
+      `SELECT ${s}.task_outcome(${Array.from({ length: 31 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
     ),
     taskResultKinds: named(
       "task_result_kinds",
@@ -359,6 +321,13 @@ export function statementsFor(s: string) {
          expires_at = EXCLUDED.expires_at, token = nextval('${s}.lease_tokens')
        WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
        RETURNING token`,
+    ),
+    // The lease, then a call's first reads after it, in one round trip (`lease_and_read`,
+    // migration 5). $1 thread, $2 owner, $3 ttl, $4 known head id, $5 request id,
+    // $6 pending page size, $7 interrupt ids, $8 run id (each NULL: not read).
+    leaseAndRead: named(
+      "lease_and_read",
+      `SELECT ${s}.lease_and_read($1, $2, $3, $4, $5, $6, $7, $8) AS r`,
     ),
     renewLease: named(
       "renew_lease",

@@ -469,7 +469,10 @@ function suite(backend: Backend): void {
       });
       expect(busy.status).toBe(409);
       expect(busy.body.error).toBe("thread_busy");
-      expect(busy.body.details["latest"]).toMatchObject({ runStatus: "running" });
+      // The first run is running, or still queued when the machine is slow to start it.
+      expect(["queued", "running"]).toContain(
+        (busy.body.details["latest"] as { runStatus: string }).runStatus,
+      );
       expect(busy.headers.get("retry-after")).toBe("1");
     });
 

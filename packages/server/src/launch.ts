@@ -16,7 +16,7 @@ import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
-import { assertHead, loadRun } from "./threads.ts";
+import { assertHead } from "./threads.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would
@@ -39,16 +39,23 @@ export interface LaunchOptions {
   interruptBefore?: string[] | undefined;
   interruptAfter?: string[] | undefined;
   onPending?: "error" | "cancel" | undefined;
+  /**
+   * For a resume or a continue: the run of the thread's head, when the caller read it already
+   * (`loadThreadHead`), so it is not read again (`null`: the thread has no head).
+   */
+  headRunId?: string | null | undefined;
 }
 
 /** The fields of an answer as validated. */
 export type ResumeRequest = z.infer<typeof ResumeFields>;
 
 /**
- * The run work of an answer, with its checks done: exactly one of `resume` and `resumeMap`, a
- * target run of this thread, and the expected head.
+ * The run work of an answer, with what can be checked before the run done: exactly one of
+ * `resume` and `resumeMap`, and without a target the expected head (`headCheckpointId`: the
+ * head the caller read, if it did). A target's run is checked by core, under the thread's lease
+ * (a run of another thread is not found, as a run that does not exist).
  *
- * @throws InvalidInputError, NotFoundError, StaleTargetError.
+ * @throws InvalidInputError, StaleTargetError.
  */
 export async function resumeWork(
   ctx: ServerContext,
@@ -57,6 +64,7 @@ export async function resumeWork(
   raw: unknown,
   principal: Principal,
   requestId: string | undefined,
+  headCheckpointId?: string | null,
 ): Promise<RunWork> {
   const hasResume = typeof raw === "object" && raw !== null && Object.hasOwn(raw, "resume");
   if (hasResume === (fields.resumeMap !== undefined))
@@ -65,7 +73,6 @@ export async function resumeWork(
     );
   let target: ResumeTarget | null = null;
   if (fields.target) {
-    await loadRun(ctx.store, threadId, fields.target.runId);
     target = {
       ...fields.target,
       ...(fields.expectedCheckpointId !== undefined
@@ -73,7 +80,7 @@ export async function resumeWork(
         : {}),
     };
   } else if (fields.expectedCheckpointId !== undefined) {
-    await assertHead(ctx.store, threadId, fields.expectedCheckpointId);
+    await assertHead(ctx.store, threadId, fields.expectedCheckpointId, headCheckpointId);
   }
   return {
     kind: "resume",
@@ -107,9 +114,13 @@ export async function launch(
     // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.
     runId = work.requestId === undefined ? randomUUID() : requestRunIdFor(threadId, work.requestId);
   } else {
-    const head = await ctx.store.getCheckpoint(threadId, "");
-    runId = head?.runId ?? randomUUID();
-    if (!head && work.kind === "input") work = { kind: "input", input: {} };
+    // A resume or a continue runs the head's run: its id names the run's hub.
+    const headRunId =
+      options.headRunId !== undefined
+        ? options.headRunId
+        : ((await ctx.store.getCheckpoint(threadId, ""))?.runId ?? null);
+    runId = headRunId ?? randomUUID();
+    if (headRunId === null && work.kind === "input") work = { kind: "input", input: {} };
   }
   const active = ctx.runs.start(graph, work, runId, {
     threadId,

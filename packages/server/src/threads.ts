@@ -35,6 +35,27 @@ export async function loadThread(
   return thread;
 }
 
+/**
+ * The thread (as {@link loadThread}) and the run of its head, in one read: what a resume needs
+ * before core runs it (the run's id names the run's event hub).
+ *
+ * @throws NotFoundError when the thread does not exist or belongs to another tenant.
+ */
+export async function loadThreadHead(
+  store: Checkpointer,
+  principal: Principal,
+  threadId: string,
+): Promise<{ thread: ThreadRecord; runId: string | null; headCheckpointId: string | null }> {
+  const read = await store.getThreadHead(threadId as ThreadId, "");
+  const thread = read.thread;
+  if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
+  return {
+    thread,
+    runId: read.checkpoint?.runId ?? null,
+    headCheckpointId: read.checkpoint?.id ?? null,
+  };
+}
+
 /** A public interrupt record (the stored row has internal fields). */
 export function publicInterrupt(row: Interrupt): Interrupt {
   const {
@@ -130,7 +151,8 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
 }
 
 /**
- * Refuses when `expected` is not the head of the thread's root stream.
+ * Refuses when `expected` is not the head of the thread's root stream (`read`: the head id the
+ * caller read just before, if it did).
  *
  * @throws StaleTargetError with the latest metadata.
  */
@@ -138,7 +160,11 @@ export async function assertHead(
   store: Checkpointer,
   threadId: string,
   expected: string,
+  read?: string | null,
 ): Promise<void> {
+  // A head read just before stands for the read here when it is the expected one; a mismatch is
+  // read again whole, for the error's latest metadata.
+  if (read === expected) return;
   const latest = await latestMetadata(store, threadId);
   if (latest.headCheckpointId === expected) return;
   const reason = `Checkpoint ${expected} is not the head of thread ${threadId} (the head is ${latest.headCheckpointId ?? "none"}).`;

@@ -316,3 +316,9 @@ export function lazyPendingPage<Row>(
     total,
   };
 }
+
+/**
+ * At most this many of a run's pending interrupts come back with `LeaseReads.runId`; a caller
+ * that gets this many reads the run's rows page by page instead.
+ */
+export const LEASE_READ_RUN_LIMIT = 1000;

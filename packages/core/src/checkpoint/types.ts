@@ -254,6 +254,12 @@ export interface TaskOutcome {
    * write of a call carries it, so releasing the thread costs no write of its own.
    */
   releaseLease?: boolean;
+  /**
+   * Optional read after the outcome: the thread's oldest this-many pending interrupts and their
+   * count, as {@link InterruptStore.getPendingInterrupts} would return them right after it (the
+   * run result of the pause that ends a run). A store may ignore it (and return nothing).
+   */
+  thenReadPending?: number | undefined;
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }
@@ -299,13 +305,74 @@ export interface AnswerBatch {
    * networked store); its in-transaction checks still refuse the batch if anything changed.
    */
   readRuns?: Partial<Record<InterruptId, RunId>>;
+  /**
+   * The continuation's first reads, made after the answer in its round trip when it applies (a
+   * store may ignore this: the caller reads them itself when the outcome carries none).
+   */
+  thenRead?: ContinuationAsk | undefined;
   /** Lease proof of the writer; checked in the same transaction. */
   fence?: Fence | undefined;
 }
 
+/**
+ * What a continuation of the root stream at `head` reads first (see {@link AnswerBatch.thenRead}):
+ * the head again (with `head` as the known checkpoint), the values `head` references, the kinds
+ * of its step's recorded results and, when `taskIds` is given, those tasks' interrupt rows.
+ */
+export interface ContinuationAsk {
+  head: CheckpointRecord;
+  taskIds?: readonly TaskId[] | undefined;
+}
+
+/** The reads of a {@link ContinuationAsk}, as the store's own read methods would return them. */
+export interface ContinuationReadResults {
+  /** As {@link ThreadStore.getThreadHead} with the asked head as `known`. */
+  head: ThreadHead;
+  /** As {@link CheckpointStore.getChannelValues} of the asked head's versions. */
+  values: Record<string, unknown>;
+  /** As {@link TaskResultStore.getTaskResultKinds} at the asked head. */
+  kinds: TaskResultKind[];
+  /** As {@link InterruptStore.getTaskInterrupts} of the asked task ids; absent when none were asked. */
+  taskInterrupts?: StoredInterrupt[] | undefined;
+}
+
+/**
+ * What a call reads first, which a networked store may read in the round trip that takes the
+ * thread's lease, right after taking it (see {@link LeaseStore.acquireLeaseAndRead}). The root
+ * stream's head is always read; the rest when asked.
+ */
+export interface LeaseReads {
+  /** A root head the caller holds, as {@link ThreadStore.getThreadHead}'s `known`. */
+  known?: CheckpointRecord | undefined;
+  /** A request id whose stored outcome to read, as {@link IdempotencyStore.getRequestResult}. */
+  requestId?: string | undefined;
+  /** How many of the oldest pending interrupts to read, as {@link InterruptStore.getPendingInterrupts}. */
+  pendingLimit?: number | undefined;
+  /** Interrupts to read by id, as {@link InterruptStore.getInterrupts}. */
+  interruptIds?: readonly InterruptId[] | undefined;
+  /** A run to read (as {@link RunStore.getRun}) with its pending interrupts, newest first. */
+  runId?: RunId | undefined;
+}
+
+/** The reads of a {@link LeaseReads}, each as the store's own read method would return it. */
+export interface LeaseReadResults {
+  head: ThreadHead;
+  /** Present when a request id was asked: its outcome, `undefined` when it was never applied. */
+  request?: { result: unknown } | undefined;
+  pending?: PendingPage | undefined;
+  interrupts?: StoredInterrupt[] | undefined;
+  run?: RunRecord | undefined;
+  /**
+   * The asked run's pending interrupts (any thread's rows are left out: only this thread's),
+   * newest first, at most `LEASE_READ_RUN_LIMIT` (`@rein/core/store`).
+   */
+  runPending?: StoredInterrupt[] | undefined;
+}
+
 /** Result of {@link InterruptStore.answerInterrupts}. Nothing is written unless `ok`. */
 export type AnswerOutcome =
-  | { ok: true }
+  /** Applied; `reads` are the batch's {@link AnswerBatch.thenRead}, when the store made them. */
+  | { ok: true; reads?: ContinuationReadResults | undefined }
   /** Some targeted interrupts were no longer pending (another caller won, or they were resolved). */
   | { ok: false; reason: "not_pending"; ids: InterruptId[] }
   /** The head moved (`expectedHead` did not match). */
@@ -457,9 +524,10 @@ export interface CheckpointStore {
 export interface TaskResultStore {
   /**
    * Records a task's outcome (its writes, or that it paused) with its interrupt rows, atomically.
-   * Idempotent: once a task has a `writes` result, later outcomes for it are ignored.
+   * Idempotent: once a task has a `writes` result, later outcomes for it are ignored. Returns
+   * the pending page of {@link TaskOutcome.thenReadPending} when the store read it.
    */
-  putTaskOutcome(outcome: TaskOutcome): Promise<void>;
+  putTaskOutcome(outcome: TaskOutcome): Promise<PendingPage | void>;
   /** Results of the tasks of the step that starts at `checkpointId`, in the order first stored. */
   getTaskResults(
     threadId: ThreadId,
@@ -571,6 +639,18 @@ export interface LeaseStore {
    * release). Returns `null` when another owner holds an unexpired lease.
    */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null>;
+  /**
+   * Optional: {@link LeaseStore.acquireLease}, and when it is taken, the call's first reads in the
+   * same round trip, made after the lease is taken (so they see every write an earlier holder
+   * made). `null` when another owner holds an unexpired lease. A networked store implements it
+   * to save the round trips a call would spend reading before its first write.
+   */
+  acquireLeaseAndRead?(
+    threadId: ThreadId,
+    owner: string,
+    ttlMs: number,
+    reads: LeaseReads,
+  ): Promise<{ token: number; reads: LeaseReadResults } | null>;
   /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
   /** Releases `owner`'s lease (no-op if someone else holds it); the token is kept for the next holder to exceed. */

@@ -6,6 +6,7 @@
 import type { Schema } from "../channels.ts";
 import type {
   CheckpointRecord,
+  ContinuationAsk,
   StoredInterrupt,
   StreamKey,
   TaskResultKind,
@@ -13,6 +14,7 @@ import type {
 } from "../checkpoint/types.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
+import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import type { Execution } from "./execution.ts";
 import { stepStart, type LoopState } from "./loop.ts";
@@ -50,6 +52,17 @@ function atHead(head: CheckpointRecord, stream: StreamKey): (row: StoredInterrup
 }
 
 /**
+ * What a continuation of the root stream at `head` reads first, for a store to read after an
+ * answer in the answer's round trip: as {@link startContinuationReads} would for a run without
+ * `after` selectors (`continueAt` checks that guess).
+ */
+export function continuationAsk(head: CheckpointRecord): ContinuationAsk {
+  return readsRowsEarly(head, false)
+    ? { head, taskIds: head.next.map((task) => task.id) }
+    : { head };
+}
+
+/**
  * Starts the first reads of a continuation of `stream` at `head`. `afterSelectors` says whether
  * the run selects `after` pauses (their rows are read per run, later, not here).
  *
@@ -67,6 +80,16 @@ export function startContinuationReads(
     promise.catch(() => undefined);
     return promise;
   };
+  // Made by the answer's round trip already (the same reads, after the answer).
+  const made = stream === ROOT_STREAM ? session.takeContinuation(head) : undefined;
+  if (made && (made.taskInterrupts !== undefined) === readsRowsEarly(head, afterSelectors))
+    return {
+      head,
+      values: Promise.resolve(session.valuesOf(schema, made.values)),
+      kinds: Promise.resolve(made.kinds),
+      stepRows:
+        made.taskInterrupts && Promise.resolve(made.taskInterrupts.filter(atHead(head, stream))),
+    };
   return {
     head,
     values: handled(session.values(schema, head)),

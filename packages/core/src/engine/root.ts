@@ -238,7 +238,8 @@ async function toResult(
   // decode the other 999 on every call.
   const pending =
     outcome.status === "interrupted"
-      ? await session.store.getPendingInterrupts(session.threadId, RUN_RESULT_INTERRUPT_LIMIT)
+      ? (session.takePendingPage() ??
+        (await session.store.getPendingInterrupts(session.threadId, RUN_RESULT_INTERRUPT_LIMIT)))
       : { items: [], total: 0 };
   const result: RunResult = {
     threadId: session.threadId,

@@ -3,6 +3,7 @@
  * forking, running the loop, recording the run's status.
  */
 import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
+import { RUN_RESULT_INTERRUPT_LIMIT } from "../types.ts";
 import { InvalidInputError, ReinError } from "../errors.ts";
 import { START, type GraphDefinition, type RunSelectors } from "../graph/definition.ts";
 import {
@@ -114,6 +115,11 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     return {
       runs: [{ ...run, status, updatedAt: new Date().toISOString(), error: null }],
       ...(input.releaseLeaseAtEnd?.() ? { releaseLease: true } : {}),
+      // The pause that ends the root run is its last write: the run result's page of pending
+      // interrupts can come back with it.
+      ...(status === "interrupted" && exec.stream === ROOT_STREAM
+        ? { thenReadPending: RUN_RESULT_INTERRUPT_LIMIT }
+        : {}),
     };
   };
   const outcome = await runLoop(

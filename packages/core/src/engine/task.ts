@@ -7,6 +7,7 @@ import { setImmediate as tick } from "node:timers/promises";
 import type {
   CheckpointRecord,
   StepCommit,
+  TaskOutcome,
   StoredInterrupt,
   TaskResult,
   TaskSpec,
@@ -42,7 +43,8 @@ export interface TaskInput {
  * What the write that ends a run carries besides its own rows: the run row in its final status
  * and, when nothing is written after it, the end of the lease.
  */
-export type RunEnd = Pick<StepCommit, "runs" | "releaseLease">;
+export type RunEnd = Pick<StepCommit, "runs" | "releaseLease"> &
+  Partial<Pick<TaskOutcome, "thenReadPending">>;
 
 /** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
 export type TaskAttempt =
@@ -187,7 +189,7 @@ async function pause(
       },
     );
   const result: TaskResult = { kind: "paused", taskId: task.id, node: task.node };
-  await exec.store.putTaskOutcome({
+  const page = await exec.store.putTaskOutcome({
     threadId: exec.threadId,
     stream: exec.stream,
     checkpointId: head.id,
@@ -196,6 +198,8 @@ async function pause(
     superseded: run.interrupts.superseded.map((s) => s.id),
     ...input.runEndAtPause?.(),
   });
+  // The run result's page, when it came back with the pause that ended the run.
+  if (page) exec.session.keepPendingPage(page);
   for (const record of run.interrupts.superseded) record.status = "superseded";
   for (const record of run.interrupts.created) emitInterrupt(exec.sink, record);
   emitTask(exec, task, "end", "paused");

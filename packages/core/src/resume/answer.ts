@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from "node:util";
 import { NoMatchingTargetError, NotFoundError, StaleTargetError } from "../errors.ts";
 import type { ResumeCommand } from "../graph/command.ts";
 import type { RunOptions } from "../graph/options.ts";
+import { continuationAsk } from "../engine/continuation.ts";
 import { asInterruptId, asRunId } from "../ids.ts";
 import { checkAnswer } from "../interrupts/answer-schemas.ts";
 import { ROOT_STREAM } from "../keys.ts";
@@ -92,14 +93,24 @@ export async function applyCommand(
   for (const [record, value] of chosen) await checkAnswer(record, value);
   const wake = await tasksToWake(session, [...chosen.keys(), ...cancel]);
   const resumeRuns = rootRunsResumedBy([...chosen.keys(), ...cancel]);
+  // Nothing written after the answer but the continuation: its first reads can come back with
+  // the answer (one round trip on a networked store instead of two).
+  const known = session.knownHead();
+  const thenRead =
+    known && cancel.length === 0 && command.options.steering === undefined
+      ? continuationAsk(known)
+      : undefined;
+  session.dropPrefetched();
   const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
     store.answerInterrupts({
       ...buildBatch(session, chosen, cancel, wake, requestId, expectedHead),
       // The root run is running again from the moment the answer is recorded: if this call dies
       // before continuing, the next call or the recovery sweep sees an unfinished run.
       resumeRuns,
+      thenRead,
     }),
   );
+  if (outcome.ok) session.keepContinuation(outcome.reads);
   if (!outcome.ok) {
     if (outcome.reason !== "duplicate")
       throw await staleError(
@@ -168,10 +179,10 @@ async function threadScope(
   allPending: () => Promise<StoredInterrupt[]>,
 ): Promise<StoredInterrupt[]> {
   if (command.kind === "resumeMap") {
-    const named = await session.store.getInterrupts(Object.keys(command.map).map(asInterruptId));
+    const named = await session.interruptsById(Object.keys(command.map).map(asInterruptId));
     return named.filter((i) => i.threadId === session.threadId && i.status === "pending");
   }
-  const page = await session.store.getPendingInterrupts(session.threadId, 1);
+  const page = await session.pendingPage(1);
   return page.total > 1 ? allPending() : page.items;
 }
 
@@ -185,7 +196,7 @@ async function targetScope(
 ): Promise<StoredInterrupt[]> {
   const rows =
     target.interruptId !== undefined
-      ? (await session.store.getInterrupts([asInterruptId(target.interruptId)])).filter(
+      ? (await session.interruptsById([asInterruptId(target.interruptId)])).filter(
           (i) => i.status === "pending",
         )
       : await session.interruptsOfRun(asRunId(target.runId), "pending");

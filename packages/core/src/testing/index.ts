@@ -22,6 +22,7 @@
 import { registerSuite, type CheckpointerTestInitializer } from "./suite.ts";
 import { answerReadSpecs } from "./specs/answer-reads.ts";
 import { answerSpecs } from "./specs/answers.ts";
+import { callReadSpecs } from "./specs/call-reads.ts";
 import { channelBlobSpecs } from "./specs/channel-blobs.ts";
 import { checkpointSpecs } from "./specs/checkpoints.ts";
 import { deleteSpecs } from "./specs/delete.ts";
@@ -52,6 +53,7 @@ const SPECS = [
   answerSpecs,
   answerReadSpecs,
   narrowReadSpecs,
+  callReadSpecs,
   runSpecs,
   steeringAuditSpecs,
   onceSpecs,

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fencedStore } from "../checkpoint/fenced.ts";
-import type { Checkpointer, Fence } from "../checkpoint/types.ts";
+import type { Checkpointer, Fence, LeaseReadResults, LeaseReads } from "../checkpoint/types.ts";
 import { FencedOutError, ThreadBusyError } from "../errors.ts";
 import type { ThreadId } from "../ids.ts";
 
@@ -178,13 +178,17 @@ export async function withLease<T>(
   store: Checkpointer,
   threadId: ThreadId,
   settings: LeaseSettings,
-  fn: (lease: HeldLease) => Promise<T>,
+  fn: (lease: HeldLease, reads: LeaseReadResults | undefined) => Promise<T>,
+  reads?: LeaseReads,
 ): Promise<T> {
   const deadline = Date.now() + settings.waitMs;
   let lines = linesOf.get(store);
   if (!lines) linesOf.set(store, (lines = new Map<ThreadId, ThreadLine>()));
   const line = await takeTurn(store, lines, threadId, deadline);
   let lease: ProcessLease;
+  // What the store read with the lease, when this call took it from the store (a handed lease
+  // comes with nothing: the previous call's reads are its own).
+  let fresh: LeaseReadResults | undefined;
   try {
     // A handed lease can be lost between the hand-over and this turn (a refused renewal).
     if (line.lease && !line.lease.passable) {
@@ -192,7 +196,9 @@ export async function withLease<T>(
       line.lease = null;
       await retire(store, stale, settings);
     }
-    lease = line.lease ?? (await acquire(store, threadId, line, settings, deadline));
+    if (line.lease) lease = line.lease;
+    else
+      ({ lease, reads: fresh } = await acquire(store, threadId, line, settings, deadline, reads));
   } catch (error) {
     line.lease = null;
     passTurn(lines, threadId, line);
@@ -202,7 +208,7 @@ export async function withLease<T>(
   try {
     // Not re-checked here: every write of `fn` was checked against the fence, so a result whose
     // writes all passed is true even if the lease ran out after the last of them.
-    return await fn(lease);
+    return await fn(lease, fresh);
   } finally {
     await endTurn(store, lines, threadId, line, lease, settings);
   }
@@ -244,23 +250,34 @@ function takeTurn(
   });
 }
 
-/** Takes the store's lease, retrying while another owner holds it, until `deadline`. */
+/**
+ * Takes the store's lease, retrying while another owner holds it, until `deadline`. With `reads`
+ * and a store that can, the call's first reads come back in the same round trip.
+ */
 async function acquire(
   store: Checkpointer,
   threadId: ThreadId,
   line: ThreadLine,
   settings: LeaseSettings,
   deadline: number,
-): Promise<ProcessLease> {
+  reads: LeaseReads | undefined,
+): Promise<{ lease: ProcessLease; reads: LeaseReadResults | undefined }> {
   const owner = `${processOwner}:${++ownersNamed}`;
+  const take = async (): Promise<{ token: number; reads?: LeaseReadResults } | null> => {
+    if (reads && store.acquireLeaseAndRead)
+      return store.acquireLeaseAndRead(threadId, owner, settings.ttlMs, reads);
+    const token = await store.acquireLease(threadId, owner, settings.ttlMs);
+    return token === null ? null : { token };
+  };
   let delay = 2;
-  let token: number | null;
-  while ((token = await store.acquireLease(threadId, owner, settings.ttlMs)) === null) {
+  let taken: { token: number; reads?: LeaseReadResults } | null;
+  while ((taken = await take()) === null) {
     if (Date.now() >= deadline) throw await busyError(store, threadId);
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
   }
-  return new ProcessLease(store, threadId, owner, token, line, settings);
+  const lease = new ProcessLease(store, threadId, owner, taken.token, line, settings);
+  return { lease, reads: taken.reads };
 }
 
 /** The error of a thread another owner keeps busy, naming that owner when the store can. */

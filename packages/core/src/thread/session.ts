@@ -8,13 +8,18 @@ import type { Schema } from "../channels.ts";
 import type {
   Checkpointer,
   CheckpointRecord,
+  ContinuationReadResults,
+  LeaseReadResults,
+  LeaseReads,
+  PendingPage,
   RunRecord,
   StoredInterrupt,
   ThreadHead,
   ThreadRecord,
 } from "../checkpoint/types.ts";
 import { ThreadInterruptedError } from "../errors.ts";
-import type { CheckpointId, RunId, ThreadId } from "../ids.ts";
+import type { CheckpointId, InterruptId, RunId, ThreadId } from "../ids.ts";
+import { LEASE_READ_RUN_LIMIT } from "../checkpoint/store-kit.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
@@ -36,6 +41,8 @@ export interface SessionInit {
   clock?: () => Date;
   /** Heads this process decoded before, offered to the store on the call's first read. */
   heads?: HeadCache | undefined;
+  /** What the store read with the lease, when this call took it (see `LeaseReads`). */
+  prefetched?: { asked: LeaseReads; reads: LeaseReadResults } | undefined;
 }
 
 /** One call's view of one thread. */
@@ -48,6 +55,17 @@ export class ThreadSession {
   private readonly clock: () => Date;
   private readonly heads: HeadCache | undefined;
   private writesAfterRun = false;
+  /**
+   * Reads the store made with the lease, valid until the call's first write (nothing else writes
+   * the thread under the lease): consulted by the read methods below, then dropped.
+   */
+  private prefetched: { asked: LeaseReads; reads: LeaseReadResults } | undefined;
+  /** Reads the store made after this call's answer, in its round trip: the continuation's. */
+  private continued: ContinuationReadResults | undefined;
+  /** The pending page read after the pause that ended the root run (see `thenReadPending`). */
+  private pausePage: PendingPage | undefined;
+  /** The head those reads came with, for the call's head read. */
+  private continuedHead: ThreadHead | undefined;
 
   constructor(init: SessionInit) {
     this.store = init.store;
@@ -57,6 +75,52 @@ export class ThreadSession {
     this.durable = init.durable ?? true;
     this.clock = init.clock ?? (() => new Date());
     this.heads = init.heads;
+    this.prefetched = init.prefetched;
+    const head = init.prefetched?.reads.head.checkpoint;
+    if (head && head !== init.prefetched?.asked.known) this.heads?.remember(head);
+  }
+
+  /**
+   * Says the call is about to write: what the store read with the lease may be stale after it,
+   * so the read methods go to the store again.
+   */
+  dropPrefetched(): void {
+    this.prefetched = undefined;
+  }
+
+  /** Keeps the reads an answer's round trip made for the continuation (see `AnswerBatch.thenRead`). */
+  keepContinuation(reads: ContinuationReadResults | undefined): void {
+    this.continued = reads;
+    this.continuedHead = reads?.head;
+  }
+
+  /**
+   * The continuation reads an answer made at `head`, once: `undefined` when there are none, or
+   * they were made at another head.
+   */
+  takeContinuation(head: CheckpointRecord): ContinuationReadResults | undefined {
+    const reads = this.continued;
+    if (reads?.head.checkpoint !== head) return undefined;
+    this.continued = undefined;
+    return reads;
+  }
+
+  /** Keeps the pending page the pause that ended the root run read after it. */
+  keepPendingPage(page: PendingPage): void {
+    this.pausePage = page;
+  }
+
+  /** The pending page the run's last write read, once (`undefined`: none was read). */
+  takePendingPage(): PendingPage | undefined {
+    const page = this.pausePage;
+    this.pausePage = undefined;
+    return page;
+  }
+
+  /** A prefetched read, when the lease's round trip made it (`asked` says it did). */
+  private pre<T>(asked: (ask: LeaseReads) => boolean, read: (reads: LeaseReadResults) => T) {
+    const p = this.prefetched;
+    return p && asked(p.asked) ? { value: read(p.reads) } : undefined;
   }
 
   /**
@@ -83,7 +147,13 @@ export class ThreadSession {
     stream: string = ROOT_STREAM,
     checkpointId?: CheckpointId,
   ): Promise<CheckpointRecord | undefined> {
-    return this.store.getCheckpoint(this.threadId, stream, checkpointId);
+    const pre = this.pre(
+      () => stream === ROOT_STREAM && checkpointId === undefined,
+      (reads) => reads.head.checkpoint,
+    );
+    return pre
+      ? Promise.resolve(pre.value)
+      : this.store.getCheckpoint(this.threadId, stream, checkpointId);
   }
 
   /** The thread's interrupts (all streams), optionally of one status. */
@@ -104,6 +174,11 @@ export class ThreadSession {
     runId: RunId,
     status?: StoredInterrupt["status"],
   ): Promise<StoredInterrupt[]> {
+    const pre = this.pre(
+      (ask) => ask.runId === runId && status === "pending",
+      (reads) => reads.runPending,
+    );
+    if (pre?.value && pre.value.length < LEASE_READ_RUN_LIMIT) return pre.value;
     const rows: StoredInterrupt[] = [];
     let cursor: string | null = null;
     do {
@@ -122,7 +197,31 @@ export class ThreadSession {
 
   /** A run of this store (any thread: callers check the thread where it matters). */
   run(runId: RunId): Promise<RunRecord | undefined> {
-    return this.store.getRun(runId);
+    const pre = this.pre(
+      (ask) => ask.runId === runId,
+      (reads) => reads.run,
+    );
+    return pre ? Promise.resolve(pre.value) : this.store.getRun(runId);
+  }
+
+  /** The oldest `limit` pending interrupts of the thread and their count. */
+  pendingPage(limit: number): Promise<PendingPage> {
+    const pre = this.pre(
+      (ask) => ask.pendingLimit === limit,
+      (reads) => reads.pending,
+    );
+    return pre?.value
+      ? Promise.resolve(pre.value)
+      : this.store.getPendingInterrupts(this.threadId, limit);
+  }
+
+  /** The interrupts of `ids` (any thread, any status; unknown ids left out). */
+  interruptsById(ids: readonly InterruptId[]): Promise<StoredInterrupt[]> {
+    const pre = this.pre(
+      (ask) => ids.every((id) => ask.interruptIds?.includes(id) === true),
+      (reads) => reads.interrupts?.filter((row) => ids.includes(row.id)),
+    );
+    return pre?.value ? Promise.resolve(pre.value) : this.store.getInterrupts(ids);
   }
 
   /** Stores a run row with the session's clock as its update time. */
@@ -139,6 +238,11 @@ export class ThreadSession {
       checkpoint && Object.keys(checkpoint.versions).length > 0
         ? await this.store.getChannelValues(this.threadId, checkpoint.stream, checkpoint.versions)
         : {};
+    return this.valuesOf(schema, stored);
+  }
+
+  /** The channel values of `schema` from stored ones (missing channels take their initial value). */
+  valuesOf(schema: Schema, stored: Record<string, unknown>): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     for (const [name, channel] of Object.entries(schema))
       values[name] = name in stored ? stored[name] : channel.initial();
@@ -182,7 +286,12 @@ export class ThreadSession {
    */
   async threadHead(): Promise<ThreadHead> {
     const known = this.knownHead();
-    const read = await this.store.getThreadHead(this.threadId, ROOT_STREAM, known);
+    // The head read by the answer's round trip, or with the lease when the call has not written
+    // since: each stands for this read once.
+    const early = this.continuedHead ?? this.prefetched?.reads.head;
+    this.continuedHead = undefined;
+    this.prefetched = undefined;
+    const read = early ?? (await this.store.getThreadHead(this.threadId, ROOT_STREAM, known));
     if (read.checkpoint !== undefined && read.checkpoint !== known)
       this.heads?.remember(read.checkpoint);
     return read;
@@ -208,7 +317,11 @@ export class ThreadSession {
 
   /** What a request id produced before, if it was applied (see `RunOptions.requestId`). */
   requestResult(requestId: string): ReturnType<Checkpointer["getRequestResult"]> {
-    return this.store.getRequestResult(requestId);
+    const pre = this.pre(
+      (ask) => ask.requestId === requestId,
+      (reads) => reads.request,
+    );
+    return pre ? Promise.resolve(pre.value) : this.store.getRequestResult(requestId);
   }
 
   /** Stores a request's outcome so that a duplicate of it returns the same result. */
@@ -289,9 +402,25 @@ export function openSession<T>(
   settings: LeaseSettings,
   actor: string,
   fn: (session: ThreadSession) => Promise<T>,
+  reads?: Omit<LeaseReads, "known">,
 ): Promise<T> {
   const heads = headCacheOf(store);
-  return withLease(store, threadId, settings, (lease) =>
-    fn(new ThreadSession({ store: lease.store, threadId, actor, lease, heads })),
+  const asked = reads && { ...reads, known: heads.get(threadId) };
+  return withLease(
+    store,
+    threadId,
+    settings,
+    (lease, fresh) =>
+      fn(
+        new ThreadSession({
+          store: lease.store,
+          threadId,
+          actor,
+          lease,
+          heads,
+          prefetched: asked && fresh && { asked, reads: fresh },
+        }),
+      ),
+    asked,
   );
 }

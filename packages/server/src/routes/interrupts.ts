@@ -22,7 +22,7 @@ import {
   ThreadParams,
 } from "../schemas.ts";
 import { openTrackedSse } from "../streaming.ts";
-import { latestMetadata, loadRun, loadThread } from "../threads.ts";
+import { latestMetadata, loadRun, loadThread, loadThreadHead } from "../threads.ts";
 import { z } from "zod";
 
 /** The resume body plus `wait` (default true: answer with the continued run's result). */
@@ -185,7 +185,9 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
     },
     async ({ params, body, principal, request }) => {
-      const thread = await loadThread(store, principal, params.id);
+      // One read for the thread and its head's run; the target and the answer are checked by
+      // core under the thread's lease.
+      const { thread, runId, headCheckpointId } = await loadThreadHead(store, principal, params.id);
       const claim = await claimRequest(
         store,
         principal,
@@ -195,8 +197,16 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
         request.body,
       );
       const requestId = claim?.requestId;
-      const work = await resumeWork(ctx, params.id, body, request.body, principal, requestId);
-      const run = await launch(ctx, principal, thread, work);
+      const work = await resumeWork(
+        ctx,
+        params.id,
+        body,
+        request.body,
+        principal,
+        requestId,
+        headCheckpointId,
+      );
+      const run = await launch(ctx, principal, thread, work, { headRunId: runId });
       ctx.runs.notifyChange(params.id);
       request.log.info({ threadId: params.id, runId: run.hub.runId }, "resume");
       if (body.wait === false) {

@@ -6,7 +6,9 @@
 import type { Checkpointer } from "../../checkpoint/types.ts";
 
 type Method = {
-  [K in keyof Checkpointer]: Checkpointer[K] extends (...args: never[]) => unknown ? K : never;
+  [K in keyof Checkpointer]-?: NonNullable<Checkpointer[K]> extends (...args: never[]) => unknown
+    ? K
+    : never;
 }[keyof Checkpointer];
 
 /** Hooks by store method name. `after` sees the resolved value; neither may change it. */

@@ -47,10 +47,13 @@ function gateAndLog(): { log: string[]; gate: Promise<void>; open: () => void } 
   return { log: [], gate, open };
 }
 
-/** `saver` seen through a view that counts its `acquireLease` calls. */
+/** `saver` seen through a view that counts the times it is asked for a lease (either method). */
 function countingAcquires(saver: Checkpointer): { store: Checkpointer; count(): number } {
   let acquires = 0;
-  const store = hookSaver(saver, { before: { acquireLease: () => void (acquires += 1) } });
+  const counted = () => void (acquires += 1);
+  const store = hookSaver(saver, {
+    before: { acquireLease: counted, acquireLeaseAndRead: counted },
+  });
   return { store, count: () => acquires };
 }
 

@@ -162,11 +162,12 @@ export function writerContracts(env: RuntimeEnv): void {
       const dying = controllable(saver);
       const graph = refundGraph(saver, counter, ledger);
       await graph.invoke({ amount: 70 }, { threadId });
-      // The resuming process dies right after its answer commits.
+      // The resuming process dies right after its answer commits, before it hears the outcome
+      // (which may carry the continuation's first reads: nothing of the continuation runs).
       dying.overrides.answerInterrupts = async (batch) => {
-        const outcome = await saver.answerInterrupts(batch);
+        await saver.answerInterrupts(batch);
         dying.kill();
-        return outcome;
+        throw new SimulatedDeath("died right after the answer committed");
       };
       const died = await rejection(
         refundGraph(dying.view, counter, ledger).resume(
