@@ -22,7 +22,6 @@ import { encodeCursor } from "@rein/core/store";
 import pg from "pg";
 import { BENCH_DIR } from "./harness/env.ts";
 import { DEFAULT_POSTGRES_URL } from "./harness/postgres.ts";
-import { openSqlite } from "./harness/sqlite.ts";
 import { nowMs, quantile } from "./harness/stats.ts";
 import { copiedId } from "./load/clone.ts";
 import { pageLatencies, resumeLoad, sseFanout } from "./load/measure.ts";
