@@ -81,6 +81,8 @@ describe("create-rein", () => {
       "--import",
       tsx,
       "--test",
+      // One reporter on every Node (the default differs between 22 and 24 off a terminal).
+      "--test-reporter=tap",
       test,
     ]);
     expect(stdout).toMatch(/^# pass 2$/m);
