@@ -18,11 +18,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Command, END, RunConfig, START, StateGraph, lastValue } from "@rein/core";
+import { Command, RunConfig } from "@rein/core";
 import type { Checkpointer } from "@rein/core";
 import { encodeCursor } from "@rein/core/store";
 import { SqliteSaver } from "@rein/sqlite";
 import { packageVersion } from "./harness/env.ts";
+import { benchApprovalGraph } from "./scenarios/pause-resume.ts";
 import { openSqliteProbe, sqliteDiskBytes, sqliteLogicalBytes } from "./harness/sizes.ts";
 import { value } from "./harness/sqlite.ts";
 import { nowMs, summarize } from "./harness/stats.ts";
@@ -52,18 +53,6 @@ const drivers: Driver[] = [
 ];
 const dir = mkdtempSync(join(tmpdir(), "rein-drivers-"));
 
-function approvalGraph(saver: Checkpointer) {
-  return new StateGraph({ n: lastValue<number>(() => 0), answer: lastValue<string>(() => "") })
-    .addNode("prepare", (s) => ({ n: s.n + 1 }))
-    .addNode("ask", (s, ctx) => ({
-      answer: ctx.interrupt<string>({ question: `approve ${s.n}?` }),
-    }))
-    .addEdge(START, "prepare")
-    .addEdge("prepare", "ask")
-    .addEdge("ask", END)
-    .compile({ checkpointer: saver });
-}
-
 /** Wall milliseconds of each of `count` calls of `fn` (after 20 unmeasured), and CPU ms per call. */
 async function measure(count: number, fn: (i: number) => Promise<void>) {
   for (let i = -20; i < 0; i += 1) await fn(i);
@@ -81,7 +70,7 @@ async function measure(count: number, fn: (i: number) => Promise<void>) {
 /** Pause + resume round trips of `threads` fresh threads on one file. */
 async function roundTrips(driver: Driver, file: string, threads: number) {
   const saver = driver.open(file);
-  const graph = approvalGraph(saver);
+  const graph = benchApprovalGraph(saver);
   try {
     return await measure(threads, async (i) => {
       const thread = RunConfig.thread(`t-${i}`);
@@ -98,7 +87,7 @@ async function roundTrips(driver: Driver, file: string, threads: number) {
 async function queuePages(driver: Driver, file: string, count: number, pages: number) {
   const saver = driver.open(file);
   try {
-    const graph = approvalGraph(saver);
+    const graph = benchApprovalGraph(saver);
     for (let i = 0; i < count; i += 1) await graph.invoke({ n: i }, RunConfig.thread(`q-${i}`));
     const probe = openSqliteProbe(file);
     const at = (column: string) =>

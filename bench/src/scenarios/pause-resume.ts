@@ -50,8 +50,12 @@ interface RoundTrip {
   resume(threadId: string): Promise<ApprovalState>;
 }
 
-function reinRoundTrip(saver: Checkpointer): RoundTrip {
-  const graph = new StateGraph({
+/**
+ * Rein's side of the round trip: `prepare` adds 1, `ask` pauses with a question (also the graph
+ * the driver comparison runs, `bench/src/drivers.ts`).
+ */
+export function benchApprovalGraph(saver: Checkpointer) {
+  return new StateGraph({
     n: lastValue<number>(() => 0),
     answer: lastValue<string>(() => ""),
   })
@@ -63,6 +67,10 @@ function reinRoundTrip(saver: Checkpointer): RoundTrip {
     .addEdge("prepare", "ask")
     .addEdge("ask", END)
     .compile({ checkpointer: saver });
+}
+
+function reinRoundTrip(saver: Checkpointer): RoundTrip {
+  const graph = benchApprovalGraph(saver);
   return {
     async pause(threadId) {
       const r = await graph.invoke({ n: 1 }, { threadId });

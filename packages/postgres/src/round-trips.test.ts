@@ -4,24 +4,14 @@
  * has not touched is three — the lease with the answer's reads, the answer with the
  * continuation's reads, the commit with the release — and this file fails if one is added back.
  */
+import { pauseResumeGraph } from "@rein/core/testing/runtime";
 import type pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { Command, END, START, StateGraph, lastValue, type Checkpointer } from "@rein/core";
-import { PostgresSaver } from "./saver.ts";
-import { probePostgres, redactUrl, testSchemaName } from "./testing.ts";
+import { Command, END, START, StateGraph, lastValue } from "@rein/core";
+import type { PostgresSaver } from "./saver.ts";
+import { probePostgres, redactUrl, SharedSchemaSavers } from "./testing.ts";
 
 const probe = await probePostgres();
-
-/** Two nodes: `prepare` adds 1, `ask` pauses for an answer (the bench's pause + resume graph). */
-function approvalGraph(store: Checkpointer) {
-  return new StateGraph({ n: lastValue<number>(() => 0), answer: lastValue<string>() })
-    .addNode("prepare", (s) => ({ n: s.n + 1 }))
-    .addNode("ask", (_s, ctx) => ({ answer: ctx.interrupt<string>("ok?") }))
-    .addEdge(START, "prepare")
-    .addEdge("prepare", "ask")
-    .addEdge("ask", END)
-    .compile({ checkpointer: store });
-}
 
 /** The statement names a pool sends, in order (the schema prefix cut off), while counting. */
 function countQueries(pool: pg.Pool): { sent: string[] } {
@@ -39,31 +29,21 @@ function countQueries(pool: pg.Pool): { sent: string[] } {
 describe.skipIf(!probe.available)(
   `round trips per call, postgres at ${redactUrl(probe.url)}`,
   () => {
-    const savers: PostgresSaver[] = [];
-    let schema = "";
+    const shared = new SharedSchemaSavers(probe.url);
     /** `count` savers on one fresh schema, each with a pool of its own: one process each. */
-    async function processes(count: number): Promise<PostgresSaver[]> {
-      schema = testSchemaName();
-      const made = Array.from(
-        { length: count },
-        () => new PostgresSaver({ connectionString: probe.url, schema }),
-      );
-      savers.push(...made);
-      for (const saver of made) await saver.setup();
-      return made;
-    }
-    afterEach(async () => {
-      await savers[0]?.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await Promise.all(savers.splice(0).map((s) => s.close()));
-    });
+    const processes = (count: number): Promise<PostgresSaver[]> => shared.open(count);
+    afterEach(() => shared.close());
 
     it("a resume of a thread this process never touched: the lease, the answer, the commit", async () => {
       const [pausing, resuming] = (await processes(2)) as [PostgresSaver, PostgresSaver];
-      expect((await approvalGraph(pausing).invoke({ n: 1 }, { threadId: "t1" })).status).toBe(
+      expect((await pauseResumeGraph(pausing).invoke({ n: 1 }, { threadId: "t1" })).status).toBe(
         "interrupted",
       );
       const { sent } = countQueries(resuming.pool);
-      const done = await approvalGraph(resuming).resume({ threadId: "t1" }, Command.resume("yes"));
+      const done = await pauseResumeGraph(resuming).resume(
+        { threadId: "t1" },
+        Command.resume("yes"),
+      );
       expect(done.status).toBe("done");
       expect(done.values).toEqual({ n: 2, answer: "yes" });
       expect(sent).toEqual(["lease_and_read", "answer_write", "commit_step"]);
@@ -75,7 +55,7 @@ describe.skipIf(!probe.available)(
 
     it("a resume by the process that paused, and one of a resumeMap: three round trips too", async () => {
       const [saver] = (await processes(1)) as [PostgresSaver];
-      const graph = approvalGraph(saver);
+      const graph = pauseResumeGraph(saver);
       const paused = await graph.invoke({ n: 1 }, { threadId: "t2" });
       const { sent } = countQueries(saver.pool);
       expect((await graph.resume({ threadId: "t2" }, Command.resume("a"))).values.answer).toBe("a");
@@ -91,10 +71,10 @@ describe.skipIf(!probe.available)(
 
     it("a targeted resume that names its thread reads the run under the lease, not before", async () => {
       const [pausing, resuming] = (await processes(2)) as [PostgresSaver, PostgresSaver];
-      const paused = await approvalGraph(pausing).invoke({ n: 1 }, { threadId: "t4" });
+      const paused = await pauseResumeGraph(pausing).invoke({ n: 1 }, { threadId: "t4" });
       const interrupt = paused.interrupts[0];
       const { sent } = countQueries(resuming.pool);
-      const done = await approvalGraph(resuming).resumeTargeted(
+      const done = await pauseResumeGraph(resuming).resumeTargeted(
         { runId: paused.runId, namespace: [], interruptId: interrupt?.id },
         Command.resume("c"),
         { threadId: "t4" },
@@ -102,9 +82,9 @@ describe.skipIf(!probe.available)(
       expect(done.values).toEqual({ n: 2, answer: "c" });
       expect(sent).toEqual(["lease_and_read", "answer_write", "commit_step"]);
       // A run of another thread named with this thread's id is not found, and nothing is answered.
-      const other = await approvalGraph(pausing).invoke({ n: 1 }, { threadId: "t5" });
+      const other = await pauseResumeGraph(pausing).invoke({ n: 1 }, { threadId: "t5" });
       await expect(
-        approvalGraph(resuming).resumeTargeted(
+        pauseResumeGraph(resuming).resumeTargeted(
           { runId: other.runId, namespace: [] },
           Command.resume("x"),
           { threadId: "t4" },
@@ -116,7 +96,7 @@ describe.skipIf(!probe.available)(
     it("a start: the lease with its head read, then one write per checkpoint, nothing after", async () => {
       const [saver] = (await processes(1)) as [PostgresSaver];
       const { sent } = countQueries(saver.pool);
-      const paused = await approvalGraph(saver).invoke({ n: 1 }, { threadId: "t6" });
+      const paused = await pauseResumeGraph(saver).invoke({ n: 1 }, { threadId: "t6" });
       expect(paused.status).toBe("interrupted");
       expect(paused.pendingCount).toBe(1);
       expect(paused.interrupts.map((i) => [i.node, i.payload, i.status])).toEqual([

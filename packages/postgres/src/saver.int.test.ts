@@ -16,29 +16,17 @@ import {
   threadId,
 } from "@rein/core/testing";
 import { PostgresSaver } from "./saver.ts";
-import { probePostgres, redactUrl, testSchemaName } from "./testing.ts";
+import { probePostgres, redactUrl, SharedSchemaSavers, testSchemaName } from "./testing.ts";
 
 const probe = await probePostgres();
 
 describe.skipIf(!probe.available)(
   `PostgresSaver across sessions at ${redactUrl(probe.url)}`,
   () => {
-    const savers: PostgresSaver[] = [];
-    let schema = "";
-    async function processes(count: number): Promise<PostgresSaver[]> {
-      schema = testSchemaName();
-      const made = Array.from(
-        { length: count },
-        () => new PostgresSaver({ connectionString: probe.url, schema }),
-      );
-      savers.push(...made);
-      await Promise.all(made.map((s) => s.setup()));
-      return made;
-    }
-    afterEach(async () => {
-      await savers[0]?.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await Promise.all(savers.splice(0).map((s) => s.close()));
-    });
+    const shared = new SharedSchemaSavers(probe.url);
+    /** `count` savers on one fresh schema, each with a pool of its own: one process each. */
+    const processes = (count: number): Promise<PostgresSaver[]> => shared.open(count);
+    afterEach(() => shared.close());
 
     it("commits racing from several processes on one head: exactly one wins each round", async () => {
       const racers = await processes(4);

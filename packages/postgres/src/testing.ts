@@ -87,4 +87,33 @@ export async function destroyTestSaver(saver: PostgresSaver): Promise<void> {
   }
 }
 
+/**
+ * Savers that stand for processes sharing one database: each with a pool of its own, all on one
+ * fresh schema. `close()` (a test's `afterEach`) drops the schema and closes them.
+ */
+export class SharedSchemaSavers {
+  private readonly savers: PostgresSaver[] = [];
+  private schema = "";
+
+  constructor(private readonly url = postgresTestUrl()) {}
+
+  /** `count` set-up savers on a fresh schema. */
+  async open(count: number): Promise<PostgresSaver[]> {
+    this.schema = testSchemaName();
+    const made = Array.from(
+      { length: count },
+      () => new PostgresSaver({ connectionString: this.url, schema: this.schema }),
+    );
+    this.savers.push(...made);
+    for (const saver of made) await saver.setup();
+    return made;
+  }
+
+  /** Drops the schema and closes every saver opened. */
+  async close(): Promise<void> {
+    await this.savers[0]?.pool.query(`DROP SCHEMA IF EXISTS "${this.schema}" CASCADE`);
+    await Promise.all(this.savers.splice(0).map((s) => s.close()));
+  }
+}
+
 export { ThrowawayCluster, clusterUnavailableReason, freePort } from "./cluster.ts";

@@ -29,7 +29,7 @@ import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
 import { BackgroundRuns } from "./background.ts";
 import { RunManager } from "./runs.ts";
-import type { ScaleOut } from "./scale/index.ts";
+import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
 import { toWireJson } from "./wire.ts";
 
@@ -68,8 +68,7 @@ export interface ServerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * Background runs this process executes at once. Default: the scale-out's concurrency on
-   * Postgres, else 4. With 0 (Postgres only) it accepts runs and other processes execute them.
+   * Background runs this process executes at once. Default 4. With 0 (Postgres only) it accepts runs and other processes execute them.
    */
   concurrency?: number;
   /**
@@ -162,7 +161,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   );
   const runs = new RunManager(options.scale?.mirror ?? null);
   const leaseTtlMs = options.leaseTtlMs ?? registry.all()[0]?.leaseSettings.ttlMs ?? 30_000;
-  const concurrency = options.concurrency ?? options.scale?.concurrency ?? 4;
+  const concurrency = options.concurrency ?? 4;
   if (concurrency < 1 && !options.scale)
     throw new InvalidInputError(
       "A server without scale-out executes its background runs itself: concurrency must be at least 1.",
@@ -190,8 +189,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     streams: new Set(),
     scale: options.scale ?? null,
   };
-  if (options.scale)
-    options.scale.fanout.onChange((threadId) => context.runs.notifyLocal(threadId));
+  if (options.scale) relayFanout(options.scale.fanout, runs);
   app.setReplySerializer((payload) => toWireJson(payload));
   const allowed = new Set(options.corsOrigins ?? []);
   app.addHook("onRequest", async (request, reply) => {

@@ -59,9 +59,8 @@ for (const backend of backends) {
         scale = await startScaleOut({
           store: store.store,
           connectionString: pg.url,
-          concurrency: 2,
         });
-      server = await startTestServer(store.store, scale ? { scale } : {});
+      server = await startTestServer(store.store, scale ? { scale, concurrency: 2 } : {});
       alice = client(server.url, TOKENS["alice"]!.token);
     });
 

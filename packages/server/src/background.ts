@@ -92,13 +92,12 @@ export class BackgroundRuns {
   /** Starts the sweep and listens for wake-ups; runs a first sweep at once. */
   start(): void {
     const { fanout, runs } = this.settings;
+    // Change notices of other processes reach the run manager too (`relayFanout`): one listener
+    // hears both.
     this.unsubscribe.push(runs.onChange((threadId) => this.wake(threadId, false)));
     if (fanout) {
       this.unsubscribe.push(
         fanout.onQueued((threadId) => this.wake(threadId, true)),
-        fanout.onChange((threadId) => this.wake(threadId, false)),
-        fanout.onCancel((runId) => void runs.cancel(runId)),
-        fanout.onReplay(({ runId, after }) => runs.replay(runId, after)),
         // Notices sent while the listener was down are lost: look at the rows again.
         fanout.onReconnect(() => void this.sweep()),
       );
@@ -317,11 +316,9 @@ export class BackgroundRuns {
     const graph = await this.graphOf(run);
     if (!graph) return false;
     this.executing += 1;
-    const thread = await this.settings.store.getThread(run.threadId);
     const active = this.settings.runs.start(graph, { kind: "input", input: null }, run.runId, {
       threadId: run.threadId,
       actor: RECOVERY_ACTOR,
-      tenant: thread?.tenant ?? null,
     });
     void active.result
       .catch(() => undefined)

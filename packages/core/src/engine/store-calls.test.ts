@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { pauseResumeGraph } from "../testing/runtime/graphs.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import type { Checkpointer } from "../checkpoint/types.ts";
 import { Command } from "../graph/command.ts";
-import { END, START } from "../graph/definition.ts";
-import { StateGraph } from "../graph/state-graph.ts";
-import { lastValue } from "../channels.ts";
 import { asRunId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
 
@@ -27,24 +25,13 @@ function logged(inner: Checkpointer): {
   return { store, log };
 }
 
-/** Two nodes: `prepare` adds 1, `ask` pauses for an answer (the bench's pause + resume graph). */
-function approvalGraph(store: Checkpointer) {
-  return new StateGraph({ n: lastValue<number>(() => 0), answer: lastValue<string>() })
-    .addNode("prepare", (s) => ({ n: s.n + 1 }))
-    .addNode("ask", (_s, ctx) => ({ answer: ctx.interrupt<string>("ok?") }))
-    .addEdge(START, "prepare")
-    .addEdge("prepare", "ask")
-    .addEdge("ask", END)
-    .compile({ checkpointer: store });
-}
-
 // What a pause and its resume cost in store calls: each record is read once, and an answer needs
 // no read of its run (the store resumes it). Every call is a round trip on a networked store.
 describe("store calls of a pause and its resume", () => {
   it("read the head once, never re-read a missing head, and answer without reading the run", async () => {
     const { store, log } = logged(new MemorySaver());
     const calls = (name: string): number => log.filter((entry) => entry.name === name).length;
-    const graph = approvalGraph(store);
+    const graph = pauseResumeGraph(store);
 
     const paused = await graph.invoke({ n: 1 }, { threadId: "t1" });
     expect(paused.status).toBe("interrupted");
@@ -68,7 +55,7 @@ describe("store calls of a pause and its resume", () => {
 describe("a resume by the process that paused", () => {
   it("offers the store the head it paused at, and reads the continuation beside the head read, not after it", async () => {
     const { store, log } = logged(new MemorySaver());
-    const graph = approvalGraph(store);
+    const graph = pauseResumeGraph(store);
     const paused = await graph.invoke({ n: 1 }, { threadId: "t1" });
     expect(paused.status).toBe("interrupted");
     const pausedAt = (await store.getThreadHead(paused.threadId, ROOT_STREAM)).checkpoint;
@@ -89,8 +76,8 @@ describe("a resume by the process that paused", () => {
     const shared = new MemorySaver();
     const a = logged(shared);
     const b = logged(shared);
-    const first = approvalGraph(a.store);
-    const second = approvalGraph(b.store);
+    const first = pauseResumeGraph(a.store);
+    const second = pauseResumeGraph(b.store);
     expect((await first.invoke({ n: 1 }, { threadId: "t2" })).status).toBe("interrupted");
     // Another process answers, finishes that run, and starts a new one that pauses again.
     expect((await second.resume({ threadId: "t2" }, Command.resume("b1"))).status).toBe("done");

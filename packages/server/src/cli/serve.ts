@@ -87,7 +87,6 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ? await startScaleOut({
         store: opened.postgres.saver,
         connectionString: opened.postgres.url,
-        concurrency: options.concurrency,
       })
     : null;
   const server = await createServer({

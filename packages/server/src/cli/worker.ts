@@ -5,7 +5,7 @@
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../runs.ts";
-import { startScaleOut } from "../scale/index.ts";
+import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
@@ -53,11 +53,11 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   const scale = await startScaleOut({
     store: saver,
     connectionString: url,
-    concurrency: options.concurrency,
   });
   const ttlMs = leaseTtlMs();
   const registry = new GraphRegistry(opened.store, factories, { ttlMs });
   const runs = new RunManager(scale.mirror);
+  const stopRelay = relayFanout(scale.fanout, runs);
   const background = new BackgroundRuns({
     store: opened.store,
     registry,
@@ -84,6 +84,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   for (const timer of timers) timer.stop();
   await background.stop();
   await runs.drain(30_000);
+  stopRelay();
   await scale.stop();
   await opened.store.close();
   io.err("rein worker: stopped\n");

@@ -5,7 +5,7 @@
  * on SQLite and Postgres, so nothing here decides what runs.
  */
 import type { PostgresSaver } from "@rein/postgres";
-import type { RunMirror } from "../runs.ts";
+import type { RunManager, RunMirror } from "../runs.ts";
 import { PgFanout } from "./fanout.ts";
 
 export { PgFanout } from "./fanout.ts";
@@ -15,15 +15,11 @@ export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
 export interface ScaleOutOptions {
   store: PostgresSaver;
   connectionString: string;
-  /** Background runs this process executes at once (0: it only accepts them). */
-  concurrency: number;
 }
 
 /** The scale-out parts of one process. */
 export interface ScaleOut {
   fanout: PgFanout;
-  /** Background runs this process executes at once (0: it only accepts them). */
-  concurrency: number;
   /** Mirrors a run manager's events and notices to the other processes. */
   mirror: RunMirror;
   stop(): Promise<void>;
@@ -35,7 +31,6 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
   await fanout.start();
   return {
     fanout,
-    concurrency: options.concurrency,
     mirror: {
       event: (hub, event) =>
         fanout.publish({
@@ -50,5 +45,23 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
       queued: (threadId) => fanout.publish({ kind: "queued", threadId }),
     },
     stop: () => fanout.stop(),
+  };
+}
+
+/**
+ * Hands what other processes say to this process's run manager: a thread's queue changed (the
+ * live approval feeds and the background queue listen there), stop a run, replay a run's events.
+ * The other half of {@link ScaleOut.mirror}.
+ *
+ * @returns a function that stops relaying.
+ */
+export function relayFanout(fanout: PgFanout, runs: RunManager): () => void {
+  const stops = [
+    fanout.onChange((threadId) => runs.notifyLocal(threadId)),
+    fanout.onCancel((runId) => void runs.cancel(runId)),
+    fanout.onReplay(({ runId, after }) => runs.replay(runId, after)),
+  ];
+  return () => {
+    for (const stop of stops) stop();
   };
 }

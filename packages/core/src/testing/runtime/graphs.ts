@@ -1,5 +1,6 @@
 /**
- * Graphs shared by several contract files: a one-question approval, a fan-out of parallel
+ * Graphs shared by several contract files: the two-node pause + resume of the store-call and
+ * round-trip counts, a one-question approval, a fan-out of parallel
  * questions, and a supervisor whose sub-agents each ask for approval.
  */
 import {
@@ -13,6 +14,20 @@ import {
   type Interrupt,
 } from "../../index.ts";
 import type { Counter } from "./harness.ts";
+
+/**
+ * Two nodes, `prepare` adds 1 and `ask` pauses for an answer: the smallest pause and resume, the
+ * graph whose store calls (and Postgres round trips) the call-cost tests count.
+ */
+export function pauseResumeGraph(store: Checkpointer) {
+  return new StateGraph({ n: lastValue<number>(() => 0), answer: lastValue<string>() })
+    .addNode("prepare", (s) => ({ n: s.n + 1 }))
+    .addNode("ask", (_s, ctx) => ({ answer: ctx.interrupt<string>("ok?") }))
+    .addEdge(START, "prepare")
+    .addEdge("prepare", "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: store });
+}
 
 /** prepare → approve (one interrupt asking `{ ok: boolean }`) → END. */
 export function approvalGraph(saver: Checkpointer, counter: Counter) {

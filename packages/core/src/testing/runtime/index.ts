@@ -37,6 +37,7 @@ import { writerContracts } from "./writers.ts";
 
 export type { RuntimeTestInitializer } from "./harness.ts";
 export { Counter } from "./harness.ts";
+export { pauseResumeGraph } from "./graphs.ts";
 export { crashGraph, crashWorkerMain, runAnswerRace, runCrashScenario } from "./crash.ts";
 export type { WorkerCommand } from "./crash.ts";
 
