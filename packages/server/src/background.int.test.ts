@@ -192,6 +192,76 @@ for (const backend of backends) {
       expect(audit.body.items.filter((x) => x.action === "answer")).toHaveLength(1);
     });
 
+    it("Idempotency-Key on every other mutating route: a repeat gets the original outcome once, another body is 422 and changes nothing", async () => {
+      // POST /threads: without an id, the id derives from the key.
+      const key = { "idempotency-key": "create-1" };
+      const [c1, c2] = await Promise.all([
+        alice<{ threadId: string }>("POST", "/threads", { graph: "ask" }, key),
+        alice<{ threadId: string }>("POST", "/threads", { graph: "ask" }, key),
+      ]);
+      expect([c1.status, c2.status]).toEqual([201, 201]);
+      expect(c2.body.threadId).toBe(c1.body.threadId);
+      const threadId = c1.body.threadId;
+      expect((await store.store.listThreads({ limit: 100 })).items.map((t) => t.threadId)).toEqual([
+        threadId,
+      ]);
+      let before = await snapshotStore(store.store);
+      const otherCreate = await alice<{ error: string }>(
+        "POST",
+        "/threads",
+        { graph: "slow" },
+        key,
+      );
+      expect(otherCreate.status).toBe(422);
+      expect(otherCreate.body.error).toBe("idempotency_key_reused");
+      expect(await snapshotStore(store.store)).toBe(before);
+
+      // POST /threads/:id/steer: one record for both attempts.
+      await alice("POST", `/threads/${threadId}/runs`, { input: {}, wait: true });
+      const steerKey = { "idempotency-key": "steer-1" };
+      const [s1, s2] = await Promise.all([
+        alice<{ id: string }>("POST", `/threads/${threadId}/steer`, { text: "be brief" }, steerKey),
+        alice<{ id: string }>("POST", `/threads/${threadId}/steer`, { text: "be brief" }, steerKey),
+      ]);
+      expect([s1.status, s2.status]).toEqual([201, 201]);
+      expect(s2.body).toEqual(s1.body);
+      expect(await store.store.listSteering(threadId as ThreadId)).toHaveLength(1);
+      before = await snapshotStore(store.store);
+      const otherSteer = await alice<{ error: string }>(
+        "POST",
+        `/threads/${threadId}/steer`,
+        { text: "be long" },
+        steerKey,
+      );
+      expect(otherSteer.status).toBe(422);
+      expect(otherSteer.body.error).toBe("idempotency_key_reused");
+      expect(await snapshotStore(store.store)).toBe(before);
+
+      // POST /threads/:id/runs/stream: the key is tied to its first body too.
+      await alice("POST", "/threads", { graph: "slow", threadId: "b-stream-key" });
+      const streamKey = { "idempotency-key": "stream-1" };
+      const first = await fetch(`${server.url}/threads/b-stream-key/runs/stream`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${TOKENS["alice"]!.token}`,
+          "content-type": "application/json",
+          ...streamKey,
+        },
+        body: JSON.stringify({ input: { steps: 1, ms: 1 } }),
+      });
+      expect((await readSse(first)).at(-1)?.event).toBe("end");
+      before = await snapshotStore(store.store);
+      const otherStream = await alice<{ error: string }>(
+        "POST",
+        "/threads/b-stream-key/runs/stream",
+        { input: { steps: 2, ms: 1 } },
+        streamKey,
+      );
+      expect(otherStream.status).toBe(422);
+      expect(otherStream.body.error).toBe("idempotency_key_reused");
+      expect(await snapshotStore(store.store)).toBe(before);
+    });
+
     it("multitask enqueue: runs after the current run, in the order accepted, each once", async () => {
       await alice("POST", "/threads", { graph: "ledger", threadId: "b-enq" });
       const first = await alice<{ runId: string }>("POST", "/threads/b-enq/runs", {

@@ -93,3 +93,37 @@ export async function claimRequest(
     throw new IdempotencyKeyReusedError(keyOf(header) ?? "");
   return { requestId, first: claimed === mine };
 }
+
+/** The once-results key of a claimed request's stored outcome. */
+function outcomeKey(requestId: string): string {
+  return `${requestId}#outcome`;
+}
+
+/**
+ * Applies a claimed request once, for a route whose outcome is a record rather than a run (the
+ * run routes keep theirs in the run and its request result): the first claim applies and stores
+ * the outcome beside the claim; a repeat returns it. A repeat that finds none waits up to 2 s
+ * for the first attempt (it may still be applying); if none comes, the first attempt failed
+ * before applying anything, and the repeat applies.
+ */
+export async function applyOnce<T>(
+  store: Checkpointer,
+  threadId: string,
+  claim: RequestClaim | undefined,
+  apply: () => Promise<T>,
+): Promise<T> {
+  if (!claim) return apply();
+  const thread = threadId as ThreadId;
+  const key = outcomeKey(claim.requestId);
+  if (!claim.first) {
+    const deadline = Date.now() + 2_000;
+    for (;;) {
+      const stored = await store.getOnce(thread, CLAIMS, key);
+      if (stored) return stored.value as T;
+      if (Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  const outcome = await apply();
+  return (await store.putOnce(thread, CLAIMS, key, outcome)).value as T;
+}

@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { NotFoundError, type InterruptListQuery, type ThreadId } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { claimRequest } from "../idempotency.ts";
+import { applyOnce, claimRequest } from "../idempotency.ts";
 import { launch, resumeWork } from "../launch.ts";
 import { defineRoute } from "../route.ts";
 import {
@@ -233,20 +233,34 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       scope: "resume",
       params: ThreadParams,
       body: SteerBody,
+      headers: {
+        "Idempotency-Key":
+          "A repeat with the same body returns the record it made, recorded once; another body is 422 `idempotency_key_reused`.",
+      },
       responses: { 201: SteeringSchema },
     },
     async ({ params, body, principal, request }) => {
       const thread = await loadThread(store, principal, params.id);
+      const claim = await claimRequest(
+        store,
+        principal,
+        params.id,
+        request.headers["idempotency-key"],
+        "POST /threads/:id/steer",
+        request.body,
+      );
       const graph = await ctx.registry.forThread(store, thread);
-      let target = body.target;
-      if (target) await loadRun(store, params.id, target.runId);
-      else {
-        const latest = await latestMetadata(store, params.id);
-        if (!latest.runId) throw new NotFoundError("run of thread", params.id);
-        target = { runId: latest.runId, namespace: [] };
-      }
-      const record = await graph.steer(target, body.text, { actor: principal.subject });
-      request.log.info({ threadId: params.id, runId: target.runId }, "steer");
+      const record = await applyOnce(store, params.id, claim, async () => {
+        let target = body.target;
+        if (target) await loadRun(store, params.id, target.runId);
+        else {
+          const latest = await latestMetadata(store, params.id);
+          if (!latest.runId) throw new NotFoundError("run of thread", params.id);
+          target = { runId: latest.runId, namespace: [] };
+        }
+        return graph.steer(target, body.text, { actor: principal.subject });
+      });
+      request.log.info({ threadId: params.id, runId: record.runId }, "steer");
       return { status: 201, body: record };
     },
   );
