@@ -192,6 +192,34 @@ for (const backend of backends) {
       expect(audit.body.items.filter((x) => x.action === "answer")).toHaveLength(1);
     });
 
+    it("creates of one thread id racing without a key: exactly one is created, the others are refused, and the winner's tenant and metadata stand", async () => {
+      const bob = client(server.url, TOKENS["bob"]!.token);
+      const attempts = Array.from({ length: 8 }, (_, i) =>
+        (i % 2 === 0 ? alice : bob)<{ threadId: string; error?: string }>("POST", "/threads", {
+          graph: "ask",
+          threadId: "race-create",
+          metadata: { attempt: i },
+        }),
+      );
+      const replies = await Promise.all(attempts);
+      const created = replies.flatMap((r, i) => (r.status === 201 ? [i] : []));
+      expect(created).toHaveLength(1);
+      expect(replies.filter((r) => r.status === 400).map((r) => r.body.error)).toEqual(
+        Array.from({ length: 7 }, () => "invalid_input"),
+      );
+      const winner = created[0]!;
+      const thread = await store.store.getThread("race-create" as ThreadId);
+      expect(thread?.tenant).toBe(winner % 2 === 0 ? "acme" : "globex");
+      expect(thread?.metadata).toMatchObject({ attempt: winner });
+
+      // The claim leaves with the thread: a deleted id can be created again.
+      const owner = winner % 2 === 0 ? client(server.url, TOKENS["admin"]!.token) : bob;
+      expect((await owner("DELETE", "/threads/race-create")).status).toBe(204);
+      expect(
+        (await alice("POST", "/threads", { graph: "ask", threadId: "race-create" })).status,
+      ).toBe(201);
+    });
+
     it("Idempotency-Key on every other mutating route: a repeat gets the original outcome once, another body is 422 and changes nothing", async () => {
       // POST /threads: without an id, the id derives from the key.
       const key = { "idempotency-key": "create-1" };
@@ -401,6 +429,38 @@ for (const backend of backends) {
       await store.store.releaseLease("b-held" as ThreadId, "elsewhere");
       expect((await finished("b-held", queued.body.runId)).body.status).toBe("done");
       expect(chargesOf("b-held")).toEqual(["held"]);
+    });
+
+    it("a wait:true start does not pass a run queued before it: 409 naming the queued run, and nothing changes", async () => {
+      await server.close();
+      // A long lease: the sweep (a quarter of it) stays away while the test looks.
+      server = await startTestServer(store.store, {
+        leaseTtlMs: 60_000,
+        ...(scale ? { scale } : {}),
+      });
+      alice = client(server.url, TOKENS["alice"]!.token);
+      await alice("POST", "/threads", { graph: "ledger", threadId: "b-line" });
+      // Another process holds the thread briefly and dies: its lease expires, and nobody tells
+      // this server, whose queued run waits for the sweep.
+      expect(await store.store.acquireLease("b-line" as ThreadId, "elsewhere", 400)).not.toBeNull();
+      const queued = await alice<{ runId: string }>("POST", "/threads/b-line/runs", {
+        input: { tag: "first" },
+        multitask: "enqueue",
+      });
+      expect(queued.status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await store.store.getLease("b-line" as ThreadId)).toBeUndefined();
+      expect((await runOf("b-line", queued.body.runId)).body.status).toBe("queued");
+      const before = await snapshotStore(store.store);
+      const late = await alice<{ error: string; message: string }>("POST", "/threads/b-line/runs", {
+        input: { tag: "late" },
+        wait: true,
+      });
+      expect(late.status).toBe(409);
+      expect(late.body.error).toBe("thread_busy");
+      expect(late.body.message).toContain(queued.body.runId);
+      expect(await snapshotStore(store.store)).toBe(before);
+      expect(chargesOf("b-line")).toEqual([]);
     });
 
     it("a run joined right after its 202 streams from its first event to its end", async () => {

@@ -94,6 +94,26 @@ export async function claimRequest(
   return { requestId, first: claimed === mine };
 }
 
+/**
+ * Claims a thread id for the request creating it, atomically in the store (first claim wins, on
+ * every store): two creates of one id that race past the existence check cannot both write it,
+ * so neither can overwrite the other's tenant or metadata. The claim leaves with the thread, so
+ * a deleted id can be created again. A keyed request claims with its request id, so its retry
+ * wins again after a crash between the claim and the write; a create without a key that dies
+ * there leaves the id taken.
+ *
+ * @returns whether this request won the id.
+ */
+export async function claimThreadId(
+  store: Checkpointer,
+  threadId: ThreadId,
+  claim: RequestClaim | undefined,
+): Promise<boolean> {
+  const mine = claim?.requestId ?? randomUUID();
+  const stored = await store.putOnce(threadId, CLAIMS, "thread:create", mine);
+  return stored.value === mine;
+}
+
 /** The once-results key of a claimed request's stored outcome. */
 function outcomeKey(requestId: string): string {
   return `${requestId}#outcome`;

@@ -111,6 +111,14 @@ export async function launch(
     // attempt, whose outcome it returns (core serializes the two on the lease).
     if (!work.repeat && (await ctx.store.getLease(threadId)))
       throw new ThreadBusyError(threadId, null);
+    // Nor does it pass runs accepted before it and still queued: they hold their place in line
+    // (after the check, a run queued later is behind this one, as `enqueue` promises).
+    if (!work.repeat) {
+      const queued = (await ctx.store.listRuns(threadId)).find(
+        (r) => r.status === "queued" && r.parentRunId === null,
+      );
+      if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
+    }
     // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.
     runId = work.requestId === undefined ? randomUUID() : requestRunIdFor(threadId, work.requestId);
   } else {

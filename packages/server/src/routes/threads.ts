@@ -6,7 +6,7 @@ import { InvalidInputError, ThreadBusyError, type ThreadId } from "@rein/core";
 import type { FastifyInstance } from "fastify";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { claimRequest } from "../idempotency.ts";
+import { applyOnce, claimRequest, claimThreadId } from "../idempotency.ts";
 import { GRAPH_KEY } from "../registry.ts";
 import { defineRoute } from "../route.ts";
 import {
@@ -59,23 +59,27 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       // A repeat of the request that created it gets the original outcome.
       if (existing && claim && !claim.first && canSee(principal, existing.tenant))
         return { status: 201, body: await threadView(store, existing) };
-      if (existing)
-        // An existing id is refused whatever its tenant, with the same answer, so ids leak nothing.
-        throw new InvalidInputError(
+      // An existing id is refused whatever its tenant, with the same answer, so ids leak nothing.
+      const taken = (): InvalidInputError =>
+        new InvalidInputError(
           `Thread ${threadId} cannot be created: the id is taken; choose another.`,
-          {
-            threadId,
-          },
+          { threadId },
         );
-      const now = new Date().toISOString();
-      await store.putThread({
-        threadId,
-        tenant: principal.tenant,
-        metadata: { ...body.metadata, [GRAPH_KEY]: body.graph },
-        createdAt: now,
-        updatedAt: now,
+      if (existing) throw taken();
+      // A keyed repeat racing the first attempt waits for its outcome instead of creating again.
+      await applyOnce(store, threadId, claim, async () => {
+        if (!(await claimThreadId(store, threadId, claim))) throw taken();
+        const now = new Date().toISOString();
+        await store.putThread({
+          threadId,
+          tenant: principal.tenant,
+          metadata: { ...body.metadata, [GRAPH_KEY]: body.graph },
+          createdAt: now,
+          updatedAt: now,
+        });
+        request.log.info({ threadId, graph: body.graph }, "thread created");
+        return true;
       });
-      request.log.info({ threadId, graph: body.graph }, "thread created");
       const thread = await loadThread(store, principal, threadId);
       return { status: 201, body: await threadView(store, thread) };
     },
