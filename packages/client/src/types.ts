@@ -3,8 +3,10 @@
  * `@rein/core` as types only, so nothing of the runtime is bundled into a browser.
  */
 import type {
+  ApprovalEntry,
   AuditRecord,
   Interrupt,
+  InterruptApproval,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -14,8 +16,10 @@ import type {
 } from "@rein/core";
 
 export type {
+  ApprovalEntry,
   AuditRecord,
   Interrupt,
+  InterruptApproval,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -155,4 +159,8 @@ export interface Whoami {
   /** The only tenant whose threads the token sees; null in open mode. */
   tenant: string | null;
   scopes: ("read" | "run" | "resume" | "admin")[];
+  /** Groups of the token, which approval policies may name. */
+  groups: string[];
+  /** Roles of the token, which approval policies may name. */
+  roles: string[];
 }
