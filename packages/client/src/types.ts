@@ -164,3 +164,29 @@ export interface Whoami {
   /** Roles of the token, which approval policies may name. */
   roles: string[];
 }
+
+/** `POST /interrupts/decisions`: one decision for listed interrupts, or for a queue filter's. */
+export type BulkDecisionRequest = (
+  | { ids: string[]; filter?: never; expectedCount?: never }
+  | {
+      ids?: never;
+      filter: { status?: "pending"; graph?: string; subAgentGraph?: string; threadId?: string };
+      /** How many interrupts the caller saw; another count is refused (409 `count_mismatch`). */
+      expectedCount: number;
+    }
+) & {
+  /** The one answer given to each interrupt. */
+  resume: unknown;
+  steering?: string;
+};
+
+/** What a bulk decision did to each interrupt. */
+export interface BulkDecisionResult {
+  decided: {
+    interruptId: string;
+    threadId: string;
+    /** `approval_recorded` when its approval policy needs more approvals. */
+    status: "answered" | "approval_recorded";
+  }[];
+  count: number;
+}
