@@ -4,6 +4,8 @@
  */
 import { readSseFrames } from "./sse.ts";
 import type {
+  BulkDecisionRequest,
+  BulkDecisionResult,
   AuditRecord,
   ErrorBody,
   Health,
@@ -84,6 +86,7 @@ export const clientRoutes = [
   "GET /interrupts",
   "GET /interrupts/stream",
   "POST /threads/{id}/resume",
+  "POST /interrupts/decisions",
   "POST /threads/{id}/steer",
   "GET /audit",
   "GET /whoami",
@@ -301,6 +304,20 @@ export class ReinClient {
     options: { idempotencyKey?: string } = {},
   ): Promise<RunResult> {
     return this.json("POST", `/threads/${enc(threadId)}/resume`, request, idempotency(options));
+  }
+
+  /**
+   * `POST /interrupts/decisions`: one decision for many pending interrupts (`ids`, or a queue
+   * `filter` with the `expectedCount` the caller saw), all or nothing.
+   *
+   * @throws ReinApiError 409 `bulk_refused` (`details.refused` says why for each), 409
+   *   `count_mismatch` (the filter matched another count).
+   */
+  decideInterrupts(
+    request: BulkDecisionRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<BulkDecisionResult> {
+    return this.json("POST", "/interrupts/decisions", request, idempotency(options));
   }
 
   /** `POST /threads/:id/steer`: records an instruction without resuming. */

@@ -3,8 +3,10 @@
  * `@rein/core` as types only, so nothing of the runtime is bundled into a browser.
  */
 import type {
+  ApprovalEntry,
   AuditRecord,
   Interrupt,
+  InterruptApproval,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -14,8 +16,10 @@ import type {
 } from "@rein/core";
 
 export type {
+  ApprovalEntry,
   AuditRecord,
   Interrupt,
+  InterruptApproval,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -155,4 +159,34 @@ export interface Whoami {
   /** The only tenant whose threads the token sees; null in open mode. */
   tenant: string | null;
   scopes: ("read" | "run" | "resume" | "admin")[];
+  /** Groups of the token, which approval policies may name. */
+  groups: string[];
+  /** Roles of the token, which approval policies may name. */
+  roles: string[];
+}
+
+/** `POST /interrupts/decisions`: one decision for listed interrupts, or for a queue filter's. */
+export type BulkDecisionRequest = (
+  | { ids: string[]; filter?: never; expectedCount?: never }
+  | {
+      ids?: never;
+      filter: { status?: "pending"; graph?: string; subAgentGraph?: string; threadId?: string };
+      /** How many interrupts the caller saw; another count is refused (409 `count_mismatch`). */
+      expectedCount: number;
+    }
+) & {
+  /** The one answer given to each interrupt. */
+  resume: unknown;
+  steering?: string;
+};
+
+/** What a bulk decision did to each interrupt. */
+export interface BulkDecisionResult {
+  decided: {
+    interruptId: string;
+    threadId: string;
+    /** `approval_recorded` when its approval policy needs more approvals. */
+    status: "answered" | "approval_recorded";
+  }[];
+  count: number;
 }

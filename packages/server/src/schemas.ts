@@ -185,6 +185,25 @@ const PathEntry = z.object({
   taskId: z.string(),
 });
 
+/** One recorded approval of an interrupt under an approval policy. */
+const ApprovalEntrySchema = z.object({ actor: z.string(), digest: z.string(), at: z.string() });
+
+/**
+ * Who may answer an interrupt and the approvals so far: present only when a policy applies
+ * (docs/governance.md).
+ */
+export const ApprovalSchema = z.object({
+  required: z.number().int().positive(),
+  approvals: z.array(ApprovalEntrySchema),
+  policy: z.object({
+    subjects: z.array(z.string()).optional(),
+    groups: z.array(z.string()).optional(),
+    roles: z.array(z.string()).optional(),
+    count: z.number().int().positive(),
+    notRequester: z.boolean(),
+  }),
+});
+
 /** An interrupt record (SPEC §2). */
 export const InterruptSchema = z.looseObject({
   id: z.string(),
@@ -199,6 +218,7 @@ export const InterruptSchema = z.looseObject({
   status: z.enum(["pending", "answered", "cancelled", "superseded"]),
   checkpointId: z.string(),
   createdAt: z.string(),
+  approval: ApprovalSchema.optional(),
 });
 
 /** An item of the approval queue. */
@@ -352,4 +372,51 @@ export const WhoamiSchema = z.object({
   subject: z.string(),
   tenant: z.string().nullable(),
   scopes: z.array(z.enum(["read", "run", "resume", "admin"])),
+  /** Groups of the token (approval policies may name them). */
+  groups: z.array(z.string()),
+  /** Roles of the token (approval policies may name them). */
+  roles: z.array(z.string()),
+});
+
+/** `POST /interrupts/decisions`: one decision for a list of interrupts, or a filter's. */
+export const BulkDecisionBody = z
+  .object({
+    ids: z.array(Id).min(1).max(10_000).optional(),
+    filter: z
+      .object({
+        status: z.literal("pending").optional(),
+        graph: text(256).optional(),
+        subAgentGraph: text(256).optional(),
+        threadId: Id.optional(),
+      })
+      .strict()
+      .optional()
+      .describe("The pending interrupts to decide, as `GET /interrupts` filters them."),
+    expectedCount: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("With `filter`: how many the caller saw; another count refuses the decision."),
+    resume: Json.describe("The one answer given to each interrupt."),
+    steering: z.string().min(1).max(10_000).optional(),
+  })
+  .strict()
+  .refine((body) => (body.ids === undefined) !== (body.filter === undefined), {
+    message: "Send `ids` or `filter`, not both and not neither.",
+  })
+  .refine((body) => body.filter === undefined || body.expectedCount !== undefined, {
+    message: "A `filter` needs `expectedCount`: the number of interrupts the decision is for.",
+  });
+
+/** What a bulk decision did. */
+export const BulkDecidedSchema = z.object({
+  decided: z.array(
+    z.object({
+      interruptId: z.string(),
+      threadId: z.string(),
+      status: z.enum(["answered", "approval_recorded"]),
+    }),
+  ),
+  count: z.number().int().nonnegative(),
 });
