@@ -4,8 +4,8 @@
  */
 import type {
   AuditRecord,
-  Interrupt,
-  InterruptListItem,
+  Interrupt as CoreInterrupt,
+  InterruptListItem as CoreInterruptListItem,
   RunResult,
   StateSnapshot,
   SteeringRecord,
@@ -13,16 +13,94 @@ import type {
   StreamMode,
 } from "@rein/core";
 
-export type {
-  AuditRecord,
-  Interrupt,
-  InterruptListItem,
-  RunResult,
-  StateSnapshot,
-  SteeringRecord,
-  StreamEvent,
-  StreamMode,
+export type { AuditRecord, RunResult, StateSnapshot, SteeringRecord, StreamEvent, StreamMode };
+
+/**
+ * Who may answer an interrupt, as the server stored it when the interrupt was raised: a
+ * principal may answer if it matches any listed subject, group or role (no lists: anyone with the
+ * `resume` scope); `count` distinct approvals apply the answer; `notRequester` keeps the run's
+ * requester from approving.
+ */
+export interface ApprovalPolicy {
+  subjects?: string[];
+  groups?: string[];
+  roles?: string[];
+  /** Distinct approvals that apply the answer (default 1). */
+  count?: number;
+  /** The run's requester may not approve (default: `count >= 2`). */
+  notRequester?: boolean;
+}
+
+/** One partial approval: who approved, the digest of the payload they saw, and when. */
+export interface ApprovalRecord {
+  actor: string;
+  /** `sha256:` + hex over the canonical JSON of the payload the approver saw. */
+  digest: string;
+  at: string;
+}
+
+/** The `approval` field of an interrupt a policy governs: approvals so far out of `required`. */
+export interface ApprovalState {
+  required: number;
+  approvals: ApprovalRecord[];
+  policy: ApprovalPolicy;
+}
+
+/** A pending interrupt (thread and state records), with its approvals when a policy applies. */
+export type Interrupt = CoreInterrupt & { approval?: ApprovalState };
+
+/** An item of the approval queue, with its approvals when a policy applies. */
+export type InterruptListItem = CoreInterruptListItem & { approval?: ApprovalState };
+
+/** Why a policy refused an answer (`details.rule` of a 403 `not_allowed`). */
+export type NotAllowedRule = "not_listed" | "requester" | "already_approved" | "no_principal";
+
+/** `details` of a 403 `not_allowed`. */
+export interface NotAllowedDetails {
+  interruptId: string;
+  rule: NotAllowedRule;
+  policy: ApprovalPolicy;
+}
+
+/** The interrupts a bulk decision applies to: a list of ids, or a filter with its expected count. */
+export type DecisionSelection =
+  | { ids: string[]; filter?: never; expectedCount?: never }
+  | {
+      filter: {
+        status?: "pending";
+        graph?: string;
+        subAgentGraph?: string;
+        threadId?: string;
+      };
+      /** How many interrupts the filter must match now; another count refuses (409). */
+      expectedCount: number;
+      ids?: never;
+    };
+
+/** `POST /interrupts/decisions`: one decision applied to every selected interrupt. */
+export type DecisionsRequest = DecisionSelection & {
+  /** The one answer, applied to each. */
+  resume: unknown;
+  steering?: string;
 };
+
+/** `POST /interrupts/decisions` 200: each interrupt and what the decision did to it. */
+export interface DecisionsResult {
+  decided: {
+    interruptId: string;
+    threadId: string;
+    /** `answered`: applied; `approval_recorded`: a partial approval, still pending. */
+    status: "answered" | "approval_recorded";
+  }[];
+  count: number;
+}
+
+/** One interrupt a refused bulk decision names, and why (`details.refused` of `bulk_refused`). */
+export interface BulkRefusal {
+  interruptId: string;
+  code: "not_allowed" | "stale_target" | "not_found";
+  message: string;
+}
 
 /** The body of every error response. */
 export interface ErrorBody {
@@ -155,4 +233,8 @@ export interface Whoami {
   /** The only tenant whose threads the token sees; null in open mode. */
   tenant: string | null;
   scopes: ("read" | "run" | "resume" | "admin")[];
+  /** Groups the token carries, matched by approval policies (absent on older servers). */
+  groups?: string[];
+  /** Roles the token carries, matched by approval policies (absent on older servers). */
+  roles?: string[];
 }

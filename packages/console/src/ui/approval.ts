@@ -1,0 +1,97 @@
+/**
+ * Approval policies in words (who may approve, how many must) and where the signed-in reviewer
+ * stands: approved already, not listed, or free to approve. The page computes this from the
+ * interrupt's `approval` and `GET /whoami` only to say so before a click; the server decides, and
+ * its 403 is shown as it says.
+ */
+import type { ApprovalPolicy, ApprovalState, NotAllowedRule, Whoami } from "@rein/client";
+
+/** The id of the note that says why a control is held back (the approvals panel's). */
+export const HOLD_NOTE_ID = "approval-standing";
+
+/** The subject of an actor as shown: `alice@acme` reads `alice`. */
+export function shortName(actor: string): string {
+  const at = actor.indexOf("@");
+  return at > 0 ? actor.slice(0, at) : actor;
+}
+
+/** `1 of 2: alice` — approvals so far, out of the count that applies the answer, with who. */
+export function progressText(approval: ApprovalState): string {
+  const who = approval.approvals.map((a) => shortName(a.actor)).join(", ");
+  return `${approval.approvals.length} of ${approval.required}${who ? `: ${who}` : ""}`;
+}
+
+const list = (items: string[]): string =>
+  items.length <= 1
+    ? (items[0] ?? "")
+    : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1] ?? ""}`;
+
+/** Whether the run's requester is kept from approving (default: when two or more must). */
+export function excludesRequester(policy: ApprovalPolicy, required: number): boolean {
+  return policy.notRequester ?? required >= 2;
+}
+
+/**
+ * The policy in a sentence: `needs 2 approvers from finance; not the requester`. Subjects,
+ * groups and roles are alternatives (any one admits a principal).
+ */
+export function policyText(policy: ApprovalPolicy, required: number): string {
+  const who: string[] = [];
+  if (policy.groups?.length) who.push(`from ${list(policy.groups)}`);
+  if (policy.roles?.length) who.push(`with role ${list(policy.roles)}`);
+  if (policy.subjects?.length) who.push(`among ${list(policy.subjects.map(shortName))}`);
+  const count = required === 1 ? "needs 1 approver" : `needs ${required} approvers`;
+  const text = who.length > 0 ? `${count} ${who.join(" or ")}` : count;
+  return excludesRequester(policy, required) ? `${text}; not the requester` : text;
+}
+
+/** Whether the policy lists the principal: `null` when the page cannot tell (no groups known). */
+export function listed(policy: ApprovalPolicy, me: Whoami): boolean | null {
+  const { subjects = [], groups = [], roles = [] } = policy;
+  if (subjects.length + groups.length + roles.length === 0) return true;
+  if (subjects.includes(me.subject)) return true;
+  if (groups.some((g) => me.groups?.includes(g))) return true;
+  if (roles.some((r) => me.roles?.includes(r))) return true;
+  // An older server says nothing of groups and roles: the server will decide.
+  if ((groups.length > 0 && !me.groups) || (roles.length > 0 && !me.roles)) return null;
+  return false;
+}
+
+/** Where the reviewer stands on one interrupt before answering it. */
+export type Standing =
+  | { kind: "free" }
+  /** This reviewer's approval is counted: approving again is refused; rejecting is not. */
+  | { kind: "approved"; note: string }
+  /** The policy does not list this reviewer: every answer would be refused. */
+  | { kind: "not_listed"; note: string };
+
+/** The reviewer's standing on an interrupt governed by `approval` (none: free). */
+export function standingOf(approval: ApprovalState | undefined, me: Whoami): Standing {
+  if (!approval) return { kind: "free" };
+  if (listed(approval.policy, me) === false)
+    return {
+      kind: "not_listed",
+      note: `You may not answer this: it ${policyText(approval.policy, approval.required)}, and your token is not among them.`,
+    };
+  if (approval.approvals.some((a) => a.actor === me.subject)) {
+    const left = approval.required - approval.approvals.length;
+    return {
+      kind: "approved",
+      note: `You approved; waiting for ${left === 1 ? "another approver" : `${left} more approvers`}.`,
+    };
+  }
+  return { kind: "free" };
+}
+
+const RULE_WORDS: Record<NotAllowedRule, string> = {
+  not_listed: "The approval policy does not list you.",
+  requester: "You started this run, and its policy does not let the requester approve it.",
+  already_approved: "You approved this already; your approval counts once.",
+  no_principal: "The server could not tell who answered, and a policy needs to know.",
+};
+
+/** A 403 `not_allowed` in words: the rule, the policy, the server's own message, nothing applied. */
+export function refusalText(rule: NotAllowedRule, policy: ApprovalPolicy, message: string): string {
+  const required = policy.count ?? 1;
+  return `Not allowed: ${RULE_WORDS[rule]} This question ${policyText(policy, required)}. The server said: ${message} Nothing was applied.`;
+}
