@@ -3,9 +3,12 @@
  * `@rein/core` as types only, so nothing of the runtime is bundled into a browser.
  */
 import type {
+  ApprovalEntry,
+  Approvers,
   AuditRecord,
-  Interrupt as CoreInterrupt,
-  InterruptListItem as CoreInterruptListItem,
+  Interrupt,
+  InterruptApproval,
+  InterruptListItem,
   RunResult,
   StateSnapshot,
   SteeringRecord,
@@ -13,44 +16,22 @@ import type {
   StreamMode,
 } from "@rein/core";
 
-export type { AuditRecord, RunResult, StateSnapshot, SteeringRecord, StreamEvent, StreamMode };
+export type {
+  ApprovalEntry,
+  Approvers,
+  AuditRecord,
+  Interrupt,
+  InterruptApproval,
+  InterruptListItem,
+  RunResult,
+  StateSnapshot,
+  SteeringRecord,
+  StreamEvent,
+  StreamMode,
+};
 
-/**
- * Who may answer an interrupt, as the server stored it when the interrupt was raised: a
- * principal may answer if it matches any listed subject, group or role (no lists: anyone with the
- * `resume` scope); `count` distinct approvals apply the answer; `notRequester` keeps the run's
- * requester from approving.
- */
-export interface ApprovalPolicy {
-  subjects?: string[];
-  groups?: string[];
-  roles?: string[];
-  /** Distinct approvals that apply the answer (default 1). */
-  count?: number;
-  /** The run's requester may not approve (default: `count >= 2`). */
-  notRequester?: boolean;
-}
-
-/** One partial approval: who approved, the digest of the payload they saw, and when. */
-export interface ApprovalRecord {
-  actor: string;
-  /** `sha256:` + hex over the canonical JSON of the payload the approver saw. */
-  digest: string;
-  at: string;
-}
-
-/** The `approval` field of an interrupt a policy governs: approvals so far out of `required`. */
-export interface ApprovalState {
-  required: number;
-  approvals: ApprovalRecord[];
-  policy: ApprovalPolicy;
-}
-
-/** A pending interrupt (thread and state records), with its approvals when a policy applies. */
-export type Interrupt = CoreInterrupt & { approval?: ApprovalState };
-
-/** An item of the approval queue, with its approvals when a policy applies. */
-export type InterruptListItem = CoreInterruptListItem & { approval?: ApprovalState };
+/** Who may approve, as stored with the interrupt (the core type, under the wire contract's name). */
+export type ApprovalPolicy = Approvers;
 
 /** Why a policy refused an answer (`details.rule` of a 403 `not_allowed`). */
 export type NotAllowedRule = "not_listed" | "requester" | "already_approved" | "no_principal";
@@ -233,8 +214,8 @@ export interface Whoami {
   /** The only tenant whose threads the token sees; null in open mode. */
   tenant: string | null;
   scopes: ("read" | "run" | "resume" | "admin")[];
-  /** Groups the token carries, matched by approval policies (absent on older servers). */
-  groups?: string[];
-  /** Roles the token carries, matched by approval policies (absent on older servers). */
-  roles?: string[];
+  /** Groups of the token, which approval policies may name. */
+  groups: string[];
+  /** Roles of the token, which approval policies may name. */
+  roles: string[];
 }

@@ -34,6 +34,7 @@ export const ErrorCodes = {
   HEADERS_TOO_LARGE: "headers_too_large",
   REQUEST_TIMEOUT: "request_timeout",
   MODEL_FAILED: "model_failed",
+  NOT_ALLOWED: "not_allowed",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -197,6 +198,25 @@ export class StaleTargetError extends ReinError {
   declare readonly details: StaleTargetDetails;
   constructor(message: string, details: StaleTargetDetails) {
     super(ErrorCodes.STALE_TARGET, message, details);
+  }
+}
+
+/** Why an approval policy refused an answer (see {@link NotAllowedError}). */
+export type NotAllowedRuleName = "not_listed" | "requester" | "already_approved" | "no_principal";
+
+/**
+ * An interrupt's approval policy does not let this principal answer it: not listed by subject,
+ * group or role (`not_listed`), the run's requester under four eyes (`requester`), an approval
+ * this principal already gave (`already_approved`), or an answer naming no principal
+ * (`no_principal`). Nothing was stored. `details` names the interrupt, the rule and the policy.
+ */
+export class NotAllowedError extends ReinError {
+  declare readonly details: { interruptId: string; rule: NotAllowedRuleName; policy: unknown };
+  constructor(
+    message: string,
+    details: { interruptId: string; rule: NotAllowedRuleName; policy: unknown },
+  ) {
+    super(ErrorCodes.NOT_ALLOWED, message, details);
   }
 }
 

@@ -104,6 +104,11 @@ export type {
   ToolContext,
   ToolDecision,
   ToolDecisionRequest,
+  ToolApproval,
   ToolList,
   ToolNodeOptions,
 } from "./prebuilt/tool-node.ts";
+export { approversFor } from "./interrupts/approvers.ts";
+export type { ApproverCondition, ApproverRule, ApproversSpec } from "./interrupts/approvers.ts";
+export { payloadDigest } from "./checkpoint/approvals.ts";
+export type { NotAllowedRule, StoredApprovalPolicy } from "./checkpoint/approvals.ts";

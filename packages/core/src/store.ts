@@ -27,8 +27,22 @@ export {
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
 export { answerTargets, planAnswerBatch } from "./checkpoint/answer-plan.ts";
+export {
+  approvalStep,
+  approvalView,
+  canonicalJson,
+  payloadDigest,
+  storedPolicy,
+} from "./checkpoint/approvals.ts";
+export type {
+  ApprovalProgress,
+  ApprovalStep,
+  NotAllowedRule,
+  StoredApprovalPolicy,
+} from "./checkpoint/approvals.ts";
 export type {
   AnswerBatchReads,
+  TargetRead,
   AnswerPlan,
   AnswerWrites,
   InterruptResolution,

@@ -34,6 +34,51 @@ export interface Interrupt<Payload = unknown> {
   /** The checkpoint the paused task belongs to (the head when it paused). */
   checkpointId: CheckpointId;
   createdAt: string;
+  /**
+   * Who may answer and how many must agree, with the approvals recorded so far: present only
+   * when an approval policy applies (see docs/governance.md).
+   */
+  approval?: InterruptApproval;
+}
+
+/**
+ * Who may answer a question: any listed subject, group or role (no lists: anyone who may
+ * resume), how many distinct approvals apply the answer, and whether the person who started the
+ * run may approve. Plain data, stored with the interrupt when it is raised.
+ */
+export interface Approvers {
+  subjects?: readonly string[];
+  groups?: readonly string[];
+  roles?: readonly string[];
+  /** Distinct approvals that apply the answer. Default 1. */
+  count?: number;
+  /** The run's requester may not answer. Default: true when `count` is 2 or more. */
+  notRequester?: boolean;
+}
+
+/** One recorded approval: who, the digest of the payload they approved, and when. */
+export interface ApprovalEntry {
+  actor: string;
+  /** `sha256:` and the hex digest of the payload's canonical JSON. */
+  digest: string;
+  at: string;
+}
+
+/** The approval state of an interrupt, as the queue and the API show it. */
+export interface InterruptApproval {
+  /** Distinct approvals that apply the answer. */
+  required: number;
+  /** Approvals recorded so far (the answer applies at `required`). */
+  approvals: ApprovalEntry[];
+  /** The policy, as resolved when the question was raised. */
+  policy: Approvers & { count: number; notRequester: boolean };
+}
+
+/** Who answers: a subject and the groups and roles its token carries. */
+export interface ApprovalPrincipal {
+  subject: string;
+  groups?: readonly string[];
+  roles?: readonly string[];
 }
 
 /**
@@ -108,7 +153,14 @@ export interface SteeringRecord {
 }
 
 /** What an audit entry records. */
-export type AuditAction = "answer" | "cancel" | "timeout" | "steer" | "supersede" | "update_state";
+export type AuditAction =
+  | "answer"
+  | "approval"
+  | "cancel"
+  | "timeout"
+  | "steer"
+  | "supersede"
+  | "update_state";
 
 /** One line of the append-only audit log. */
 export interface AuditRecord {

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { InvalidInputError } from "@rein/core";
+import { InvalidInputError, type ApprovalPrincipal } from "@rein/core";
 import { z } from "zod";
 import { ForbiddenError, UnauthorizedError } from "./errors.ts";
 
@@ -19,6 +19,10 @@ export interface Principal {
   /** The tenant whose threads the caller sees; `null` in open mode (sees every thread). */
   tenant: string | null;
   scopes: ReadonlySet<Scope>;
+  /** Groups the token carries (approval policies list who may answer by group). */
+  groups: readonly string[];
+  /** Roles the token carries (approval policies list who may answer by role). */
+  roles: readonly string[];
 }
 
 const TokenSchema = z
@@ -27,6 +31,8 @@ const TokenSchema = z
     subject: z.string().min(1).max(256),
     tenant: z.string().min(1).max(256),
     scopes: z.array(z.enum(["read", "run", "resume", "admin"])).min(1),
+    groups: z.array(z.string().min(1).max(256)).optional(),
+    roles: z.array(z.string().min(1).max(256)).optional(),
   })
   .strict();
 
@@ -51,7 +57,13 @@ export function tokenAuth(tokens: readonly TokenConfig[]): AuthConfig {
     mode: "tokens",
     entries: tokens.map((t) => ({
       digest: digest(t.token),
-      principal: { subject: t.subject, tenant: t.tenant, scopes: new Set(t.scopes) },
+      principal: {
+        subject: t.subject,
+        tenant: t.tenant,
+        scopes: new Set(t.scopes),
+        groups: t.groups ?? [],
+        roles: t.roles ?? [],
+      },
     })),
   };
 }
@@ -60,13 +72,13 @@ export function tokenAuth(tokens: readonly TokenConfig[]): AuthConfig {
 export function openAuth(subject = "local"): AuthConfig {
   return {
     mode: "open",
-    principal: { subject, tenant: null, scopes: new Set<Scope>(["admin"]) },
+    principal: { subject, tenant: null, scopes: new Set<Scope>(["admin"]), groups: [], roles: [] },
   };
 }
 
 /**
- * Parses tokens from JSON text: `{ "tokens": [{ token, subject, tenant, scopes }] }` or the bare
- * array.
+ * Parses tokens from JSON text: `{ "tokens": [{ token, subject, tenant, scopes, groups?, roles? }] }`
+ * or the bare array.
  *
  * @throws InvalidInputError naming what is wrong (never echoing a token).
  */
@@ -115,6 +127,11 @@ export function authenticate(auth: AuthConfig, header: string | undefined): Prin
   }
   if (!found) throw new UnauthorizedError("The bearer token is not valid.");
   return found;
+}
+
+/** What an approval policy sees of the caller: its subject, groups and roles. */
+export function answerPrincipal(principal: Principal): ApprovalPrincipal {
+  return { subject: principal.subject, groups: principal.groups, roles: principal.roles };
 }
 
 /** @throws ForbiddenError when the principal lacks `scope` (and `admin`). */

@@ -85,6 +85,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   recursion_limit: 500,
   unauthorized: 401,
   forbidden: 403,
+  not_allowed: 403,
   payload_too_large: 413,
   headers_too_large: 431,
   request_timeout: 408,

@@ -12,6 +12,7 @@ import {
 } from "@rein/core";
 import type { z } from "zod";
 import type { Principal } from "./auth.ts";
+import { answerPrincipal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
@@ -84,7 +85,7 @@ export async function resumeWork(
   }
   return {
     kind: "resume",
-    command: buildCommand(fields, hasResume, principal.subject, requestId),
+    command: buildCommand(fields, hasResume, answerPrincipal(principal), requestId),
     target,
   };
 }

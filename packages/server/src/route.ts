@@ -34,7 +34,13 @@ export interface RouteInput<P, Q, B> {
 export type RouteOutput = { status: number; body?: unknown } | undefined;
 
 /** The caller of routes that need no token. */
-const ANONYMOUS: Principal = { subject: "anonymous", tenant: "", scopes: new Set() };
+const ANONYMOUS: Principal = {
+  subject: "anonymous",
+  tenant: "",
+  scopes: new Set(),
+  groups: [],
+  roles: [],
+};
 
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return undefined as T;

@@ -6,6 +6,7 @@
 import {
   Command,
   ReinError,
+  type ApprovalPrincipal,
   type ResumeCommand,
   type ResumeTarget,
   type RunOptions,
@@ -286,11 +287,12 @@ export function buildCommand(
     pendingChildren?: "keep" | "cancel" | { resolve?: unknown } | undefined;
   },
   hasResume: boolean,
-  actor: string,
+  principal: ApprovalPrincipal,
   requestId: string | undefined,
 ): ResumeCommand {
   const options = {
-    actor,
+    actor: principal.subject,
+    principal,
     ...(fields.steering !== undefined ? { steering: fields.steering } : {}),
     ...(fields.pendingChildren !== undefined
       ? {

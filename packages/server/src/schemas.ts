@@ -185,6 +185,25 @@ const PathEntry = z.object({
   taskId: z.string(),
 });
 
+/** One recorded approval of an interrupt under an approval policy. */
+const ApprovalEntrySchema = z.object({ actor: z.string(), digest: z.string(), at: z.string() });
+
+/**
+ * Who may answer an interrupt and the approvals so far: present only when a policy applies
+ * (docs/governance.md).
+ */
+export const ApprovalSchema = z.object({
+  required: z.number().int().positive(),
+  approvals: z.array(ApprovalEntrySchema),
+  policy: z.object({
+    subjects: z.array(z.string()).optional(),
+    groups: z.array(z.string()).optional(),
+    roles: z.array(z.string()).optional(),
+    count: z.number().int().positive(),
+    notRequester: z.boolean(),
+  }),
+});
+
 /** An interrupt record (SPEC §2). */
 export const InterruptSchema = z.looseObject({
   id: z.string(),
@@ -199,6 +218,7 @@ export const InterruptSchema = z.looseObject({
   status: z.enum(["pending", "answered", "cancelled", "superseded"]),
   checkpointId: z.string(),
   createdAt: z.string(),
+  approval: ApprovalSchema.optional(),
 });
 
 /** An item of the approval queue. */
@@ -352,4 +372,8 @@ export const WhoamiSchema = z.object({
   subject: z.string(),
   tenant: z.string().nullable(),
   scopes: z.array(z.enum(["read", "run", "resume", "admin"])),
+  /** Groups of the token (approval policies may name them). */
+  groups: z.array(z.string()),
+  /** Roles of the token (approval policies may name them). */
+  roles: z.array(z.string()),
 });

@@ -12,6 +12,7 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
+import { approvalView, type StoredInterrupt } from "@rein/core/store";
 import type { Principal } from "./auth.ts";
 import { GRAPH_KEY, GraphRegistry } from "./registry.ts";
 
@@ -57,7 +58,7 @@ export async function loadThreadHead(
 }
 
 /** A public interrupt record (the stored row has internal fields). */
-export function publicInterrupt(row: Interrupt): Interrupt {
+export function publicInterrupt(row: Interrupt | StoredInterrupt): Interrupt {
   const {
     id,
     runId,
@@ -71,6 +72,7 @@ export function publicInterrupt(row: Interrupt): Interrupt {
     status,
     checkpointId,
     createdAt,
+    approval,
   } = row;
   return {
     id,
@@ -85,6 +87,11 @@ export function publicInterrupt(row: Interrupt): Interrupt {
     status,
     checkpointId,
     createdAt,
+    ...(approval
+      ? { approval }
+      : "policy" in row && row.policy
+        ? { approval: approvalView(row.policy, row.approvals) }
+        : {}),
   };
 }
 

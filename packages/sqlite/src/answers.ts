@@ -8,6 +8,9 @@ import {
   planAnswerBatch,
   type AnswerBatch,
   type AnswerOutcome,
+  type ApprovalProgress,
+  type StoredApprovalPolicy,
+  type TargetRead,
 } from "@rein/core/store";
 import type { RowCodec } from "./codec.ts";
 import type { Statements } from "./statements.ts";
@@ -25,11 +28,13 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
         null) as CheckpointId | null)
     : null;
   const targets = answerTargets(batch);
-  const interrupts = new Map<InterruptId, { status: InterruptStatus; runId: RunId }>();
+  const interrupts = new Map<InterruptId, TargetRead>();
   for (const row of sql.interruptStates.all(JSON.stringify(targets))) {
     interrupts.set(row.id as InterruptId, {
       status: row.status as InterruptStatus,
       runId: row.run_id as RunId,
+      policy: row.policy === null ? null : codec.de<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals === null ? null : codec.de<ApprovalProgress>(row.approvals),
     });
   }
   const plan = planAnswerBatch(batch, {
@@ -46,9 +51,11 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
     if (resolution.status === "cancelled") cancelled.push(resolution.id);
     else {
       const answer = codec.ser(resolution.answer);
-      sql.answerInterrupt.run(answer, writes.actor, writes.at, resolution.id);
+      const approvals = resolution.approvals ? codec.ser(resolution.approvals) : null;
+      sql.answerInterrupt.run(answer, writes.actor, writes.at, approvals, resolution.id);
     }
   }
+  for (const { id, progress } of writes.approvals) sql.setApprovals.run(codec.ser(progress), id);
   if (cancelled.length > 0) sql.setStatus.run("cancelled", JSON.stringify(cancelled));
   for (const text of audit) sql.insertAudit.run(threadId, text);
   for (const ref of writes.wake) {
@@ -56,5 +63,5 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
   }
   for (const runId of writes.resumeRuns) sql.resumeRun.run(writes.at, runId);
   if (writes.requestId !== null) sql.insertRequest.run(writes.requestId, threadId);
-  return { ok: true };
+  return { ok: true, recorded: writes.approvals.map((a) => a.id) };
 }

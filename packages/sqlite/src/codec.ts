@@ -5,9 +5,11 @@
  */
 import { type CheckpointId, type RunId, type Serializer, type ThreadId } from "@rein/core";
 import type {
+  ApprovalProgress,
   ChannelBlob,
   CheckpointRecord,
   RunRecord,
+  StoredApprovalPolicy,
   StoredInterrupt,
   TaskResult,
   ThreadRecord,
@@ -134,13 +136,19 @@ export class RowCodec {
       answered_by: record.answeredBy ?? null,
       answered_at: record.answeredAt ?? null,
       record: this.ser(interruptBody(record)),
+      policy: record.policy ? this.ser(record.policy) : null,
     };
   }
 
   /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
     const answer = row.answer === null ? undefined : this.de(row.answer);
-    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), { ...row, answer });
+    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), {
+      ...row,
+      answer,
+      policy: row.policy === null ? null : this.de<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals === null ? null : this.de<ApprovalProgress>(row.approvals),
+    });
   }
 
   /** The bind parameters of a run upsert. */

@@ -231,6 +231,16 @@ export const MIGRATIONS: readonly Migration[] = [
         ON interrupts (root_graph, status, created_at DESC, id DESC);
     `,
   },
+  {
+    version: 6,
+    name: "approval policies",
+    // Who may answer (resolved when the question was raised) and the approvals gathered so far,
+    // each encoded; NULL on older rows, which have no policy.
+    sql: `
+      ALTER TABLE interrupts ADD COLUMN policy TEXT;
+      ALTER TABLE interrupts ADD COLUMN approvals TEXT;
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -82,6 +82,9 @@ export interface InterruptRow extends InterruptColumns {
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
+  /** The encoded approval policy and approvals (NULL: none). */
+  policy: string | null;
+  approvals: string | null;
 }
 
 /** Bind parameters of an interrupt upsert. */
@@ -92,6 +95,7 @@ export interface InterruptParams extends InterruptColumns {
   answered_by: string | null;
   answered_at: string | null;
   record: string;
+  policy: string | null;
 }
 
 /** Bind parameters of a run upsert. */
@@ -107,7 +111,7 @@ export interface RunParams {
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals";
 
 /** The columns a run record is rebuilt from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -248,16 +252,17 @@ export function prepareStatements(db: DatabaseSync) {
     // An existing row is replaced in place (keeping its seq, so thread order stays stable).
     upsertInterrupt: prep<[InterruptParams]>(
       `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, root_graph, tenant, status,
-                               created_at, deadline, answer, answered_by, answered_at, record)
+                               created_at, deadline, answer, answered_by, answered_at, record,
+                               policy)
        VALUES (@id, @thread_id, @run_id, @task_id, @graph, @root_graph, @tenant, @status,
-               @created_at, @deadline, @answer, @answered_by, @answered_at, @record)
+               @created_at, @deadline, @answer, @answered_by, @answered_at, @record, @policy)
        ON CONFLICT (id) DO UPDATE SET
          thread_id = excluded.thread_id, run_id = excluded.run_id, task_id = excluded.task_id,
          graph = excluded.graph, root_graph = excluded.root_graph,
          tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
          deadline = excluded.deadline, answer = excluded.answer,
          answered_by = excluded.answered_by, answered_at = excluded.answered_at,
-         record = excluded.record
+         record = excluded.record, policy = excluded.policy
        WHERE interrupts.status = 'pending'`,
     ),
     getInterrupt: prep<[string], InterruptRow>(
@@ -288,12 +293,27 @@ export function prepareStatements(db: DatabaseSync) {
        WHERE thread_id = ? AND task_id IN (SELECT value FROM json_each(?))
        ORDER BY created_at, seq`,
     ),
-    interruptStates: prep<[string], { id: string; status: string; run_id: string }>(
-      `SELECT id, status, run_id FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,
+    interruptStates: prep<
+      [string],
+      {
+        id: string;
+        status: string;
+        run_id: string;
+        policy: string | null;
+        approvals: string | null;
+      }
+    >(
+      `SELECT id, status, run_id, policy, approvals FROM interrupts
+       WHERE id IN (SELECT value FROM json_each(?))`,
     ),
-    answerInterrupt: prep<[string, string, string, string]>(
-      `UPDATE interrupts SET status = 'answered', answer = ?, answered_by = ?, answered_at = ?
+    // The approvals column is kept unless the answer applied under a policy.
+    answerInterrupt: prep<[string, string, string, string | null, string]>(
+      `UPDATE interrupts SET status = 'answered', answer = ?, answered_by = ?, answered_at = ?,
+         approvals = coalesce(?, approvals)
        WHERE id = ? AND status = 'pending'`,
+    ),
+    setApprovals: prep<[string, string]>(
+      `UPDATE interrupts SET approvals = ? WHERE id = ? AND status = 'pending'`,
     ),
     setStatus: prep<[string, string]>(
       `UPDATE interrupts SET status = ?

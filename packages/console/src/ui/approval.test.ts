@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalState, Whoami } from "@rein/client";
+import type { InterruptApproval, Whoami } from "@rein/client";
 import { listed, policyText, progressText, refusalText, standingOf } from "./approval.ts";
 
-const finance: ApprovalState = {
+const finance: InterruptApproval = {
   required: 2,
   approvals: [{ actor: "alice@acme", digest: "sha256:00", at: "2026-12-02T06:00:00.000Z" }],
   policy: { groups: ["finance"], count: 2, notRequester: true },
 };
-const me = (subject: string, groups?: string[]): Whoami => ({
+const me = (subject: string, groups: string[] = [], roles: string[] = []): Whoami => ({
   subject,
   tenant: "acme",
   scopes: ["resume"],
-  ...(groups ? { groups } : {}),
+  groups,
+  roles,
 });
 
 describe("approval policies in words", () => {
@@ -30,10 +31,10 @@ describe("approval policies in words", () => {
     expect(policyText({ count: 2, notRequester: false }, 2)).toBe("needs 2 approvers");
   });
 
-  it("knows whether whoami is listed, and admits it cannot tell without groups", () => {
+  it("knows whether whoami is listed by subject, group or role", () => {
     expect(listed(finance.policy, me("bob@acme", ["finance"]))).toBe(true);
     expect(listed(finance.policy, me("dave@acme", ["support"]))).toBe(false);
-    expect(listed(finance.policy, me("dave@acme"))).toBeNull();
+    expect(listed({ roles: ["cfo"] }, me("erin@acme", [], ["cfo"]))).toBe(true);
     expect(listed({}, me("anyone"))).toBe(true);
     expect(listed({ subjects: ["dave@acme"] }, me("dave@acme"))).toBe(true);
   });

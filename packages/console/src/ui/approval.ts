@@ -4,7 +4,7 @@
  * interrupt's `approval` and `GET /whoami` only to say so before a click; the server decides, and
  * its 403 is shown as it says.
  */
-import type { ApprovalPolicy, ApprovalState, NotAllowedRule, Whoami } from "@rein/client";
+import type { ApprovalPolicy, InterruptApproval, NotAllowedRule, Whoami } from "@rein/client";
 
 /** The id of the note that says why a control is held back (the approvals panel's). */
 export const HOLD_NOTE_ID = "approval-standing";
@@ -16,7 +16,7 @@ export function shortName(actor: string): string {
 }
 
 /** `1 of 2: alice` — approvals so far, out of the count that applies the answer, with who. */
-export function progressText(approval: ApprovalState): string {
+export function progressText(approval: InterruptApproval): string {
   const who = approval.approvals.map((a) => shortName(a.actor)).join(", ");
   return `${approval.approvals.length} of ${approval.required}${who ? `: ${who}` : ""}`;
 }
@@ -45,16 +45,15 @@ export function policyText(policy: ApprovalPolicy, required: number): string {
   return excludesRequester(policy, required) ? `${text}; not the requester` : text;
 }
 
-/** Whether the policy lists the principal: `null` when the page cannot tell (no groups known). */
-export function listed(policy: ApprovalPolicy, me: Whoami): boolean | null {
+/** Whether the policy lists the principal (by subject, or a group or role of its token). */
+export function listed(policy: ApprovalPolicy, me: Whoami): boolean {
   const { subjects = [], groups = [], roles = [] } = policy;
   if (subjects.length + groups.length + roles.length === 0) return true;
-  if (subjects.includes(me.subject)) return true;
-  if (groups.some((g) => me.groups?.includes(g))) return true;
-  if (roles.some((r) => me.roles?.includes(r))) return true;
-  // An older server says nothing of groups and roles: the server will decide.
-  if ((groups.length > 0 && !me.groups) || (roles.length > 0 && !me.roles)) return null;
-  return false;
+  return (
+    subjects.includes(me.subject) ||
+    groups.some((g) => me.groups.includes(g)) ||
+    roles.some((r) => me.roles.includes(r))
+  );
 }
 
 /** Where the reviewer stands on one interrupt before answering it. */
@@ -66,9 +65,9 @@ export type Standing =
   | { kind: "not_listed"; note: string };
 
 /** The reviewer's standing on an interrupt governed by `approval` (none: free). */
-export function standingOf(approval: ApprovalState | undefined, me: Whoami): Standing {
+export function standingOf(approval: InterruptApproval | undefined, me: Whoami): Standing {
   if (!approval) return { kind: "free" };
-  if (listed(approval.policy, me) === false)
+  if (!listed(approval.policy, me))
     return {
       kind: "not_listed",
       note: `You may not answer this: it ${policyText(approval.policy, approval.required)}, and your token is not among them.`,

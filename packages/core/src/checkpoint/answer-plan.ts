@@ -7,6 +7,12 @@
 import { randomUUID } from "node:crypto";
 import type { CheckpointId, InterruptId, RunId } from "../ids.ts";
 import type { AuditRecord, InterruptStatus } from "../types.ts";
+import {
+  approvalStep,
+  type ApprovalProgress,
+  type ApprovalStep,
+  type StoredApprovalPolicy,
+} from "./approvals.ts";
 import type { AnswerBatch, AnswerOutcome, TaskRef } from "./types.ts";
 
 /** What a store read, inside the answer's transaction, before planning it. */
@@ -16,12 +22,28 @@ export interface AnswerBatchReads {
   /** The head of `batch.expectedHead.stream` (ignored when the batch expects no head). */
   head: CheckpointId | null;
   /** Status and run of each targeted interrupt that exists (see {@link answerTargets}). */
-  interrupts: ReadonlyMap<InterruptId, { status: InterruptStatus; runId: RunId }>;
+  interrupts: ReadonlyMap<InterruptId, TargetRead>;
+}
+
+/** What a store reads of one targeted interrupt. */
+export interface TargetRead {
+  status: InterruptStatus;
+  runId: RunId;
+  /** Its approval policy (absent or null: none). */
+  policy?: StoredApprovalPolicy | null | undefined;
+  /** The approvals it gathered so far. */
+  approvals?: ApprovalProgress | null | undefined;
 }
 
 /** One interrupt leaving `pending`: answered with a value, or cancelled. */
 export type InterruptResolution =
-  | { id: InterruptId; status: "answered"; answer: unknown }
+  | {
+      id: InterruptId;
+      status: "answered";
+      answer: unknown;
+      /** Under a policy: the approvals that applied it (written with the answer). */
+      approvals?: ApprovalProgress | null;
+    }
   | { id: InterruptId; status: "cancelled" };
 
 /** The writes of an accepted batch, all in the answer's transaction. */
@@ -33,7 +55,9 @@ export interface AnswerWrites {
   at: string;
   /** Tasks whose `paused` result to delete (a `writes` result must stay). */
   wake: TaskRef[];
-  /** One audit line per resolved interrupt, in batch order. */
+  /** Interrupts that only gain an approval: their new progress (they stay pending). */
+  approvals: { id: InterruptId; progress: ApprovalProgress }[];
+  /** One audit line per resolved interrupt or recorded approval, in batch order. */
   audit: AuditRecord[];
   /** Runs to move from `interrupted` to `running`, updated at `at` (no other status changes). */
   resumeRuns: RunId[];
@@ -84,7 +108,10 @@ export function planAnswerBatch(
   }
 
   const at = now.toISOString();
+  const steps = approvalSteps(batch, reads, at);
+  if (!(steps instanceof Map)) return { ok: false, outcome: steps };
   const resolutions: InterruptResolution[] = [];
+  const approvals: AnswerWrites["approvals"] = [];
   const audit: AuditRecord[] = [];
   const seen = new Set<InterruptId>();
   const line = (interruptId: InterruptId, action: AuditRecord["action"], data: unknown) =>
@@ -101,9 +128,22 @@ export function planAnswerBatch(
   for (const { id, value } of batch.answers) {
     if (seen.has(id)) continue;
     seen.add(id);
+    const step = steps.get(id);
+    if (step?.kind === "record") {
+      approvals.push({ id, progress: step.progress });
+      const { approvals: list } = step.progress;
+      line(id, "approval", { value, requestId, approvals: list.length, digest: list.at(-1)?.digest });
+      continue;
+    }
+    const applied = step?.kind === "apply" ? step.value : value;
     // `undefined` answers are stored as null, as the interface says.
-    resolutions.push({ id, status: "answered", answer: value === undefined ? null : value });
-    line(id, batch.action, { value, requestId });
+    resolutions.push({
+      id,
+      status: "answered",
+      answer: applied === undefined ? null : applied,
+      ...(step?.kind === "apply" ? { approvals: step.progress } : {}),
+    });
+    line(id, batch.action, { value: applied, requestId });
   }
   for (const id of batch.cancel ?? []) {
     if (seen.has(id)) continue;
@@ -118,9 +158,33 @@ export function planAnswerBatch(
       actor: batch.actor,
       at,
       wake: batch.wake,
+      approvals,
       audit,
       resumeRuns: batch.resumeRuns ?? [],
       requestId,
     },
   };
+}
+
+/**
+ * The approval step of each answered interrupt that has a policy, or the refusal of the first
+ * one the batch's principal may not answer (only people's answers are governed: a deadline's
+ * value and a cancellation are not).
+ */
+function approvalSteps(
+  batch: AnswerBatch,
+  reads: AnswerBatchReads,
+  at: string,
+): Map<InterruptId, ApprovalStep> | Exclude<AnswerOutcome, { ok: true }> {
+  const steps = new Map<InterruptId, ApprovalStep>();
+  if (batch.action !== "answer") return steps;
+  for (const { id, value } of batch.answers) {
+    const read = reads.interrupts.get(id);
+    if (!read?.policy || steps.has(id)) continue;
+    const step = approvalStep(read.policy, read.approvals, batch.principal, value, at);
+    if (step.kind === "refuse")
+      return { ok: false, reason: "not_allowed", interruptId: id, rule: step.rule, policy: read.policy };
+    steps.set(id, step);
+  }
+  return steps;
 }

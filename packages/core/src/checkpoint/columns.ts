@@ -6,6 +6,7 @@
  */
 import type { InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { InterruptStatus, RunPathEntry } from "../types.ts";
+import type { ApprovalProgress, StoredApprovalPolicy } from "./approvals.ts";
 import type { RunRecord, StoredInterrupt, StreamKey, TaskResult } from "./types.ts";
 
 /** The columns of an interrupt row that also are fields of its record. */
@@ -79,6 +80,9 @@ const INTERRUPT_COLUMN_FIELDS = [
 export function interruptBody(record: StoredInterrupt): InterruptBody {
   const body: InterruptBody = { ...record };
   for (const key of INTERRUPT_COLUMN_FIELDS) delete body[key];
+  // The approval policy and progress are columns of their own (the answer checks them).
+  delete body.policy;
+  delete body.approvals;
   // A set answer lives in the answer columns; an explicit null stays in the body.
   if (body.answer !== undefined) delete body.answer;
   if (body.answeredBy != null) delete body.answeredBy;
@@ -109,6 +113,9 @@ export function joinInterrupt(
     answer: unknown;
     answered_by: string | null;
     answered_at: string | null;
+    /** The decoded `policy` and `approvals` columns (absent or null: none). */
+    policy?: StoredApprovalPolicy | null | undefined;
+    approvals?: ApprovalProgress | null | undefined;
   },
 ): StoredInterrupt {
   const { up, ...rest } = body;
@@ -130,6 +137,8 @@ export function joinInterrupt(
   if (row.answer !== undefined) record.answer = row.answer;
   if (row.answered_by !== null) record.answeredBy = row.answered_by;
   if (row.answered_at !== null) record.answeredAt = row.answered_at;
+  if (row.policy) record.policy = row.policy;
+  if (row.approvals) record.approvals = row.approvals;
   return record;
 }
 

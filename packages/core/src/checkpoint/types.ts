@@ -10,7 +10,15 @@
  */
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
-import type { AuditRecord, Interrupt, RunPathEntry, RunStatus, SteeringRecord } from "../types.ts";
+import type {
+  ApprovalPrincipal,
+  AuditRecord,
+  Interrupt,
+  RunPathEntry,
+  RunStatus,
+  SteeringRecord,
+} from "../types.ts";
+import type { ApprovalProgress, NotAllowedRule, StoredApprovalPolicy } from "./approvals.ts";
 
 /**
  * Key of one checkpoint stream within a thread: `""` for the root graph, the child run id for a
@@ -111,6 +119,16 @@ export interface StoredInterrupt extends Interrupt {
   onTimeout?: OnTimeout | null;
   /** JSON Schema of the expected answer, when the node declared one. */
   answerSchema?: unknown;
+  /**
+   * Who may answer, resolved when the question was raised (SQL: the `policy` column). Absent or
+   * null: anyone who may resume.
+   */
+  policy?: StoredApprovalPolicy | null;
+  /**
+   * The approvals gathered so far under {@link StoredInterrupt.policy} (SQL: the `approvals`
+   * column). Only the answer transaction writes it: re-raising the question keeps it.
+   */
+  approvals?: ApprovalProgress | null;
 }
 
 /**
@@ -153,6 +171,11 @@ export interface RunRecord {
   createdAt: string;
   updatedAt: string;
   error?: { name: string; message: string; code?: string; node?: string } | null;
+  /**
+   * Root runs: who started the run (the actor of its first call), the requester an approval
+   * policy's `notRequester` refers to. Absent on rows written before it was recorded.
+   */
+  requester?: string | null;
   /** Per-run options that must survive a resume in another process (static interrupt selectors). */
   options?: RunRecordOptions | null;
 }
@@ -288,6 +311,18 @@ export interface AnswerBatch {
   actor: string;
   /** `answer` (a person), `timeout` (the deadline timer) or `cancel`. */
   action: "answer" | "timeout" | "cancel";
+  /**
+   * Who answers, checked against each targeted interrupt's approval policy inside the
+   * transaction (only for `action: "answer"`). Without one, an interrupt with a policy refuses
+   * the batch (`no_principal`).
+   */
+  principal?: ApprovalPrincipal | null;
+  /**
+   * Ids the caller read with an approval policy. A store that plans from the caller's reads
+   * ({@link AnswerBatch.readRuns}) reads those rows itself; any other id is assumed to have none,
+   * which its in-transaction checks confirm.
+   */
+  governed?: readonly InterruptId[];
   /** Deduplication id: a batch with a request id already applied is refused with `duplicate`. */
   requestId?: string | null;
   /** When set, the head of this stream must be this checkpoint. */
@@ -372,13 +407,26 @@ export interface LeaseReadResults {
 /** Result of {@link InterruptStore.answerInterrupts}. Nothing is written unless `ok`. */
 export type AnswerOutcome =
   /** Applied; `reads` are the batch's {@link AnswerBatch.thenRead}, when the store made them. */
-  | { ok: true; reads?: ContinuationReadResults | undefined }
+  | {
+      ok: true;
+      reads?: ContinuationReadResults | undefined;
+      /** Ids that only gained an approval (their policy needs more); they stay pending. */
+      recorded?: InterruptId[] | undefined;
+    }
   /** Some targeted interrupts were no longer pending (another caller won, or they were resolved). */
   | { ok: false; reason: "not_pending"; ids: InterruptId[] }
   /** The head moved (`expectedHead` did not match). */
   | { ok: false; reason: "head_moved"; headCheckpointId: CheckpointId | null }
   /** The request id was applied before; `result` is what was stored for it (if anything). */
-  | { ok: false; reason: "duplicate"; result: unknown };
+  | { ok: false; reason: "duplicate"; result: unknown }
+  /** An interrupt's approval policy does not let the batch's principal answer it. */
+  | {
+      ok: false;
+      reason: "not_allowed";
+      interruptId: InterruptId;
+      rule: NotAllowedRule;
+      policy: StoredApprovalPolicy;
+    };
 
 /** Filter of {@link InterruptStore.listInterrupts}. Results are newest first. */
 export interface InterruptQuery {

@@ -7,6 +7,7 @@ import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
 import type { DeterminismMode, RunSelectors } from "../graph/definition.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
+import type { ApproversSpec } from "../interrupts/approvers.ts";
 import type { HeldLease } from "../thread/lease.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
@@ -59,6 +60,10 @@ export interface ExecutionInit {
   runSelectors: RunSelectors;
   /** Answers the real schema rejected on re-run, shared by the whole run tree of one call. */
   rejectedAnswers?: RejectedAnswer[];
+  /** Who started the root run: the requester an approval policy's `notRequester` refers to. */
+  requester: string | null;
+  /** The root graph's default approvers, for questions raised without their own. */
+  approvers?: ApproversSpec | undefined;
 }
 
 /** The environment of one run. */
@@ -78,6 +83,8 @@ export class Execution implements ExecutionInit {
   readonly lineage!: RunId[];
   readonly runSelectors!: RunSelectors;
   readonly rejectedAnswers: RejectedAnswer[];
+  readonly requester!: string | null;
+  readonly approvers?: ApproversSpec | undefined;
 
   constructor(init: ExecutionInit) {
     Object.assign(this, init);

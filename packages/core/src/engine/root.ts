@@ -138,7 +138,7 @@ async function chooseRun(
         }
       : null;
   const fresh = (runId?: RunId): RunRecord =>
-    newRootRun(threadId, definition.name, runOptions, runId);
+    newRootRun(threadId, definition.name, runOptions, runId, session.actor);
   const requestRunId = requestId === undefined ? undefined : requestRunIdFor(threadId, requestId);
   const requestRun = requestRunId === undefined ? undefined : await session.run(requestRunId);
   let start: RunStart;
@@ -194,6 +194,8 @@ function rootExecution(
     sink,
     steering,
     lineage: [run.runId],
+    requester: run.requester ?? null,
+    approvers: definition.approvers,
     runSelectors: {
       before: parseSelectors(run.options?.interruptBefore, 0),
       after: parseSelectors(run.options?.interruptAfter, 0),

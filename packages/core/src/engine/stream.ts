@@ -288,6 +288,7 @@ export function newRootRun(
   graph: string,
   options: RunRecord["options"],
   runId: RunId = newRunId(),
+  requester: string | null = null,
 ): RunRecord {
   const now = new Date().toISOString();
   return {
@@ -303,5 +304,6 @@ export function newRootRun(
     updatedAt: now,
     error: null,
     options: options ?? null,
+    ...(requester !== null ? { requester } : {}),
   };
 }

@@ -3,6 +3,7 @@
  * paused run (`Command.resume`, `Command.resumeMap`).
  */
 import type { InterruptId } from "../ids.ts";
+import type { ApprovalPrincipal } from "../types.ts";
 
 /** Fan-out: run `node` once with `arg` as its input (map-reduce over many inputs). */
 export class Send<Arg = unknown> {
@@ -22,6 +23,12 @@ export interface ResumeOptions {
   steering?: string;
   /** Who answered (recorded in the audit log). The HTTP layer sets it from the token. */
   actor?: string;
+  /**
+   * Who answers, as an approval policy sees it: the subject and its groups and roles. The HTTP
+   * layer passes the token's. Without one, an answer to a question with a policy is refused
+   * (`NotAllowedError`, rule `no_principal`); questions without a policy do not need it.
+   */
+  principal?: ApprovalPrincipal;
   /** Parent resume only: what happens to child interrupts that stay pending. Default `"keep"`. */
   pendingChildren?: PendingChildrenPolicy;
   /** Deduplication id: the same id again returns the original outcome. */

@@ -4,6 +4,7 @@
  * {@link GraphDefinition} once, and each call opens a {@link ThreadSession} on the thread, answers
  * (resume/), then continues the run (engine/) in that session.
  */
+import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
@@ -92,6 +93,22 @@ export class CompiledGraph<S extends Schema> {
       ...(this.checkpointer ? { checkpointer: this.checkpointer } : {}),
       lease: { ...this.lease, ...lease },
     });
+  }
+
+  /**
+   * The same graph with default approvers: questions its runs raise without `approvers` of their
+   * own get this policy (a deployment's per-graph default, such as the server's `--policies`).
+   *
+   * @example graph.withApprovers({ when: { path: "amount", gt: 1000 }, then: { groups: ["finance"], count: 2 } })
+   */
+  withApprovers(approvers: ApproversSpec | undefined): CompiledGraph<S> {
+    return new CompiledGraph<S>(
+      { ...this.definition, approvers },
+      {
+        ...(this.checkpointer ? { checkpointer: this.checkpointer } : {}),
+        lease: this.lease,
+      },
+    );
   }
 
   /**

@@ -3,6 +3,7 @@
  * builder fills a {@link DraftGraph}; the compiled graph turns it into a {@link GraphDefinition},
  * in which a subgraph node is an ordinary node function. Nothing here runs anything.
  */
+import type { ApproversSpec } from "../interrupts/approvers.ts";
 import type { Schema } from "../channels.ts";
 import type { NodeFn, NodeOptions, Router } from "./node.ts";
 
@@ -78,4 +79,9 @@ export interface GraphDefinition {
   recursionLimit: number;
   /** Compile-time `interruptBefore` / `interruptAfter`, relative to this graph (base 0). */
   selectors: RunSelectors;
+  /**
+   * Approvers of the questions this graph's runs raise without their own (a deployment's
+   * default per graph, see `CompiledGraph.withApprovers`).
+   */
+  approvers?: ApproversSpec | undefined;
 }

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { RunId, TaskId, ThreadId } from "../ids.ts";
+import type { ApproversSpec } from "../interrupts/approvers.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Command, Send } from "./command.ts";
 
@@ -59,6 +60,13 @@ export interface InterruptOptions<Answer> {
   onTimeout?: Answer | "cancel";
   /** Told who answered, when this call returns a stored answer (e.g. to record an editor). */
   onAnswer?: (info: AnswerInfo) => void;
+  /**
+   * Who may answer and how many must agree: a policy, a declarative rule over the payload, or a
+   * pure function of the payload. Resolved now and stored with the question; the store refuses
+   * an answer the policy does not allow (`NotAllowedError`). Default: the graph's
+   * (`CompiledGraph.withApprovers`), else anyone who may resume.
+   */
+  approvers?: ApproversSpec;
 }
 
 /** Who answered an interrupt, and when. */

@@ -13,6 +13,7 @@ import { encodeSlot } from "../keys.ts";
 import type { Serializer } from "../serde.ts";
 import { traceInterrupt } from "../telemetry/runtime-spans.ts";
 import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
+import { resolvePolicy } from "./approvers.ts";
 import { parseDuration } from "./duration.ts";
 
 /** Thrown by `interrupt()` to unwind the node; the runtime turns it into a pause. */
@@ -212,6 +213,7 @@ export class InterruptCalls {
       deadline,
       onTimeout,
       answerSchema: options.answer ? storedAnswerSchema(options.answer) : null,
+      policy: resolvePolicy(options.approvers ?? exec.approvers, payload === undefined ? null : payload, exec.requester),
     };
     if (options.answer) rememberAnswerSchema(id, options.answer);
     this.created.push(record);

@@ -7,6 +7,7 @@ import { interrupt } from "../engine/context.ts";
 import { InvalidInputError } from "../errors.ts";
 import type { InterruptOptions } from "../graph/node.ts";
 import { registerDefinition } from "./answer-schemas.ts";
+import type { ApproversSpec } from "./approvers.ts";
 
 /** A named question with a typed answer, declared once beside the graph's code. */
 export interface InterruptDefinition<Payload, Answer> {
@@ -37,7 +38,11 @@ export interface InterruptDefinition<Payload, Answer> {
  */
 export function defineInterrupt<Payload = unknown, Answer = unknown>(
   name: string,
-  options: { answer: z.ZodType<Answer> },
+  options: {
+    answer: z.ZodType<Answer>;
+    /** Who may answer (a policy, a rule or a function of the payload); see docs/governance.md. */
+    approvers?: ApproversSpec<Payload>;
+  },
 ): InterruptDefinition<Payload, Answer> {
   if (typeof name !== "string" || name.trim() === "")
     throw new InvalidInputError("defineInterrupt needs a non-empty name.");
@@ -46,6 +51,10 @@ export function defineInterrupt<Payload = unknown, Answer = unknown>(
     name,
     answer: options.answer,
     ask: (payload, askOptions) =>
-      interrupt<Answer>(payload, { ...askOptions, answer: options.answer }),
+      interrupt<Answer>(payload, {
+        ...(options.approvers ? { approvers: options.approvers as ApproversSpec } : {}),
+        ...askOptions,
+        answer: options.answer,
+      }),
   };
 }

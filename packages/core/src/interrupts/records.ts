@@ -1,6 +1,7 @@
 /**
  * Interrupt rows as others see them: the public view of a stored row, and its stream event.
  */
+import { approvalView } from "../checkpoint/approvals.ts";
 import type { StoredInterrupt } from "../checkpoint/types.ts";
 import type { EventSink } from "../engine/events.ts";
 import type { Interrupt } from "../types.ts";
@@ -29,5 +30,6 @@ export function toPublicInterrupt(record: StoredInterrupt): Interrupt {
     status: record.status,
     checkpointId: record.checkpointId,
     createdAt: record.createdAt,
+    ...(record.policy ? { approval: approvalView(record.policy, record.approvals) } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
 import type { NodeContext } from "../graph/node.ts";
+import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";
 import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
@@ -169,8 +170,23 @@ const providerDecisionSchema: z.ZodType<ToolDecision> = z.discriminatedUnion("ty
   z.object({ type: z.literal("ignore"), reason: z.string().optional() }),
 ]);
 
-/** Which calls need a person: tool names, or a predicate over the call. */
-export type ApprovalPolicy = readonly string[] | ((call: ToolCall) => boolean);
+/**
+ * Which calls need a person: tool names, a predicate over the call, or tool name → `true` or
+ * `{ approvers }` (who may decide that tool's calls; the spec sees the decision payload, so a
+ * rule reads the arguments at `args.<name>`).
+ *
+ * @example { refund: { approvers: { when: { path: "args.amount", gt: 1000 }, then: { groups: ["finance"], count: 2 } } } }
+ */
+export type ApprovalPolicy =
+  | readonly string[]
+  | ((call: ToolCall) => boolean)
+  | Readonly<Record<string, true | ToolApproval>>;
+
+/** How one tool's calls are approved (the record form of {@link ApprovalPolicy}). */
+export interface ToolApproval {
+  /** Who may decide, and how many must agree (see `interrupt`'s `approvers`). */
+  approvers?: ApproversSpec<ToolDecisionRequest>;
+}
 
 /** Options of {@link toolNode}. */
 export interface ToolNodeOptions {
@@ -190,11 +206,30 @@ async function needsApproval(
   tool: AnyTool,
   call: ToolCall,
 ): Promise<boolean> {
-  if (policy && (typeof policy === "function" ? policy(call) : policy.includes(call.name)))
+  if (policy && (typeof policy === "function" ? policy(call) : named(policy, call.name)))
     return true;
   const own = tool.needsApproval as
     boolean | ((args: unknown, call: { toolCallId: string }) => boolean | Promise<boolean>);
   return typeof own === "function" ? await own(call.args, { toolCallId: call.id }) : own === true;
+}
+
+/** Whether a list or record policy names the tool. */
+function named(policy: Exclude<ApprovalPolicy, (call: ToolCall) => boolean>, name: string) {
+  return isToolList(policy) ? policy.includes(name) : Object.hasOwn(policy, name);
+}
+
+function isToolList(policy: object): policy is readonly string[] {
+  return Array.isArray(policy);
+}
+
+/** The approvers the record form of a policy gives a tool's calls. */
+function approversOf(
+  policy: ApprovalPolicy | undefined,
+  name: string,
+): ApproversSpec<ToolDecisionRequest> | undefined {
+  if (!policy || typeof policy === "function" || isToolList(policy)) return undefined;
+  const entry = Object.hasOwn(policy, name) ? policy[name] : undefined;
+  return entry === true || entry === undefined ? undefined : entry.approvers;
 }
 
 /** The tool message of a declined call: the reviewer's reason, when given. */
@@ -304,7 +339,8 @@ async function runCall(
       context: toolCallContext(messages, call.id, `The agent asks to run ${call.name}.`),
       ...(t.irreversible === true ? { irreversible: true as const } : {}),
     };
-    const { decision, review: reviewed } = await ask(ctx, call, request, found.decision);
+    const approvers = approversOf(options.approve, call.name);
+    const { decision, review: reviewed } = await ask(ctx, call, request, found.decision, approvers);
     review = reviewed;
     if (decision.type === "respond")
       return toolMessage(call, decision.message, "responded", { review });
@@ -350,6 +386,7 @@ async function ask(
   call: ToolCall,
   request: ToolDecisionRequest,
   answer: z.ZodType<ToolDecision>,
+  approvers?: ApproversSpec<ToolDecisionRequest>,
 ): Promise<{ decision: ToolDecision; review: ToolReview }> {
   await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
   let answeredBy: { interruptId: string; actor: string | null } = { interruptId: "", actor: null };
@@ -357,6 +394,7 @@ async function ask(
     key: call.id,
     answer,
     onAnswer: (info) => (answeredBy = info),
+    ...(approvers ? { approvers: approvers as ApproversSpec } : {}),
   });
   const review: ToolReview = {
     decision: decision.type,

@@ -5,7 +5,13 @@
  */
 import type { AnswerBatch, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
 import { isDeepStrictEqual } from "node:util";
-import { NoMatchingTargetError, NotFoundError, StaleTargetError } from "../errors.ts";
+import { approvalView, refusalText } from "../checkpoint/approvals.ts";
+import {
+  NoMatchingTargetError,
+  NotAllowedError,
+  NotFoundError,
+  StaleTargetError,
+} from "../errors.ts";
 import type { ResumeCommand } from "../graph/command.ts";
 import type { RunOptions } from "../graph/options.ts";
 import { continuationAsk } from "../engine/continuation.ts";
@@ -104,6 +110,8 @@ export async function applyCommand(
   const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
     store.answerInterrupts({
       ...buildBatch(session, chosen, cancel, wake, requestId, expectedHead),
+      principal: command.options.principal ?? null,
+      governed: [...chosen.keys()].filter((record) => record.policy).map((record) => record.id),
       // The root run is running again from the moment the answer is recorded: if this call dies
       // before continuing, the next call or the recovery sweep sees an unfinished run.
       resumeRuns,
@@ -112,6 +120,12 @@ export async function applyCommand(
   );
   if (outcome.ok) session.keepContinuation(outcome.reads);
   if (!outcome.ok) {
+    if (outcome.reason === "not_allowed")
+      throw new NotAllowedError(refusalText(outcome.rule, outcome.policy), {
+        interruptId: outcome.interruptId,
+        rule: outcome.rule,
+        policy: approvalView(outcome.policy, null).policy,
+      });
     if (outcome.reason !== "duplicate")
       throw await staleError(
         session,

@@ -325,6 +325,7 @@ function updateExecution(
     schema: definition.schema,
     tenant: null,
     determinism: "strict",
+    requester: null,
     abort: runSignalOf(new AbortController().signal),
     sink: silentSink,
     steering: [],

@@ -17,7 +17,7 @@ export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): v
       url: "/whoami",
       operationId: "whoami",
       summary:
-        "The caller: subject (the actor recorded in the audit log), tenant (null in open mode) and scopes.",
+        "The caller: subject (the actor recorded in the audit log), tenant (null in open mode), scopes, and the groups and roles approval policies check.",
       scope: "read",
       responses: { 200: WhoamiSchema },
     },
@@ -28,6 +28,8 @@ export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): v
           subject: principal.subject,
           tenant: principal.tenant,
           scopes: [...principal.scopes].sort(),
+          groups: [...principal.groups],
+          roles: [...principal.roles],
         },
       }),
   );

@@ -3,11 +3,14 @@
  * required approvals are in and whose (`1 of 2: alice`), who may approve, and where the signed-in
  * reviewer stands (approved already, not listed) before they click.
  */
-import type { ApprovalState } from "@rein/client";
+import type { InterruptApproval } from "@rein/client";
 import { HOLD_NOTE_ID, policyText, progressText, shortName, type Standing } from "../approval.ts";
 
 /** The panel; nothing for a question no policy governs. */
-export function ApprovalPanel(props: { approval: ApprovalState | undefined; standing: Standing }) {
+export function ApprovalPanel(props: {
+  approval: InterruptApproval | undefined;
+  standing: Standing;
+}) {
   const { approval, standing } = props;
   if (!approval) return null;
   return (

@@ -3,7 +3,7 @@
  * first, formatted), then where it comes from (app › sub-agent › node), its age and deadline;
  * the ids the spec requires are one toggle away.
  */
-import type { ApprovalState, InterruptListItem } from "@rein/client";
+import type { InterruptApproval, InterruptListItem } from "@rein/client";
 import { progressText } from "../approval.ts";
 import { asDecision } from "../decision.ts";
 import {
@@ -80,7 +80,7 @@ export function QueueRow(props: {
 }
 
 /** `1 of 2: alice`: the approvals an approval policy counts so far. */
-function ApprovalBadge({ approval }: { approval: ApprovalState }) {
+function ApprovalBadge({ approval }: { approval: InterruptApproval }) {
   return (
     <span
       className="badge approvals"

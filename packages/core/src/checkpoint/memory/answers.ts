@@ -2,9 +2,8 @@
  * `answerInterrupts` of {@link MemorySaver}: reads only the targeted interrupts, the head and the
  * request id, plans with the shared planner and applies its writes; no scan of the thread.
  */
-import type { InterruptId, RunId } from "../../ids.ts";
-import type { InterruptStatus } from "../../types.ts";
-import { answerTargets, planAnswerBatch } from "../answer-plan.ts";
+import type { InterruptId } from "../../ids.ts";
+import { answerTargets, planAnswerBatch, type TargetRead } from "../answer-plan.ts";
 import type { AnswerBatch, AnswerOutcome, RunRecord } from "../types.ts";
 import type { MemoryTables } from "./tables.ts";
 
@@ -13,10 +12,18 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
   const { threadId } = batch;
   db.fence(batch.fence);
   const stored = batch.requestId == null ? undefined : db.requests.get(batch.requestId);
-  const interrupts = new Map<InterruptId, { status: InterruptStatus; runId: RunId }>();
+  const interrupts = new Map<InterruptId, TargetRead>();
   for (const id of answerTargets(batch)) {
     const row = db.interrupts.peek(id);
-    if (row) interrupts.set(id, { status: row.status, runId: row.runId });
+    if (!row) continue;
+    // Only a governed row is decoded: an answer without a policy reads what it read before.
+    const record = row.governed ? db.interrupts.get(id) : undefined;
+    interrupts.set(id, {
+      status: row.status,
+      runId: row.runId,
+      policy: record?.policy ?? null,
+      approvals: record?.approvals ?? null,
+    });
   }
   const plan = planAnswerBatch(batch, {
     request: stored && {
@@ -46,10 +53,16 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
   for (const resolution of writes.resolutions) {
     if (resolution.status === "cancelled") db.interrupts.setStatus([resolution.id], "cancelled");
     else {
-      const fields = { value: resolution.answer, actor: writes.actor, at: writes.at };
+      const fields = {
+        value: resolution.answer,
+        actor: writes.actor,
+        at: writes.at,
+        approvals: resolution.approvals,
+      };
       db.interrupts.setStatus([resolution.id], "answered", fields);
     }
   }
+  for (const { id, progress } of writes.approvals) db.interrupts.setApprovals(id, progress);
   const thread = db.thread(threadId);
   for (const ref of writes.wake) {
     const tasks = thread.streams.get(ref.stream)?.tasks.get(ref.checkpointId);
@@ -61,5 +74,5 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
     db.requests.set(writes.requestId, { result: undefined });
     thread.requests.add(writes.requestId);
   }
-  return { ok: true };
+  return { ok: true, recorded: writes.approvals.map((a) => a.id) };
 }

@@ -14,6 +14,7 @@ import {
   lowerBoundBy,
   pageLimit,
 } from "../store-kit.ts";
+import type { ApprovalProgress } from "../approvals.ts";
 import { rootGraphOf } from "../columns.ts";
 import type { InterruptPage, InterruptQuery, PendingPage, StoredInterrupt } from "../types.ts";
 
@@ -33,6 +34,8 @@ export interface InterruptRow {
   /** The task that asked (SQL: the column the by-task index serves). */
   taskId: TaskId;
   deadline: string | null;
+  /** It has an approval policy (the answer decodes it to check it). */
+  governed: boolean;
   data: string;
 }
 
@@ -41,6 +44,8 @@ export interface AnswerFields {
   value: unknown;
   actor: string;
   at: string;
+  /** Under a policy: the approvals that applied it. */
+  approvals?: ApprovalProgress | null | undefined;
 }
 
 /** The interrupt table. Methods are synchronous; the saver makes them atomic. */
@@ -76,6 +81,7 @@ export class InterruptTable {
       runId: record.runId,
       taskId: record.taskId,
       deadline: record.deadline ?? null,
+      governed: Boolean(record.policy),
       data: this.#serializer.serialize(record),
     };
   }
@@ -88,6 +94,9 @@ export class InterruptTable {
     if (existing && existing.status !== "pending") return;
     row.seq = existing?.seq ?? ++this.#seq;
     if (existing) this.#unqueue(existing);
+    // Approvals are the answer's to write: a question raised again keeps those it gathered.
+    const kept = existing?.governed ? this.#decode(existing).approvals : undefined;
+    if (kept) row.data = this.#serializer.serialize({ ...this.#decode(row), approvals: kept });
     this.#rows.set(row.id, row);
     let ids = this.#byThread.get(row.threadId);
     if (!ids) this.#byThread.set(row.threadId, (ids = new Set()));
@@ -136,10 +145,18 @@ export class InterruptTable {
         record.answer = answer.value === undefined ? null : answer.value;
         record.answeredBy = answer.actor;
         record.answeredAt = answer.at;
+        if (answer.approvals) record.approvals = answer.approvals;
       }
       row.status = status;
       row.data = this.#serializer.serialize(record);
     }
+  }
+
+  /** Records the approvals a pending interrupt has gathered (it stays pending). */
+  setApprovals(id: InterruptId, progress: ApprovalProgress): void {
+    const row = this.#rows.get(id);
+    if (!row || row.status !== "pending") return;
+    row.data = this.#serializer.serialize({ ...this.#decode(row), approvals: progress });
   }
 
   /**

@@ -14,6 +14,7 @@
  * @module
  */
 import { describe } from "vitest";
+import { approvalContracts } from "./approvals.ts";
 import { busyThreadContracts } from "./busy-thread.ts";
 import { cancellationContracts } from "./cancellation.ts";
 import { childRunContracts } from "./child-runs.ts";
@@ -65,5 +66,6 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("one writer per thread: a live run", () => busyThreadContracts(env));
     describe("wide fan-out", () => wideFanOutContracts(env));
     describe("cancellation", () => cancellationContracts(env));
+    describe("governance: approval policies", () => approvalContracts(env));
   });
 }
