@@ -19,8 +19,8 @@ export function answerStatements(s: string, named: (name: string, text: string) 
          EXISTS (SELECT 1 FROM ${s}.requests WHERE request_id = $2) AS seen,
          (SELECT result FROM ${s}.requests WHERE request_id = $2) AS seen_result,
          (SELECT checkpoint_id FROM ${s}.heads WHERE thread_id = $1 AND stream = $3) AS head,
-         (SELECT json_agg(json_build_array(id, status, run_id)) FROM ${s}.interrupts
-          WHERE id = ANY ($4::text[])) AS interrupts`,
+         (SELECT json_agg(json_build_array(id, status, run_id, policy, approvals))
+          FROM ${s}.interrupts WHERE id = ANY ($4::text[])) AS interrupts`,
     ),
 
     /**
@@ -34,11 +34,14 @@ export function answerStatements(s: string, named: (name: string, text: string) 
      * $1 thread, $2 request id, $3 head stream, $4 expected head, $5 ids, $6 statuses,
      * $7 answers, $8 actor, $9 time, $10 planned run ids, $11..$13 wake arrays, $14 audit
      * records, $15 ids of the runs to resume (interrupted → running), $16 fencing token,
-     * $17 known root head, $18..$20 its channels, versions and chain lengths, $21 its task ids.
+     * $17 known root head, $18..$20 its channels, versions and chain lengths, $21 its task ids;
+     * migration 7: $22 the approvals that applied each answer (parallel to $5), $23..$24 the
+     * ids that only gain an approval and their new approvals, $25..$27 every target's policy and
+     * approvals as planned from (the write refuses if a row's differ).
      */
     answerWrite: named(
       "answer_write",
-      `SELECT ${s}.answer_batch(${Array.from({ length: 21 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
+      `SELECT ${s}.answer_batch(${Array.from({ length: 27 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
     ),
   };
 }

@@ -15,7 +15,10 @@ import {
   type AnswerBatchReads,
   type AnswerOutcome,
   type AnswerWrites,
+  type ApprovalProgress,
   type ContinuationAsk,
+  type StoredApprovalPolicy,
+  type TargetRead,
 } from "@rein/core/store";
 import { chainRangeArrays } from "./chains.ts";
 import type { ContinuationJson } from "./reads.ts";
@@ -29,7 +32,15 @@ interface Found {
   seen: boolean;
   seen_result: string | null;
   head: string | null;
-  interrupts: [id: string, status: string, runId: string][] | null;
+  interrupts:
+    | [
+        id: string,
+        status: string,
+        runId: string,
+        policy?: string | null,
+        approvals?: string | null,
+      ][]
+    | null;
 }
 
 /** Races lost in a row before giving up: each needs another writer to win in between. */
@@ -68,10 +79,16 @@ export async function answerInterrupts(
     const reads = readsOf(found, codec);
     const plan = planAnswerBatch(batch, reads);
     if (!plan.ok) return { outcome: plan.outcome };
-    const row = (
-      await query<{ r: Written }>(sql.answerWrite, writeValues(batch, plan.writes, reads, codec))
-    )?.r;
-    if (row?.applied) return { outcome: { ok: true }, continuation: row.reads ?? undefined };
+    const values = [
+      ...writeValues(batch, plan.writes, reads, codec),
+      ...approvalValues(plan.writes, found, targets, codec),
+    ];
+    const row = (await query<{ r: Written }>(sql.answerWrite, values))?.r;
+    if (row?.applied)
+      return {
+        outcome: { ok: true, recorded: plan.writes.approvals.map((a) => a.id) },
+        continuation: row.reads ?? undefined,
+      };
     found = row ?? found;
     if (row?.checked && batch.requestId != null) {
       // Everything held but another caller claimed the request id after this statement's
@@ -106,12 +123,15 @@ const EMPTY: Found = {
 function assumedFound(batch: AnswerBatch, targets: readonly InterruptId[]): Found | undefined {
   const runs = batch.readRuns;
   if (!runs || targets.some((id) => runs[id] === undefined)) return undefined;
+  // A row read with an approval policy is read again here: its approvals decide the plan. Rows
+  // read without one are assumed to have none; the write's guard refuses the plan otherwise.
+  if ((batch.governed?.length ?? 0) > 0) return undefined;
   return {
     current_token: batch.fence ? String(batch.fence.token) : null,
     seen: false,
     seen_result: null,
     head: batch.expectedHead?.checkpointId ?? null,
-    interrupts: targets.map((id) => [id, "pending", runs[id] as string]),
+    interrupts: targets.map((id) => [id, "pending", runs[id] as string, null, null]),
   };
 }
 
@@ -120,9 +140,14 @@ function token(found: Found): number | null {
 }
 
 function readsOf(found: Found, codec: RowCodec): AnswerBatchReads {
-  const interrupts = new Map<InterruptId, { status: InterruptStatus; runId: RunId }>();
-  for (const [id, status, runId] of found.interrupts ?? []) {
-    interrupts.set(id as InterruptId, { status: status as InterruptStatus, runId: runId as RunId });
+  const interrupts = new Map<InterruptId, TargetRead>();
+  for (const [id, status, runId, policy, approvals] of found.interrupts ?? []) {
+    interrupts.set(id as InterruptId, {
+      status: status as InterruptStatus,
+      runId: runId as RunId,
+      policy: policy == null ? null : codec.de<StoredApprovalPolicy>(policy),
+      approvals: approvals == null ? null : codec.de<ApprovalProgress>(approvals),
+    });
   }
   const result = found.seen_result == null ? undefined : codec.de(found.seen_result);
   return {
@@ -159,6 +184,30 @@ function writeValues(
     writes.resumeRuns,
     batch.fence?.token ?? null,
     ...continuationValues(batch.thenRead),
+  ];
+}
+
+/**
+ * Parameters of the approval writes and guards (migration 7): the approvals that applied each
+ * answer, the partial approvals, and each target's policy and approvals exactly as read (the
+ * encoded text, compared in the write under the rows' locks).
+ */
+function approvalValues(
+  writes: AnswerWrites,
+  found: Found,
+  targets: readonly InterruptId[],
+  codec: RowCodec,
+): unknown[] {
+  const raw = new Map((found.interrupts ?? []).map(([id, , , p, a]) => [id, [p, a] as const]));
+  return [
+    writes.resolutions.map((r) =>
+      r.status === "answered" && r.approvals ? codec.ser(r.approvals) : null,
+    ),
+    writes.approvals.map((a) => a.id),
+    writes.approvals.map((a) => codec.ser(a.progress)),
+    [...targets],
+    targets.map((id) => raw.get(id)?.[0] ?? null),
+    targets.map((id) => raw.get(id)?.[1] ?? null),
   ];
 }
 

@@ -11,9 +11,11 @@ import {
   type ThreadId,
 } from "@rein/core";
 import type {
+  ApprovalProgress,
   ChannelBlob,
   CheckpointRecord,
   RunRecord,
+  StoredApprovalPolicy,
   StoredInterrupt,
   TaskResult,
   ThreadRecord,
@@ -78,6 +80,9 @@ export interface InterruptRow extends InterruptColumns {
   answer: string | null;
   answered_by: string | null;
   answered_at: string | null;
+  /** The encoded approval policy and approvals (migration 7; NULL or absent: none). */
+  policy?: string | null;
+  approvals?: string | null;
 }
 
 /** Thirteen parallel arrays, one per interrupt column, for an `unnest` upsert. */
@@ -190,6 +195,16 @@ export class RowCodec {
   }
 
   /**
+   * The encoded approval policy of each row {@link RowCodec.interruptArrays} writes, in the same
+   * order (NULL: none): a column added after the root graph's.
+   */
+  interruptPolicies(records: readonly StoredInterrupt[]): (string | null)[] {
+    return [...new Map(records.map((record) => [record.id, record])).values()].map((record) =>
+      record.policy ? this.ser(record.policy) : null,
+    );
+  }
+
+  /**
    * Four parallel arrays (checkpoint, task, kind, value) for the task results of a commit. One
    * statement may not touch a row twice: a task's `writes` result is kept over later ones, as
    * separate outcomes would keep it; otherwise the last result wins.
@@ -222,7 +237,12 @@ export class RowCodec {
   /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
     const answer = row.answer === null ? undefined : this.de(row.answer);
-    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), { ...row, answer });
+    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), {
+      ...row,
+      answer,
+      policy: row.policy == null ? null : this.de<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals == null ? null : this.de<ApprovalProgress>(row.approvals),
+    });
   }
 
   /** The encoded part of a run (its queried fields are columns). */

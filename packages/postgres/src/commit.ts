@@ -37,6 +37,7 @@ export async function commitStep(
     ...codec.auditArrays(commit.audit ?? []),
     commit.releaseLease === true,
     codec.interruptRootGraphs(commit.interrupts ?? []),
+    codec.interruptPolicies(commit.interrupts ?? []),
   ];
   let ok: number;
   try {

@@ -11,26 +11,37 @@ export interface Named {
 /** Columns of an interrupt upsert, in the order of the `unnest` arrays that feed it. */
 const INTERRUPT_INSERT = `INSERT INTO %s.interrupts AS i
   (id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer,
-   answered_by, answered_at, record, root_graph)
+   answered_by, answered_at, record, root_graph%PCOL)
 SELECT * FROM unnest(%1::text[], %2::text[], %3::text[], %4::text[], %5::text[], %6::text[],
   %7::text[], %8::text[], %9::text[], %10::text[], %11::text[], %12::text[], %13::text[],
-  %ROOT::text[])
+  %ROOT::text[]%PARR)
 WHERE %COND
 ON CONFLICT (id) DO UPDATE SET
   thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, task_id = EXCLUDED.task_id,
   graph = EXCLUDED.graph, root_graph = EXCLUDED.root_graph,
   tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
   deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
-  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record
+  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record%PSET
 WHERE i.status = 'pending'`;
 
 /**
- * The interrupt upsert with its arrays at parameters `$first`..`$first+12` and the root graphs
- * (a column added later, so its array is the statement's last parameter) at `$root`.
+ * The interrupt upsert with its arrays at parameters `$first`..`$first+12`, the root graphs
+ * (a column added later, so its array is the statement's last parameter) at `$root` and, when
+ * given, the approval policies (migration 7) at `policy`. The approvals column is never
+ * written here: a question raised again keeps the approvals it gathered.
  */
-export function interruptUpsert(s: string, first: number, root: number, condition: string): string {
+export function interruptUpsert(
+  s: string,
+  first: number,
+  root: number,
+  condition: string,
+  policy?: string,
+): string {
   return INTERRUPT_INSERT.replace("%s", s)
     .replace("%ROOT", `$${root}`)
+    .replace("%PCOL", policy === undefined ? "" : ", policy")
+    .replace("%PARR", policy === undefined ? "" : `, ${policy}::text[]`)
+    .replace("%PSET", policy === undefined ? "" : ", policy = EXCLUDED.policy")
     .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
     .replace("%COND", condition);
 }

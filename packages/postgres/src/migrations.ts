@@ -9,7 +9,7 @@
  */
 import type { Pool } from "pg";
 import { guarded, storeError } from "./connection.ts";
-import { interruptUpsert } from "./fragments.ts";
+import { approvalFunctions, TASK_OUTCOME } from "./approval-functions.ts";
 import { SchemaVersionError } from "@rein/core";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
@@ -216,6 +216,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "one round trip per phase of a call",
     sql: (s) => ONE_ROUND_TRIP_FUNCTIONS(s),
   },
+  {
+    version: 7,
+    name: "approval policies",
+    sql: (s) => approvalFunctions(s),
+  },
 ];
 
 /**
@@ -390,67 +395,6 @@ const ANSWER_BATCH = (s: string): string => `
         'tasks', CASE WHEN p_task_ids IS NOT NULL THEN (
             SELECT coalesce(json_agg(${s}.interrupt_json(i) ORDER BY i.created_at, i.seq), '[]')
             FROM ${s}.interrupts i WHERE thread_id = $1 AND task_id = ANY (p_task_ids)) END) END);
-  END $fn$;
-`;
-
-/** `task_outcome`: a task's outcome (putTaskOutcome), then (asked) the pending page after it. */
-const TASK_OUTCOME = (s: string): string => `
-  CREATE FUNCTION ${s}.task_outcome(text, text, text, text, text, text,
-    text[], text[], text[], text[], text[], text[], text[], text[], text[], text[], text[],
-    text[], text[], text[], bigint, text[], text[], text[], text[], text[], text[], text[],
-    boolean, text[], p_page_limit integer)
-  RETURNS json LANGUAGE plpgsql AS $fn$
-  DECLARE w record;
-  BEGIN
-    -- $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
-    -- $22..$28 run arrays (stored only with an applied result), $29 release the lease,
-    -- $30 the interrupts' root graphs.
-    WITH fence AS (
-      SELECT token FROM ${s}.leases WHERE $21 IS NOT NULL AND thread_id = $1 FOR SHARE
-    ), result AS (
-      INSERT INTO ${s}.task_results AS t (thread_id, stream, checkpoint_id, task_id, kind, value)
-      SELECT $1, $2, $3, $4, $5, $6
-      WHERE ($21 IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $21))
-      ON CONFLICT (thread_id, stream, checkpoint_id, task_id)
-      DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
-      WHERE t.kind <> 'writes'
-      RETURNING 1
-    ), interrupts AS (
-      ${interruptUpsert(s, 7, 30, "EXISTS (SELECT 1 FROM result)")}
-    ), superseded AS (
-      -- Answered ones too: an answer to an old question must never apply to a new one.
-      UPDATE ${s}.interrupts SET status = 'superseded'
-      WHERE id = ANY ($20) AND status IN ('pending', 'answered') AND EXISTS (SELECT 1 FROM result)
-    ), runs AS (
-      INSERT INTO ${s}.runs AS r (run_id, thread_id, created_at, updated_at, status, root, record)
-      SELECT u.run_id, u.thread_id, u.created_at, u.updated_at, u.status, u.root::boolean,
-        u.record
-      FROM unnest($22, $23, $24, $25, $26, $27, $28)
-        AS u (run_id, thread_id, created_at, updated_at, status, root, record)
-      WHERE EXISTS (SELECT 1 FROM result)
-      ON CONFLICT (run_id) DO UPDATE SET
-        thread_id = EXCLUDED.thread_id, created_at = EXCLUDED.created_at,
-        updated_at = EXCLUDED.updated_at, status = EXCLUDED.status, root = EXCLUDED.root,
-        record = EXCLUDED.record
-      WHERE r.status NOT IN ('done', 'cancelled')
-    ), released AS (
-      UPDATE ${s}.leases SET expires_at = '-infinity'
-      WHERE $29 AND thread_id = $1 AND token = $21
-        AND ($21 IS NULL OR EXISTS (SELECT 1 FROM fence WHERE token = $21))
-    )
-    SELECT (SELECT count(*)::int FROM result) AS applied,
-      (SELECT token FROM fence) AS current_token
-    INTO w;
-    -- The thread's oldest pending interrupts and their count, read after the outcome (as
-    -- getPendingInterrupts), when asked and the fence held.
-    RETURN json_build_object('applied', w.applied, 'current_token', w.current_token,
-      'page', CASE WHEN p_page_limit IS NOT NULL AND ($21 IS NULL OR w.current_token = $21)
-        THEN json_build_object(
-          'total', (SELECT count(*)::int FROM ${s}.interrupts
-              WHERE thread_id = $1 AND status = 'pending'),
-          'items', (SELECT coalesce(json_agg(${s}.interrupt_json(p) ORDER BY p.created_at, p.seq), '[]')
-              FROM (SELECT * FROM ${s}.interrupts WHERE thread_id = $1 AND status = 'pending'
-                ORDER BY created_at, seq LIMIT p_page_limit) p)) END);
   END $fn$;
 `;
 

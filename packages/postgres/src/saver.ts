@@ -305,6 +305,7 @@ export class PostgresSaver implements Checkpointer {
       outcome.releaseLease === true,
       this.#codec.interruptRootGraphs(outcome.interrupts),
       limit === undefined ? null : Math.max(0, Math.floor(limit)),
+      this.#codec.interruptPolicies(outcome.interrupts),
     ]);
     const written = row?.r;
     if (outcome.fence && written?.applied !== 1)

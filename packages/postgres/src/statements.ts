@@ -19,7 +19,7 @@ export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals";
 
 /** Columns a run is read from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -88,7 +88,7 @@ export function statementsFor(s: string) {
          WHERE EXISTS (SELECT 1 FROM ok)
          ON CONFLICT DO NOTHING
        ), interrupts AS (
-         ${interruptUpsert(s, 18, 51, "EXISTS (SELECT 1 FROM ok)")}
+         ${interruptUpsert(s, 18, 51, "EXISTS (SELECT 1 FROM ok)", "$52")}
        ), runs AS (
          ${runUpsert(s, 31, "EXISTS (SELECT 1 FROM ok)")}
        ), tasks AS (
@@ -183,11 +183,12 @@ export function statementsFor(s: string) {
      * supersessions apply only if it was; with `$31`, the thread's oldest pending interrupts
      * after it. $1..$6 result, $7..$19 interrupt arrays, $20 superseded ids, $21 fencing token,
      * $22..$28 run arrays (stored only with an applied result), $29 release the lease,
-     * $30 the interrupts' root graphs, $31 the pending page's size (NULL: not read).
+     * $30 the interrupts' root graphs, $31 the pending page's size (NULL: not read), $32 the
+     * interrupts' approval policies (migration 7).
      */
     putTaskOutcome: named(
       "put_task_outcome",
-      `SELECT ${s}.task_outcome(${Array.from({ length: 31 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
+      `SELECT ${s}.task_outcome(${Array.from({ length: 32 }, (_, i) => `$${i + 1}`).join(", ")}) AS r`,
     ),
     taskResultKinds: named(
       "task_result_kinds",
