@@ -21,7 +21,7 @@ export function progressText(approval: InterruptApproval): string {
   return `${approval.approvals.length} of ${approval.required}${who ? `: ${who}` : ""}`;
 }
 
-const list = (items: string[]): string =>
+const list = (items: readonly string[]): string =>
   items.length <= 1
     ? (items[0] ?? "")
     : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1] ?? ""}`;
@@ -45,14 +45,17 @@ export function policyText(policy: ApprovalPolicy, required: number): string {
   return excludesRequester(policy, required) ? `${text}; not the requester` : text;
 }
 
-/** Whether the policy lists the principal (by subject, or a group or role of its token). */
+/**
+ * Whether the policy lists the principal (by subject, or a group or role of its token); a policy
+ * without any list admits anyone who may resume. The store's own check reads the same.
+ */
 export function listed(policy: ApprovalPolicy, me: Whoami): boolean {
-  const { subjects = [], groups = [], roles = [] } = policy;
-  if (subjects.length + groups.length + roles.length === 0) return true;
+  const { subjects, groups, roles } = policy;
+  if (!subjects && !groups && !roles) return true;
   return (
-    subjects.includes(me.subject) ||
-    groups.some((g) => me.groups.includes(g)) ||
-    roles.some((r) => me.roles.includes(r))
+    (subjects?.includes(me.subject) ?? false) ||
+    (groups?.some((g) => me.groups.includes(g)) ?? false) ||
+    (roles?.some((r) => me.roles.includes(r)) ?? false)
   );
 }
 

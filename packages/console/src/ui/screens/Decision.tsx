@@ -54,6 +54,7 @@ export function Decision(props: {
   const [target, setTarget] = useState(0);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [round, setRound] = useState(0);
   const now = useNow();
   const own = useLiveQueue(session.client, { threadId }, 200, props.liveItems === undefined);
   const liveItems = props.liveItems === undefined ? own.items : props.liveItems;
@@ -86,6 +87,7 @@ export function Decision(props: {
         if (still?.approval) {
           const text = `Your approval of ${title} is recorded (${progressText(still.approval)}); it applies when enough approvers have approved.${noted}`;
           setOutcome({ kind: "approved", text });
+          setRound((r) => r + 1);
           props.onSent?.(text);
           return;
         }
@@ -97,7 +99,10 @@ export function Decision(props: {
         const refused = await refusal(session.client, item, error);
         setOutcome(refused);
         // The policy's answer may be news (another approver was quicker): show the state now.
-        if (refused.kind === "refused") await refresh();
+        if (refused.kind === "refused") {
+          setRound((r) => r + 1);
+          await refresh();
+        }
       })
       .finally(() => setBusy(false));
   };
@@ -202,6 +207,9 @@ export function Decision(props: {
           {!answered &&
             (decision ? (
               <DecisionCard
+                // An approval recorded or refused here starts the card afresh (no open
+                // confirmation); one made elsewhere leaves an open confirmation to the server.
+                key={round}
                 decision={decision}
                 schema={item.answerSchema}
                 busy={busy}
