@@ -35,6 +35,8 @@ export const ErrorCodes = {
   REQUEST_TIMEOUT: "request_timeout",
   MODEL_FAILED: "model_failed",
   NOT_ALLOWED: "not_allowed",
+  BULK_REFUSED: "bulk_refused",
+  COUNT_MISMATCH: "count_mismatch",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -217,6 +219,44 @@ export class NotAllowedError extends ReinError {
     details: { interruptId: string; rule: NotAllowedRuleName; policy: unknown },
   ) {
     super(ErrorCodes.NOT_ALLOWED, message, details);
+  }
+}
+
+/** Why one interrupt of a bulk decision was refused. */
+export interface BulkRefusal {
+  interruptId: string;
+  code: "not_allowed" | "stale_target" | "not_found" | "invalid_answer";
+  message: string;
+}
+
+/**
+ * A bulk decision was refused as a whole: at least one interrupt is not pending, not found (or
+ * another tenant's), not allowed for the principal, or refuses the value. Nothing was applied;
+ * `details.refused` says why for each refused interrupt.
+ */
+export class BulkRefusedError extends ReinError {
+  declare readonly details: { refused: BulkRefusal[] };
+  constructor(refused: BulkRefusal[]) {
+    super(
+      ErrorCodes.BULK_REFUSED,
+      `${refused.length} of the interrupts cannot take this decision, so none was applied: ${refused
+        .slice(0, 3)
+        .map((r) => `${r.interruptId} (${r.code})`)
+        .join(", ")}${refused.length > 3 ? ", …" : ""}. Fix or drop those and send the decision again.`,
+      { refused },
+    );
+  }
+}
+
+/** A bulk decision by filter matched another number of interrupts than the caller expected. */
+export class CountMismatchError extends ReinError {
+  declare readonly details: { expected: number; actual: number };
+  constructor(expected: number, actual: number) {
+    super(
+      ErrorCodes.COUNT_MISMATCH,
+      `The filter matches ${actual} pending interrupt(s), not the ${expected} expected: the queue changed. Review it and send the decision with the new count.`,
+      { expected, actual },
+    );
   }
 }
 

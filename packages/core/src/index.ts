@@ -109,6 +109,8 @@ export type {
   ToolNodeOptions,
 } from "./prebuilt/tool-node.ts";
 export { approversFor } from "./interrupts/approvers.ts";
+export { decideInterrupts } from "./resume/bulk.ts";
+export type { BulkDecided, BulkDecision } from "./resume/bulk.ts";
 export type { ApproverCondition, ApproverRule, ApproversSpec } from "./interrupts/approvers.ts";
 export { payloadDigest } from "./checkpoint/approvals.ts";
 export type { NotAllowedRule, StoredApprovalPolicy } from "./checkpoint/approvals.ts";

@@ -16,6 +16,7 @@ import {
   type AnswerOutcome,
   type AnswerWrites,
   type ApprovalProgress,
+  type BatchesOutcome,
   type ContinuationAsk,
   type StoredApprovalPolicy,
   type TargetRead,
@@ -51,7 +52,7 @@ const MAX_ATTEMPTS = 5;
  * for them, `continuation` holds the continuation's reads the write statement made after it.
  */
 export async function answerInterrupts(
-  pool: pg.Pool,
+  pool: Pick<pg.Pool, "query">,
   sql: Statements,
   codec: RowCodec,
   batch: AnswerBatch,
@@ -98,6 +99,42 @@ export async function answerInterrupts(
     }
   }
   return { outcome: { ok: false, reason: "not_pending", ids: targets } };
+}
+
+/**
+ * Several threads' batches in one transaction on one connection, all-or-nothing: each planned
+ * and written as {@link answerInterrupts} does (its row locks held to the commit); the first
+ * refusal rolls back what the batches before it wrote.
+ */
+export async function answerBatches(
+  pool: pg.Pool,
+  sql: Statements,
+  codec: RowCodec,
+  batches: readonly AnswerBatch[],
+): Promise<BatchesOutcome> {
+  const client = await guarded(() => pool.connect());
+  let open = false;
+  try {
+    await guarded(() => client.query("BEGIN"));
+    open = true;
+    const outcomes: Extract<AnswerOutcome, { ok: true }>[] = [];
+    for (const [index, batch] of batches.entries()) {
+      // Without the caller's reads: each batch reads its rows in the transaction.
+      const { outcome } = await answerInterrupts(client, sql, codec, { ...batch, thenRead: undefined });
+      if (!outcome.ok) {
+        await guarded(() => client.query("ROLLBACK"));
+        open = false;
+        return { ok: false, index, outcome };
+      }
+      outcomes.push(outcome);
+    }
+    await guarded(() => client.query("COMMIT"));
+    open = false;
+    return { ok: true, outcomes };
+  } finally {
+    if (open) await client.query("ROLLBACK").catch(() => undefined);
+    client.release();
+  }
 }
 
 /** What the write statement returns: what it found, and the continuation's reads if asked. */

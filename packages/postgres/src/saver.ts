@@ -17,6 +17,7 @@ import {
 import type {
   AnswerBatch,
   AnswerOutcome,
+  BatchesOutcome,
   AuditQuery,
   CheckpointRecord,
   Checkpointer,
@@ -38,7 +39,7 @@ import type {
   ThreadHead,
   ThreadRecord,
 } from "@rein/core/store";
-import { answerInterrupts } from "./answers.ts";
+import { answerBatches, answerInterrupts } from "./answers.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import {
@@ -406,6 +407,10 @@ export class PostgresSaver implements Checkpointer {
   async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
     return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
+    return answerBatches(this.pool, this.#sql, this.#codec, batches);
   }
 
   async answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

@@ -86,6 +86,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   unauthorized: 401,
   forbidden: 403,
   not_allowed: 403,
+  bulk_refused: 409,
+  count_mismatch: 409,
   payload_too_large: 413,
   headers_too_large: 431,
   request_timeout: 408,

@@ -19,6 +19,7 @@ import {
 import type {
   AnswerBatch,
   AnswerOutcome,
+  BatchesOutcome,
   AuditQuery,
   CheckpointRecord,
   Checkpointer,
@@ -409,6 +410,27 @@ export class SqliteSaver implements Checkpointer {
     );
   }
 
+  answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
+    return settle(() => {
+      try {
+        return this.#write(() => {
+          const outcomes: Extract<AnswerOutcome, { ok: true }>[] = [];
+          for (const [index, batch] of batches.entries()) {
+            this.#checkFence(batch.fence);
+            const outcome = applyAnswers(this.#sql, this.#codec, batch);
+            // Thrown so the transaction rolls back what the batches before it wrote.
+            if (!outcome.ok) throw new RefusedBatch({ ok: false, index, outcome });
+            outcomes.push(outcome);
+          }
+          return { ok: true as const, outcomes };
+        });
+      } catch (error) {
+        if (error instanceof RefusedBatch) return error.outcome;
+        throw error;
+      }
+    });
+  }
+
   // Request ids --------------------------------------------------------------------------------
 
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
@@ -556,5 +578,12 @@ export class SqliteSaver implements Checkpointer {
       this.#closed = true;
       this.db.close();
     });
+  }
+}
+
+/** Unwinds {@link SqliteSaver.answerBatches}'s transaction when one batch is refused. */
+class RefusedBatch extends Error {
+  constructor(readonly outcome: Extract<BatchesOutcome, { ok: false }>) {
+    super("A batch of the answer was refused; nothing was written.");
   }
 }

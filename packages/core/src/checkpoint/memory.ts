@@ -12,7 +12,7 @@ import { validateThreadId, type CheckpointId, type InterruptId, type RunId } fro
 import type { TaskId, ThreadId } from "../ids.ts";
 import { jsonSerializer, type Serializer } from "../serde.ts";
 import type { AuditRecord, InterruptStatus, SteeringRecord } from "../types.ts";
-import { answerInterrupts } from "./memory/answers.ts";
+import { answerBatches, answerInterrupts } from "./memory/answers.ts";
 import * as checkpoints from "./memory/checkpoints.ts";
 import * as leases from "./memory/leases.ts";
 import { listAudit, listRuns, listRunsByStatus } from "./memory/runs.ts";
@@ -23,6 +23,7 @@ import type {
   AnswerBatch,
   AnswerOutcome,
   AuditQuery,
+  BatchesOutcome,
   CheckpointRecord,
   Checkpointer,
   Fence,
@@ -198,6 +199,10 @@ export class MemorySaver implements Checkpointer {
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
     return settle(() => answerInterrupts(this.#db, batch));
+  }
+
+  answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
+    return settle(() => answerBatches(this.#db, batches));
   }
 
   // Request ids and once -----------------------------------------------------------------------

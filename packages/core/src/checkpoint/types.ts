@@ -629,7 +629,19 @@ export interface InterruptStore {
    * only the targeted rows, whatever else the thread holds.
    */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
+  /**
+   * Applies several batches (of different threads) all-or-nothing, in one transaction: each is
+   * checked and planned as {@link InterruptStore.answerInterrupts} would, and when any is refused
+   * nothing of any is written. A store without it is driven batch by batch (not atomically).
+   */
+  answerBatches?(batches: readonly AnswerBatch[]): Promise<BatchesOutcome>;
 }
+
+/** Result of {@link InterruptStore.answerBatches}. Nothing is written unless `ok`. */
+export type BatchesOutcome =
+  | { ok: true; outcomes: Extract<AnswerOutcome, { ok: true }>[] }
+  /** The batch at `index` was refused (the first one found), so none was applied. */
+  | { ok: false; index: number; outcome: Exclude<AnswerOutcome, { ok: true }> };
 
 /** Results that make a retried call or a re-run node idempotent: request ids and `ctx.once`. */
 export interface IdempotencyStore {

@@ -3,12 +3,37 @@
  * request id, plans with the shared planner and applies its writes; no scan of the thread.
  */
 import type { InterruptId } from "../../ids.ts";
-import { answerTargets, planAnswerBatch, type TargetRead } from "../answer-plan.ts";
-import type { AnswerBatch, AnswerOutcome, RunRecord } from "../types.ts";
+import {
+  answerTargets,
+  planAnswerBatch,
+  type AnswerPlan,
+  type AnswerWrites,
+  type TargetRead,
+} from "../answer-plan.ts";
+import type { AnswerBatch, AnswerOutcome, BatchesOutcome, RunRecord } from "../types.ts";
 import type { MemoryTables } from "./tables.ts";
 
 /** Answers and cancels pending interrupts all-or-nothing. */
 export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOutcome {
+  const plan = planMemory(db, batch);
+  if (!plan.ok) return plan.outcome;
+  return applyWrites(db, batch, plan.writes);
+}
+
+/** Several threads' batches all-or-nothing: every plan is made before anything is written. */
+export function answerBatches(db: MemoryTables, batches: readonly AnswerBatch[]): BatchesOutcome {
+  const plans: AnswerWrites[] = [];
+  for (const [index, batch] of batches.entries()) {
+    const plan = planMemory(db, batch);
+    if (!plan.ok) return { ok: false, index, outcome: plan.outcome };
+    plans.push(plan.writes);
+  }
+  const outcomes = plans.map((writes, i) => applyWrites(db, batches[i] as AnswerBatch, writes));
+  return { ok: true, outcomes };
+}
+
+/** Reads what the planner needs of a batch and plans it. */
+function planMemory(db: MemoryTables, batch: AnswerBatch): AnswerPlan {
   const { threadId } = batch;
   db.fence(batch.fence);
   const stored = batch.requestId == null ? undefined : db.requests.get(batch.requestId);
@@ -25,7 +50,7 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
       approvals: record?.approvals ?? null,
     });
   }
-  const plan = planAnswerBatch(batch, {
+  return planAnswerBatch(batch, {
     request: stored && {
       result: stored.result === undefined ? undefined : db.de(stored.result),
     },
@@ -34,8 +59,15 @@ export function answerInterrupts(db: MemoryTables, batch: AnswerBatch): AnswerOu
       : null,
     interrupts,
   });
-  if (!plan.ok) return plan.outcome;
-  const { writes } = plan;
+}
+
+/** Writes a plan (the batch was planned just before, in the same synchronous turn). */
+function applyWrites(
+  db: MemoryTables,
+  batch: AnswerBatch,
+  writes: AnswerWrites,
+): Extract<AnswerOutcome, { ok: true }> {
+  const { threadId } = batch;
   // Encode first: a value the serializer refuses leaves everything untouched (the audit lines
   // carry every answer value).
   const audit = writes.audit.map((record) => db.ser(record));

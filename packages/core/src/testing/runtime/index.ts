@@ -15,6 +15,7 @@
  */
 import { describe } from "vitest";
 import { approvalContracts } from "./approvals.ts";
+import { bulkContracts } from "./bulk.ts";
 import { busyThreadContracts } from "./busy-thread.ts";
 import { cancellationContracts } from "./cancellation.ts";
 import { childRunContracts } from "./child-runs.ts";
@@ -67,5 +68,6 @@ export function runRuntimeContracts(init: RuntimeTestInitializer): void {
     describe("wide fan-out", () => wideFanOutContracts(env));
     describe("cancellation", () => cancellationContracts(env));
     describe("governance: approval policies", () => approvalContracts(env));
+    describe("governance: bulk decisions", () => bulkContracts(env));
   });
 }
