@@ -79,7 +79,7 @@ export interface DecisionsResult {
 /** One interrupt a refused bulk decision names, and why (`details.refused` of `bulk_refused`). */
 export interface BulkRefusal {
   interruptId: string;
-  code: "not_allowed" | "stale_target" | "not_found";
+  code: "not_allowed" | "stale_target" | "not_found" | "invalid_answer";
   message: string;
 }
 

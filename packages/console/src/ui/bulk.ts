@@ -79,13 +79,14 @@ export function refusedLines(
     not_allowed: "not allowed",
     stale_target: "no longer pending",
     not_found: "not found",
+    invalid_answer: "does not take this answer",
   };
   return refused.map((r) => {
     const item = byId.get(r.interruptId);
     return {
       id: r.interruptId,
       label: item ? itemLabel(item) : `Question ${r.interruptId}`,
-      why: `${codeWords[r.code] ?? r.code}: ${r.message}`,
+      why: `${codeWords[r.code]}: ${r.message}`,
     };
   });
 }
