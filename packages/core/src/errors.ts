@@ -242,7 +242,9 @@ export class BulkRefusedError extends ReinError {
       `${refused.length} of the interrupts cannot take this decision, so none was applied: ${refused
         .slice(0, 3)
         .map((r) => `${r.interruptId} (${r.code})`)
-        .join(", ")}${refused.length > 3 ? ", …" : ""}. Fix or drop those and send the decision again.`,
+        .join(
+          ", ",
+        )}${refused.length > 3 ? ", …" : ""}. Fix or drop those and send the decision again.`,
       { refused },
     );
   }

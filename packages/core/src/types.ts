@@ -154,13 +154,7 @@ export interface SteeringRecord {
 
 /** What an audit entry records. */
 export type AuditAction =
-  | "answer"
-  | "approval"
-  | "cancel"
-  | "timeout"
-  | "steer"
-  | "supersede"
-  | "update_state";
+  "answer" | "approval" | "cancel" | "timeout" | "steer" | "supersede" | "update_state";
 
 /** One line of the append-only audit log. */
 export interface AuditRecord {

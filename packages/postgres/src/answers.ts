@@ -120,7 +120,10 @@ export async function answerBatches(
     const outcomes: Extract<AnswerOutcome, { ok: true }>[] = [];
     for (const [index, batch] of batches.entries()) {
       // Without the caller's reads: each batch reads its rows in the transaction.
-      const { outcome } = await answerInterrupts(client, sql, codec, { ...batch, thenRead: undefined });
+      const { outcome } = await answerInterrupts(client, sql, codec, {
+        ...batch,
+        thenRead: undefined,
+      });
       if (!outcome.ok) {
         await guarded(() => client.query("ROLLBACK"));
         open = false;

@@ -71,7 +71,6 @@ export const TASK_OUTCOME = (s: string, policies = false): string => `
   END $fn$;
 `;
 
-
 /** `interrupt_json` with the approval columns (its INTERRUPT_COLUMNS from migration 7). */
 const INTERRUPT_JSON_7 = (s: string): string => `
   CREATE OR REPLACE FUNCTION ${s}.interrupt_json(i ${s}.interrupts) RETURNS json

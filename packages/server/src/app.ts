@@ -2,7 +2,13 @@
  * Builds the Fastify app: error mapping, body limits, CORS, logging, routes, the deadline timers
  * and graceful shutdown.
  */
-import { InvalidInputError, NotFoundError, ReinError, type Checkpointer } from "@rein/core";
+import {
+  InvalidInputError,
+  NotFoundError,
+  ReinError,
+  type ApproversSpec,
+  type Checkpointer,
+} from "@rein/core";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -21,6 +27,7 @@ import {
   retryableCodes,
 } from "./errors.ts";
 import { GraphRegistry, type GraphFactory } from "./registry.ts";
+import { registerDecisionRoutes } from "./routes/decisions.ts";
 import { registerInterruptRoutes } from "./routes/interrupts.ts";
 import { registerMetaRoutes } from "./routes/meta.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
@@ -42,6 +49,11 @@ export interface ServerOptions {
   graphs: Record<string, GraphFactory>;
   /** Tokens, or open mode. */
   auth: AuthConfig;
+  /**
+   * Default approvers per graph name (`--policies FILE`): who may answer the questions a graph
+   * raises without approvers of their own. See docs/governance.md.
+   */
+  policies?: Record<string, ApproversSpec>;
   /** Largest accepted request body in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /** Origins allowed to call from a browser. Default none: CORS closed. */
@@ -158,6 +170,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     options.store,
     options.graphs,
     options.leaseTtlMs !== undefined ? { ttlMs: options.leaseTtlMs } : undefined,
+    options.policies,
   );
   const runs = new RunManager(options.scale?.mirror ?? null);
   const leaseTtlMs = options.leaseTtlMs ?? registry.all()[0]?.leaseSettings.ttlMs ?? 30_000;
@@ -245,6 +258,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerThreadRoutes(app, context);
   registerRunRoutes(app, context);
   registerInterruptRoutes(app, context);
+  registerDecisionRoutes(app, context);
   registerWhoamiRoute(app, context);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 

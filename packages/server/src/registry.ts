@@ -6,6 +6,7 @@
 import {
   InvalidInputError,
   NotFoundError,
+  type ApproversSpec,
   type Checkpointer,
   type CompiledGraph,
   type LeaseSettings,
@@ -35,16 +36,28 @@ export class GraphRegistry {
   /**
    * @param lease lease timing for every graph (the deployment's one lease setting); default:
    *   each graph's own, as compiled.
+   * @param policies default approvers per graph name (`--policies`), for the questions a graph
+   *   raises without approvers of their own.
+   * @throws InvalidInputError when a policy names a graph that is not served.
    */
   constructor(
     store: Checkpointer,
     factories: Record<string, GraphFactory>,
     lease?: Partial<LeaseSettings>,
+    policies: Record<string, ApproversSpec> = {},
   ) {
+    const unknown = Object.keys(policies).filter((name) => !(name in factories));
+    if (unknown.length > 0)
+      throw new InvalidInputError(
+        `Approval policies name graphs this server does not run: ${unknown.join(", ")} (it runs ${Object.keys(factories).join(", ")}).`,
+        { graphs: unknown },
+      );
     this.byName = new Map(
       Object.entries(factories).map(([name, make]) => {
-        const graph = make(store);
-        return [name, lease ? graph.withLease(lease) : graph];
+        let graph = make(store);
+        if (lease) graph = graph.withLease(lease);
+        const policy = Object.hasOwn(policies, name) ? policies[name] : undefined;
+        return [name, policy ? graph.withApprovers(policy) : graph];
       }),
     );
   }

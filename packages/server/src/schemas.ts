@@ -377,3 +377,46 @@ export const WhoamiSchema = z.object({
   /** Roles of the token (approval policies may name them). */
   roles: z.array(z.string()),
 });
+
+/** `POST /interrupts/decisions`: one decision for a list of interrupts, or a filter's. */
+export const BulkDecisionBody = z
+  .object({
+    ids: z.array(Id).min(1).max(10_000).optional(),
+    filter: z
+      .object({
+        status: z.literal("pending").optional(),
+        graph: text(256).optional(),
+        subAgentGraph: text(256).optional(),
+        threadId: Id.optional(),
+      })
+      .strict()
+      .optional()
+      .describe("The pending interrupts to decide, as `GET /interrupts` filters them."),
+    expectedCount: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("With `filter`: how many the caller saw; another count refuses the decision."),
+    resume: Json.describe("The one answer given to each interrupt."),
+    steering: z.string().min(1).max(10_000).optional(),
+  })
+  .strict()
+  .refine((body) => (body.ids === undefined) !== (body.filter === undefined), {
+    message: "Send `ids` or `filter`, not both and not neither.",
+  })
+  .refine((body) => body.filter === undefined || body.expectedCount !== undefined, {
+    message: "A `filter` needs `expectedCount`: the number of interrupts the decision is for.",
+  });
+
+/** What a bulk decision did. */
+export const BulkDecidedSchema = z.object({
+  decided: z.array(
+    z.object({
+      interruptId: z.string(),
+      threadId: z.string(),
+      status: z.enum(["answered", "approval_recorded"]),
+    }),
+  ),
+  count: z.number().int().nonnegative(),
+});

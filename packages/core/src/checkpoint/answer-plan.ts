@@ -132,7 +132,12 @@ export function planAnswerBatch(
     if (step?.kind === "record") {
       approvals.push({ id, progress: step.progress });
       const { approvals: list } = step.progress;
-      line(id, "approval", { value, requestId, approvals: list.length, digest: list.at(-1)?.digest });
+      line(id, "approval", {
+        value,
+        requestId,
+        approvals: list.length,
+        digest: list.at(-1)?.digest,
+      });
       continue;
     }
     const applied = step?.kind === "apply" ? step.value : value;
@@ -183,7 +188,13 @@ function approvalSteps(
     if (!read?.policy || steps.has(id)) continue;
     const step = approvalStep(read.policy, read.approvals, batch.principal, value, at);
     if (step.kind === "refuse")
-      return { ok: false, reason: "not_allowed", interruptId: id, rule: step.rule, policy: read.policy };
+      return {
+        ok: false,
+        reason: "not_allowed",
+        interruptId: id,
+        rule: step.rule,
+        policy: read.policy,
+      };
     steps.set(id, step);
   }
   return steps;

@@ -7,12 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type {
-  ApprovalEntry,
-  ApprovalPrincipal,
-  Approvers,
-  InterruptApproval,
-} from "../types.ts";
+import type { ApprovalEntry, ApprovalPrincipal, Approvers, InterruptApproval } from "../types.ts";
 
 /** A policy as resolved when its question was raised, stored with the interrupt row. */
 export interface StoredApprovalPolicy {

@@ -213,7 +213,11 @@ export class InterruptCalls {
       deadline,
       onTimeout,
       answerSchema: options.answer ? storedAnswerSchema(options.answer) : null,
-      policy: resolvePolicy(options.approvers ?? exec.approvers, payload === undefined ? null : payload, exec.requester),
+      policy: resolvePolicy(
+        options.approvers ?? exec.approvers,
+        payload === undefined ? null : payload,
+        exec.requester,
+      ),
     };
     if (options.answer) rememberAnswerSchema(id, options.answer);
     this.created.push(record);

@@ -178,9 +178,7 @@ const providerDecisionSchema: z.ZodType<ToolDecision> = z.discriminatedUnion("ty
  * @example { refund: { approvers: { when: { path: "args.amount", gt: 1000 }, then: { groups: ["finance"], count: 2 } } } }
  */
 export type ApprovalPolicy =
-  | readonly string[]
-  | ((call: ToolCall) => boolean)
-  | Readonly<Record<string, true | ToolApproval>>;
+  readonly string[] | ((call: ToolCall) => boolean) | Readonly<Record<string, true | ToolApproval>>;
 
 /** How one tool's calls are approved (the record form of {@link ApprovalPolicy}). */
 export interface ToolApproval {

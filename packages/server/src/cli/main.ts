@@ -27,8 +27,8 @@ const HELP = `rein — serve and steer durable agent runs
 Processes:
   rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
               [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors ORIGIN]...
-              [--log-level info|silent]
-  rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE
+              [--log-level info|silent] [--policies FILE]
+  rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE [--policies FILE]
               runs queued background runs, takes over runs of dead processes, fires deadlines
 
 Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
@@ -57,6 +57,7 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   tokens: { type: "string" },
+  policies: { type: "string" },
   open: { type: "boolean", default: false },
   cors: { type: "string", multiple: true },
   "log-level": { type: "string" },
@@ -133,6 +134,7 @@ export async function main(
             port: int("port", v.port) ?? 8080,
             host: v.host,
             tokens: v.tokens,
+            policies: v.policies,
             open: v.open,
             cors: v.cors,
             logLevel: v["log-level"] ?? "info",
@@ -148,6 +150,7 @@ export async function main(
             postgres: v.postgres,
             schema: v.schema,
             graphs: v.graphs,
+            policies: v.policies,
             concurrency: int("concurrency", v.concurrency) ?? 4,
           },
           io,

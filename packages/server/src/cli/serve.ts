@@ -2,6 +2,7 @@
  * `rein serve`: opens the store, loads the graphs, picks auth (tokens, or `--open` on loopback
  * only), listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
+import { loadPolicies } from "../policies.ts";
 import { createServer } from "../app.ts";
 import { installedConsoleDir, missingConsoleHint } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
@@ -18,6 +19,8 @@ export interface ServeOptions {
   port: number;
   host?: string | undefined;
   tokens?: string | undefined;
+  /** A JSON file of default approval policies per graph (see docs/governance.md). */
+  policies?: string | undefined;
   open: boolean;
   cors?: string[] | undefined;
   /** Log level of the JSON request log on stdout; `silent` turns it off. */
@@ -95,6 +98,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     storeKind: opened.kind,
     graphs,
     auth,
+    ...(options.policies ? { policies: loadPolicies(options.policies) } : {}),
     leaseTtlMs: leaseTtlMs(),
     concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),

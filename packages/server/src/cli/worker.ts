@@ -2,6 +2,7 @@
  * `rein worker`: a process that executes background runs, takes over runs of dead processes and
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
+import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../runs.ts";
@@ -16,6 +17,8 @@ export interface WorkerOptions {
   schema?: string | undefined;
   graphs?: string | undefined;
   concurrency: number;
+  /** A JSON file of default approval policies per graph (as `rein serve --policies`). */
+  policies?: string | undefined;
 }
 
 /** The worker's log: one JSON line per entry on stderr. */
@@ -55,7 +58,8 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     connectionString: url,
   });
   const ttlMs = leaseTtlMs();
-  const registry = new GraphRegistry(opened.store, factories, { ttlMs });
+  const policies = options.policies ? loadPolicies(options.policies) : {};
+  const registry = new GraphRegistry(opened.store, factories, { ttlMs }, policies);
   const runs = new RunManager(scale.mirror);
   const stopRelay = relayFanout(scale.fanout, runs);
   const background = new BackgroundRuns({

@@ -62,7 +62,12 @@ export function bulkContracts(env: RuntimeEnv): void {
         actor: "alice",
         principal: finance,
       });
-      expect(decided.map((d) => d.status)).toEqual(["answered", "answered", "answered", "answered"]);
+      expect(decided.map((d) => d.status)).toEqual([
+        "answered",
+        "answered",
+        "answered",
+        "answered",
+      ]);
       for (const { id } of paused)
         expect((await store.getInterrupt(id as InterruptId))?.answeredBy).toBe("alice");
       for (const { threadId } of paused)

@@ -1,0 +1,124 @@
+/**
+ * `POST /interrupts/decisions`: one decision for many pending interrupts (by id, or a queue
+ * filter with the count the caller saw), all or nothing. Core checks each as if answered alone
+ * and writes all the answers in one transaction of the store; the affected threads' runs then
+ * continue in the background.
+ */
+import type { FastifyInstance } from "fastify";
+import { CountMismatchError, decideInterrupts, type BulkDecided, type ThreadId } from "@rein/core";
+import { answerPrincipal, type Principal } from "../auth.ts";
+import type { ServerContext } from "../context.ts";
+import { applyOnce, claimRequest } from "../idempotency.ts";
+import { launch } from "../launch.ts";
+import { defineRoute } from "../route.ts";
+import { BulkDecidedSchema, BulkDecisionBody } from "../schemas.ts";
+
+/**
+ * The key space of bulk decisions' `Idempotency-Key`s: they name no one thread, so their claims
+ * are kept under this reserved name.
+ */
+const BULK_KEYS = "rein-bulk-decisions";
+
+/** The largest filter a bulk decision takes (its ids are read page by page). */
+const MAX_FILTERED = 10_000;
+
+/** Registers `POST /interrupts/decisions`. */
+export function registerDecisionRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "POST",
+      url: "/interrupts/decisions",
+      operationId: "decideInterrupts",
+      summary:
+        "Applies one decision to a list of pending interrupts (`ids`), or to those a queue filter matches (`filter` with `expectedCount`), all or nothing: each is checked as if answered alone (pending, the caller's tenant, allowed by its approval policy). A refusal is 409 `bulk_refused` listing why for each; a filter whose count changed is 409 `count_mismatch`.",
+      scope: "resume",
+      body: BulkDecisionBody,
+      headers: {
+        "Idempotency-Key": "A repeat with the same body returns the first outcome, applied once.",
+      },
+      responses: { 200: BulkDecidedSchema },
+    },
+    async ({ body, principal, request }) => {
+      const claim = await claimRequest(
+        ctx.store,
+        principal,
+        BULK_KEYS,
+        request.headers["idempotency-key"],
+        "POST /interrupts/decisions",
+        request.body,
+      );
+      const outcome = await applyOnce(ctx.store, BULK_KEYS, claim, async () => {
+        const ids = body.ids ?? (await filtered(ctx, principal, body));
+        const decided = await decideInterrupts(ctx.store, {
+          ids,
+          value: body.resume ?? null,
+          actor: principal.subject,
+          principal: answerPrincipal(principal),
+          ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+          ...(body.steering !== undefined ? { steering: body.steering } : {}),
+          ...(ctx.registry.all()[0] ? { lease: ctx.registry.all()[0]?.leaseSettings } : {}),
+        });
+        await continueThreads(ctx, principal, decided);
+        return { decided, count: decided.length };
+      });
+      request.log.info({ count: outcome.count }, "bulk decision");
+      return { status: 200, body: outcome };
+    },
+  );
+}
+
+/**
+ * The ids of the pending interrupts a filter matches, in the caller's tenant.
+ *
+ * @throws CountMismatchError when they are not `expectedCount`.
+ */
+async function filtered(
+  ctx: ServerContext,
+  principal: Principal,
+  body: { filter?: Record<string, string | undefined> | undefined; expectedCount?: number },
+): Promise<string[]> {
+  const graph = ctx.registry.all()[0];
+  const filter = body.filter ?? {};
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let total = 0;
+  do {
+    if (!graph) break;
+    const page = await graph.listInterrupts({
+      status: "pending",
+      ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+      ...(filter["graph"] !== undefined ? { graph: filter["graph"] } : {}),
+      ...(filter["subAgentGraph"] !== undefined ? { subAgentGraph: filter["subAgentGraph"] } : {}),
+      ...(filter["threadId"] !== undefined ? { threadId: filter["threadId"] } : {}),
+      cursor,
+      limit: 1000,
+      count: cursor === null,
+    });
+    if (cursor === null) total = page.total ?? page.items.length;
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null && ids.length < MAX_FILTERED);
+  if (total !== body.expectedCount) throw new CountMismatchError(body.expectedCount ?? 0, total);
+  return ids;
+}
+
+/** Continues the run of each thread a decision answered in (in the background). */
+async function continueThreads(
+  ctx: ServerContext,
+  principal: Principal,
+  decided: readonly BulkDecided[],
+): Promise<void> {
+  for (const threadId of new Set(decided.map((d) => d.threadId))) {
+    const thread = await ctx.store.getThread(threadId as ThreadId);
+    if (!thread) continue;
+    // A continuation that fails (another call continues the thread first) leaves the answers
+    // stored: the next call or the recovery sweep continues the run.
+    const run = await launch(ctx, principal, thread, { kind: "input", input: null }).catch(
+      () => null,
+    );
+    run?.result.catch(() => undefined);
+    ctx.runs.notifyChange(threadId);
+  }
+}
