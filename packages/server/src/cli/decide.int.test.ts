@@ -151,8 +151,10 @@ describe("rein decide", { timeout: 120_000 }, () => {
     expect(body.count).toBe(3);
     expect(body.decided.map((d) => d.status)).toEqual(["answered", "answered", "answered"]);
     expect((await carol.listInterrupts({ graph: "desk" })).total).toBe(0);
-    const state = await carol.getState("d-2");
-    expect(state.values["log"]).toContain("refund_agent: skipped (ignore)");
+    // The answered threads continue in the background.
+    await expect
+      .poll(async () => (await carol.getState("d-2")).values["log"], { timeout: 10_000 })
+      .toContain("refund_agent: skipped (ignore)");
   });
 
   it("applies nothing when the policy refuses one of the ids, and names it: exit 4", async () => {
@@ -203,7 +205,9 @@ describe("rein decide", { timeout: 120_000 }, () => {
     const second = await rein(["decide", "--ids", big.id, "--accept"], as("bob"));
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(new RegExp(`${big.id}\\s+big-2\\s+answered`));
-    expect((await carol.getState("big-2")).values["outcome"]).toBe("refunded 2500");
+    await expect
+      .poll(async () => (await carol.getState("big-2")).values["outcome"], { timeout: 10_000 })
+      .toBe("refunded 2500");
   });
 
   it("refuses a command line that does not say what or which: exit 2, nothing sent", async () => {
