@@ -74,7 +74,7 @@ export async function refusal(
   error: unknown,
 ): Promise<Refusal> {
   if (error instanceof NotAllowedApiError)
-    return { kind: "refused", text: refusalText(error.rule, error.policy, error.message) };
+    return { kind: "refused", text: refusalText(error.rule, error.message) };
   if (!(error instanceof ReinApiError && error.status === 409))
     return { kind: "error", text: describeError(error) };
   // The 409's head is the answered run's; the reviewer compares with the thread screen's.

@@ -92,8 +92,10 @@ const RULE_WORDS: Record<NotAllowedRule, string> = {
   no_principal: "The server could not tell who answered, and a policy needs to know.",
 };
 
-/** A 403 `not_allowed` in words: the rule, the policy, the server's own message, nothing applied. */
-export function refusalText(rule: NotAllowedRule, policy: ApprovalPolicy, message: string): string {
-  const required = policy.count ?? 1;
-  return `Not allowed: ${RULE_WORDS[rule]} This question ${policyText(policy, required)}. The server said: ${message} Nothing was applied.`;
+/**
+ * A 403 `not_allowed` in words: the rule, the server's own message (written for people, it names
+ * who may answer), and that nothing was applied. The approvals panel beside it shows the policy.
+ */
+export function refusalText(rule: NotAllowedRule, message: string): string {
+  return `Not allowed: ${RULE_WORDS[rule]} The server said: ${message} Nothing was applied.`;
 }
