@@ -217,6 +217,18 @@ describe("the concept pages' examples", () => {
     expect(stderr.match(/server: deleted \S+/g)).toEqual(["server: deleted T-2"]);
   });
 
+  it("governance.md: the second distinct finance approval applies; a repeat is refused", async () => {
+    expect(await run("concepts/governance-four-eyes")).toBe(
+      "interrupted 1 of 2\nalready_approved\ndone\n",
+    );
+  });
+
+  it("governance.md: one bulk decision answers three threads; each run then finishes", async () => {
+    expect(await run("concepts/governance-bulk")).toBe(
+      "[ 'answered', 'answered', 'answered' ]\ndone\ndone\ndone\n",
+    );
+  });
+
   it("tool-approvals.md: the edited call runs once, with the edited arguments", async () => {
     expect(await run("concepts/tool-approvals")).toBe("paid $25 | payments: [ 25 ]\n");
   });

@@ -9,9 +9,11 @@ import { fromAiSdk } from "@rein/ai-sdk";
 import {
   agent,
   tool,
+  type ApproversSpec,
   type Checkpointer,
   type CompiledGraph,
   type MessagesSchema,
+  type ToolDecisionRequest,
 } from "@rein/core";
 import { mcpTools, type LazyMcpTools } from "@rein/mcp";
 import { z } from "zod";
@@ -62,14 +64,30 @@ export function researchAgent(store: Checkpointer): CompiledGraph<MessagesSchema
 /** Arguments of `issue_refund`. */
 export const refundArgs = z.object({
   orderId: z.string(),
-  amount: z.number().positive().max(500).meta({ unit: "USD" }),
+  amount: z.number().positive().max(5000).meta({ unit: "USD" }),
   reason: z.string(),
 });
+
+/**
+ * Who decides a refund: anyone who may resume up to $1,000; over that, two people from the
+ * `finance` group, and never the person who started the run (four eyes).
+ */
+export const refundApprovers: ApproversSpec<ToolDecisionRequest> = {
+  when: { path: "args.amount", gt: 1000 },
+  then: { groups: ["finance"], count: 2, notRequester: true },
+};
+
+/** The order a ticket's brief names, and its total (the full refund the agent proposes). */
+function orderOf(user: readonly string[]): { orderId: string; total: number } {
+  const orderId = /order (\d+)/.exec(user.join("\n"))?.[1] ?? "1042";
+  return { orderId, total: orders[orderId]?.total ?? 120 };
+}
 
 /** The refund agent: proposes a refund that waits for a person. */
 export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGraph<MessagesSchema> {
   const model = scripted("refund-model", (p) => {
     const result = p.results.get("issue_refund");
+    const { orderId, total } = orderOf(p.user);
     if (result === undefined)
       return {
         text: "The order arrived damaged; I propose a full refund.",
@@ -77,7 +95,7 @@ export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGrap
           {
             id: "call_refund",
             name: "issue_refund",
-            args: { orderId: "1042", amount: 120, reason: "arrived damaged" },
+            args: { orderId, amount: total, reason: "arrived damaged" },
           },
         ],
       };
@@ -101,7 +119,7 @@ export function refundAgent(store: Checkpointer, files: DeskFiles): CompiledGrap
         },
       }),
     ],
-    approve: ["issue_refund"],
+    approve: { issue_refund: { approvers: refundApprovers } },
     checkpointer: store,
   });
 }

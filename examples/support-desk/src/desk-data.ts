@@ -31,9 +31,22 @@ export const sampleTicket: Ticket = {
   text: "My order 1042 (two ceramic mugs, $120) arrived with one mug shattered. Can I get my money back?",
 };
 
+/**
+ * A ticket whose refund is over $1,000: two people from finance must approve it, and not the
+ * person who opened the run (see docs/governance.md).
+ */
+export const largeTicket: Ticket = {
+  id: "T-2077",
+  customer: "Sam Okafor",
+  email: "sam.okafor@example.com",
+  orderId: "2077",
+  text: "My order 2077 (an espresso machine, $1,450) arrived with a cracked boiler. I want a full refund.",
+};
+
 /** Orders the research agent can look up. */
 export const orders: Record<string, { items: string; total: number; delivered: string }> = {
   "1042": { items: "2 × ceramic mug (set)", total: 120, delivered: "2026-11-24" },
+  "2077": { items: "espresso machine", total: 1450, delivered: "2026-11-26" },
 };
 
 /** The refund policy the research agent can search. */

@@ -6,12 +6,31 @@
  * Options: `--port N` (default 8080, `PORT`; the CLI's default URL), `--threads N` demo threads to
  * open (default 2), `--more` to open that many new ones even when the demo's threads exist (a
  * re-run otherwise reuses them, so threads do not pile up with every `npm start`).
+ *
+ * `--tokens FILE` (e.g. `npm start -- --tokens examples/support-desk/tokens.json`) serves with
+ * those tokens instead of open mode, on `.rein/support-desk-governed.db`: the threads are opened
+ * by the file's first token that may run (the requester), and one more ticket asks for a $1,450
+ * refund, which two people from `finance` other than the requester must approve.
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
 import { ReinApiError, ReinClient } from "@rein/client";
+import { largeTicket } from "./desk-data.ts";
+
+/** The first token of a tokens file that may start runs (`run` or `admin` scope). */
+function requesterToken(file: string): { token: string; subject: string } {
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as
+    | { tokens: { token: string; subject: string; scopes: string[] }[] }
+    | { token: string; subject: string; scopes: string[] }[];
+  const list = Array.isArray(parsed) ? parsed : parsed.tokens;
+  const found = list.find((t) => t.scopes.includes("run") || t.scopes.includes("admin"));
+  if (!found)
+    throw new Error(`${file} has no token with the "run" scope to open the demo threads.`);
+  return found;
+}
 
 const { values } = parseArgs({
   options: {
@@ -19,8 +38,16 @@ const { values } = parseArgs({
     threads: { type: "string", default: "2" },
     db: { type: "string", default: ".rein/support-desk.db" },
     more: { type: "boolean", default: false },
+    tokens: { type: "string" },
   },
 });
+/** The tokens file, and the requester: its first token that may start runs. */
+const tokensFile = values.tokens === undefined ? undefined : resolve(values.tokens);
+const requester = tokensFile ? requesterToken(tokensFile) : undefined;
+const db =
+  tokensFile && values.db === ".rein/support-desk.db"
+    ? ".rein/support-desk-governed.db"
+    : values.db;
 const root = resolve(import.meta.dirname, "../../..");
 const bin = resolve(root, "packages/server/bin/rein.mjs");
 const graphs = resolve(import.meta.dirname, "graphs.ts");
@@ -30,9 +57,9 @@ const server = spawn(
   [
     bin,
     "serve",
-    "--open",
+    ...(tokensFile ? ["--tokens", tokensFile] : ["--open"]),
     "--db",
-    values.db,
+    db,
     "--graphs",
     graphs,
     "--port",
@@ -67,7 +94,7 @@ const url = await new Promise<string>((resolveUrl, reject) => {
   server.once("exit", (code) => reject(new Error(`rein serve exited with code ${code}`)));
 });
 
-const client = new ReinClient({ baseUrl: url });
+const client = new ReinClient({ baseUrl: url, ...(requester ? { token: requester.token } : {}) });
 const opened: string[] = [];
 const reused: string[] = [];
 const exists = (threadId: string): Promise<boolean> =>
@@ -93,18 +120,35 @@ for (let i = 0; i < Number(values.threads); i++) {
   await client.resume(threadId, { resume: { type: "accept" } });
   opened.push(threadId);
 }
+if (requester) {
+  // The four-eyes ticket: a $1,450 refund waits for two approvers from finance.
+  const threadId = "ticket-2077-demo";
+  if (await exists(threadId)) reused.push(threadId);
+  else {
+    await client.createThread({ graph: "support-desk", threadId });
+    await client.startRun(threadId, { input: { ticket: largeTicket }, wait: true });
+    await client.resume(threadId, { resume: { type: "accept" } });
+    opened.push(threadId);
+  }
+}
 let waiting = 0;
 for (const threadId of [...reused, ...opened])
   waiting += (await client.listInterrupts({ status: "pending", threadId })).items.length;
 
 process.stdout.write(`
-Rein is running on the embedded SQLite store (${values.db}).
+Rein is running on the embedded SQLite store (${db})${requester ? `, with the tokens of ${tokensFile}` : ""}.
 
   Console:   ${url}/
   API:       ${url}/openapi.json
   CLI:       npx rein interrupts${values.port === "8080" ? "" : ` --url ${url}`}
 
 Opened ${opened.length} support-desk thread(s)${opened.length ? `: ${opened.join(", ")}` : ""}${reused.length ? `; reused ${reused.join(", ")} (npm start -- --more opens new ones)` : ""}
-${waiting} approval(s) are waiting in them (refund and email of each ticket, in parallel).
+${waiting} approval(s) are waiting in them (refund and email of each ticket, in parallel).${
+  requester
+    ? `
+The $1,450 refund of ticket-2077-demo needs two approvers from finance, not ${requester.subject}
+(who opened it): sign in to the console with alice's and then bob's token from ${tokensFile}.`
+    : ""
+}
 Press Ctrl+C to stop.
 `);

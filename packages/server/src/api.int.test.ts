@@ -75,6 +75,7 @@ function suite(backend: Backend): void {
           "/audit",
           "/healthz",
           "/interrupts",
+          "/interrupts/decisions",
           "/interrupts/stream",
           "/openapi.json",
           "/threads",

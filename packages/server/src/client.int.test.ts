@@ -40,6 +40,8 @@ describe("@rein/client over HTTP", () => {
       subject: "alice@acme",
       tenant: "acme",
       scopes: ["read", "resume", "run"],
+      groups: [],
+      roles: [],
     });
     const bob = new ReinClient({ baseUrl: server.url, token: TOKENS["bob"]!.token });
     expect(await bob.whoami()).toMatchObject({ subject: "bob@globex", tenant: "globex" });
