@@ -4,12 +4,15 @@
  */
 import { readSseFrames } from "./sse.ts";
 import type {
-  BulkDecisionRequest,
-  BulkDecisionResult,
+  ApprovalPolicy,
   AuditRecord,
+  BulkRefusal,
+  DecisionsRequest,
+  DecisionsResult,
   ErrorBody,
   Health,
   InterruptPage,
+  NotAllowedRule,
   Page,
   ResumeRequest,
   Run,
@@ -65,6 +68,57 @@ export class ReinApiError extends Error {
   }
 }
 
+const RULES: readonly NotAllowedRule[] = [
+  "not_listed",
+  "requester",
+  "already_approved",
+  "no_principal",
+];
+
+/**
+ * 403 `not_allowed`: the interrupt's approval policy refused this principal's answer, and nothing
+ * was stored. `rule` says why (`not_listed`: not among the policy's subjects, groups or roles;
+ * `requester`: the run's requester may not approve; `already_approved`: this principal's approval
+ * is already counted; `no_principal`: the answer carried no principal), `policy` who may.
+ */
+export class NotAllowedApiError extends ReinApiError {
+  readonly interruptId: string;
+  readonly rule: NotAllowedRule;
+  readonly policy: ApprovalPolicy;
+
+  constructor(status: number, body: ErrorBody) {
+    super(status, body);
+    this.name = "NotAllowedApiError";
+    const { interruptId, rule, policy } = body.details;
+    this.interruptId = typeof interruptId === "string" ? interruptId : "";
+    // An unknown rule (a newer server) reads as the generic one rather than failing the caller.
+    this.rule = RULES.find((known) => known === rule) ?? "not_listed";
+    this.policy = typeof policy === "object" && policy !== null ? policy : {};
+  }
+}
+
+/**
+ * 409 `bulk_refused` of `POST /interrupts/decisions`: at least one selected interrupt was not
+ * pending, not found or not allowed, so none was decided. `refused` lists each one and why.
+ */
+export class BulkRefusedApiError extends ReinApiError {
+  readonly refused: BulkRefusal[];
+
+  constructor(status: number, body: ErrorBody) {
+    super(status, body);
+    this.name = "BulkRefusedApiError";
+    const refused = body.details["refused"];
+    this.refused = Array.isArray(refused) ? (refused as BulkRefusal[]) : [];
+  }
+}
+
+/** The error class of an error response: the typed ones where the code has one. */
+export function apiErrorOf(status: number, body: ErrorBody): ReinApiError {
+  if (body.error === "not_allowed") return new NotAllowedApiError(status, body);
+  if (body.error === "bulk_refused") return new BulkRefusedApiError(status, body);
+  return new ReinApiError(status, body);
+}
+
 /**
  * Every endpoint the client calls, as `METHOD /openapi/path`. A test checks it against the
  * server's OpenAPI document, both ways.
@@ -86,8 +140,8 @@ export const clientRoutes = [
   "GET /interrupts",
   "GET /interrupts/stream",
   "POST /threads/{id}/resume",
-  "POST /interrupts/decisions",
   "POST /threads/{id}/steer",
+  "POST /interrupts/decisions",
   "GET /audit",
   "GET /whoami",
 ] as const;
@@ -131,7 +185,7 @@ export class ReinClient {
     return this.json("GET", "/openapi.json");
   }
 
-  /** `GET /whoami`: the token's subject, tenant and scopes. */
+  /** `GET /whoami`: the token's subject, tenant, scopes, and the groups and roles policies match. */
   whoami(): Promise<Whoami> {
     return this.json("GET", "/whoami");
   }
@@ -296,7 +350,11 @@ export class ReinClient {
    * `POST /threads/:id/resume`: answers pending interrupts and continues the run. With an
    * `idempotencyKey`, a retry returns the first outcome.
    *
+   * A partial approval (the first of two an approval policy needs) answers like any resume; the
+   * interrupt stays pending with one more entry in `approval.approvals`.
+   *
    * @throws ReinApiError 409 `stale_target` (with the latest metadata), 422 `invalid_answer`.
+   * @throws NotAllowedApiError 403 `not_allowed` when the policy refuses this token.
    */
   resume(
     threadId: string,
@@ -307,16 +365,19 @@ export class ReinClient {
   }
 
   /**
-   * `POST /interrupts/decisions`: one decision for many pending interrupts (`ids`, or a queue
-   * `filter` with the `expectedCount` the caller saw), all or nothing.
+   * `POST /interrupts/decisions`: one decision (`resume`) applied to each interrupt of a list of
+   * ids, or of a filter whose match count must be `expectedCount`. All or nothing: each
+   * interrupt is checked as if answered alone, and one refusal decides none. With an
+   * `idempotencyKey`, a retry returns the first outcome.
    *
-   * @throws ReinApiError 409 `bulk_refused` (`details.refused` says why for each), 409
-   *   `count_mismatch` (the filter matched another count).
+   * @throws BulkRefusedApiError 409 `bulk_refused`, listing each refused interrupt and why.
+   * @throws ReinApiError 409 `count_mismatch` (`details.expected`, `details.actual`) when the
+   *   filter matches another number of interrupts.
    */
-  decideInterrupts(
-    request: BulkDecisionRequest,
+  decide(
+    request: DecisionsRequest,
     options: { idempotencyKey?: string } = {},
-  ): Promise<BulkDecisionResult> {
+  ): Promise<DecisionsResult> {
     return this.json("POST", "/interrupts/decisions", request, idempotency(options));
   }
 
@@ -363,7 +424,7 @@ export class ReinClient {
           details: {},
         };
       }
-      throw new ReinApiError(response.status, parsed);
+      throw apiErrorOf(response.status, parsed);
     }
     return response;
   }

@@ -1,6 +1,6 @@
 /**
  * `@rein/client` — a typed client of Rein's HTTP API for browsers and Node: threads, runs, the
- * approval queue, answers, steering and audit, with SSE streams as async iterables. It uses
+ * approval queue, answers (one or in bulk), steering and audit, with SSE streams as async iterables. It uses
  * `fetch` only and imports nothing from Node.
  *
  * @example
@@ -11,7 +11,14 @@
  *
  * @packageDocumentation
  */
-export { ReinApiError, ReinClient, clientRoutes } from "./client.ts";
+export {
+  BulkRefusedApiError,
+  NotAllowedApiError,
+  ReinApiError,
+  ReinClient,
+  apiErrorOf,
+  clientRoutes,
+} from "./client.ts";
 export type { ReinClientOptions } from "./client.ts";
 export { readSseFrames } from "./sse.ts";
 export type { SseFrame } from "./sse.ts";

@@ -4,6 +4,7 @@
  */
 import type {
   ApprovalEntry,
+  Approvers,
   AuditRecord,
   Interrupt,
   InterruptApproval,
@@ -17,6 +18,7 @@ import type {
 
 export type {
   ApprovalEntry,
+  Approvers,
   AuditRecord,
   Interrupt,
   InterruptApproval,
@@ -27,6 +29,59 @@ export type {
   StreamEvent,
   StreamMode,
 };
+
+/** Who may approve, as stored with the interrupt (the core type, under the wire contract's name). */
+export type ApprovalPolicy = Approvers;
+
+/** Why a policy refused an answer (`details.rule` of a 403 `not_allowed`). */
+export type NotAllowedRule = "not_listed" | "requester" | "already_approved" | "no_principal";
+
+/** `details` of a 403 `not_allowed`. */
+export interface NotAllowedDetails {
+  interruptId: string;
+  rule: NotAllowedRule;
+  policy: ApprovalPolicy;
+}
+
+/** The interrupts a bulk decision applies to: a list of ids, or a filter with its expected count. */
+export type DecisionSelection =
+  | { ids: string[]; filter?: never; expectedCount?: never }
+  | {
+      filter: {
+        status?: "pending";
+        graph?: string;
+        subAgentGraph?: string;
+        threadId?: string;
+      };
+      /** How many interrupts the filter must match now; another count refuses (409). */
+      expectedCount: number;
+      ids?: never;
+    };
+
+/** `POST /interrupts/decisions`: one decision applied to every selected interrupt. */
+export type DecisionsRequest = DecisionSelection & {
+  /** The one answer, applied to each. */
+  resume: unknown;
+  steering?: string;
+};
+
+/** `POST /interrupts/decisions` 200: each interrupt and what the decision did to it. */
+export interface DecisionsResult {
+  decided: {
+    interruptId: string;
+    threadId: string;
+    /** `answered`: applied; `approval_recorded`: a partial approval, still pending. */
+    status: "answered" | "approval_recorded";
+  }[];
+  count: number;
+}
+
+/** One interrupt a refused bulk decision names, and why (`details.refused` of `bulk_refused`). */
+export interface BulkRefusal {
+  interruptId: string;
+  code: "not_allowed" | "stale_target" | "not_found" | "invalid_answer";
+  message: string;
+}
 
 /** The body of every error response. */
 export interface ErrorBody {
@@ -163,30 +218,4 @@ export interface Whoami {
   groups: string[];
   /** Roles of the token, which approval policies may name. */
   roles: string[];
-}
-
-/** `POST /interrupts/decisions`: one decision for listed interrupts, or for a queue filter's. */
-export type BulkDecisionRequest = (
-  | { ids: string[]; filter?: never; expectedCount?: never }
-  | {
-      ids?: never;
-      filter: { status?: "pending"; graph?: string; subAgentGraph?: string; threadId?: string };
-      /** How many interrupts the caller saw; another count is refused (409 `count_mismatch`). */
-      expectedCount: number;
-    }
-) & {
-  /** The one answer given to each interrupt. */
-  resume: unknown;
-  steering?: string;
-};
-
-/** What a bulk decision did to each interrupt. */
-export interface BulkDecisionResult {
-  decided: {
-    interruptId: string;
-    threadId: string;
-    /** `approval_recorded` when its approval policy needs more approvals. */
-    status: "answered" | "approval_recorded";
-  }[];
-  count: number;
 }

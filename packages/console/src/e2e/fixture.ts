@@ -11,6 +11,7 @@ import { DeskFiles, createSupportDesk, type LedgerEntry } from "@rein/example-su
 import { createServer, openAuth, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { consoleDir, ensureConsoleBuilt } from "../build.ts";
+import { governed } from "./governed.ts";
 import { question } from "./question.ts";
 
 /** The demo as the tests see it: graph name, sub-agent namespaces and graphs, the paused node. */
@@ -67,6 +68,8 @@ export interface FixtureOptions {
   auth?: "open" | "tokens";
   /** Writes rows into the store before the server starts. */
   seed?: (store: Checkpointer) => Promise<void>;
+  /** The tokens of a token server (default: {@link TOKENS}); alice's token must be among them. */
+  tokens?: TokenConfig[];
 }
 
 /** Builds the console if needed and starts the server. */
@@ -83,8 +86,9 @@ export async function startConsoleFixture(options: FixtureOptions = {}): Promise
     graphs: {
       [DEMO.name]: (s: Checkpointer) => createSupportDesk({ store: s, dataDir }),
       question,
+      governed,
     },
-    auth: options.auth === "open" ? openAuth() : tokenAuth(Object.values(TOKENS)),
+    auth: options.auth === "open" ? openAuth() : tokenAuth(options.tokens ?? Object.values(TOKENS)),
     consoleDir,
     pingMs: 1000,
     queuePollMs: 250,

@@ -1,15 +1,28 @@
 /**
- * Saves screenshots of the queue, the decision screen and the thread screen into the repo's
- * `docs/` (PNG), from a real server and Debian's Chromium: `npm run screenshots -w @rein/console`.
+ * Saves screenshots of the queue, the decision screen, the thread screen, four eyes and a bulk
+ * selection into the repo's `docs/` (PNG), from a real server and Debian's Chromium:
+ * `npm run screenshots -w @rein/console`.
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { ReinClient } from "@rein/client";
+import type { TokenConfig } from "@rein/server";
 import { browserUnavailable, launchChromium } from "./browser.ts";
-import { DEMO, TOKENS, startConsoleFixture } from "./fixture.ts";
+import { DEMO, TOKENS, startConsoleFixture, type ConsoleFixture } from "./fixture.ts";
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), "../../../../docs");
+
+/** Alice approves for finance; carol (finance too) starts the refund that needs two approvers. */
+const CAROL = {
+  token: "carol-screenshot-token-01",
+  subject: "carol@acme",
+  tenant: "acme",
+  scopes: ["read", "run", "resume"],
+  groups: ["finance"],
+} satisfies TokenConfig;
+const PEOPLE: TokenConfig[] = [{ ...TOKENS.alice, groups: ["finance"] }, CAROL];
 
 async function signedIn(
   browser: Browser,
@@ -30,7 +43,7 @@ async function main(): Promise<void> {
   const unavailable = browserUnavailable();
   if (unavailable) throw new Error(`Cannot take screenshots: ${unavailable}.`);
   mkdirSync(docs, { recursive: true });
-  const fixture = await startConsoleFixture();
+  const fixture = await startConsoleFixture({ tokens: PEOPLE });
   const browser = await launchChromium();
   try {
     await fixture.pausedThread("ticket-1042");
@@ -82,11 +95,39 @@ async function main(): Promise<void> {
     await phone.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
     await phone.getByRole("heading", { name: "Why the agent asks" }).waitFor();
     await phone.screenshot({ path: join(docs, "console-phone-decision.png"), fullPage: true });
-    console.log(`Saved console-{queue,decision,thread,phone,phone-decision}.png in ${docs}`);
+    await governance(browser, fixture);
+    console.log(
+      `Saved console-{queue,decision,thread,phone,phone-decision,four-eyes,bulk}.png in ${docs}`,
+    );
   } finally {
     await browser.close();
     await fixture.close();
   }
+}
+
+/**
+ * Four eyes (a $1,500 refund after alice's approval: 1 of 2, her Accept held) and a bulk
+ * selection of the pending emails with its action bar.
+ */
+async function governance(browser: Browser, fixture: ConsoleFixture): Promise<void> {
+  const carol = new ReinClient({ baseUrl: fixture.url, token: CAROL.token });
+  await carol.createThread({ graph: "governed", threadId: "refund-2001" });
+  await carol.startRun("refund-2001", { input: { amount: 1500 }, wait: true });
+  const [big] = (await fixture.alice.listInterrupts({ threadId: "refund-2001" })).items;
+  await fixture.alice.resume("refund-2001", {
+    target: { runId: big!.runId, namespace: big!.namespace, interruptId: big!.id },
+    resume: { type: "accept" },
+  });
+  const page = await signedIn(browser, fixture.url, 1280, 800);
+  await page.goto(`${fixture.url}/#/threads/refund-2001/interrupts/${big!.id}`);
+  await page.getByRole("note").waitFor();
+  await page.screenshot({ path: join(docs, "console-four-eyes.png"), fullPage: true });
+
+  await page.goto(fixture.url);
+  await page.getByRole("searchbox", { name: "Sub-agent graph" }).fill(DEMO.emailGraph);
+  await page.getByRole("checkbox", { name: /^Select all on this page/ }).check();
+  await page.getByRole("group", { name: "Decide the selected questions" }).waitFor();
+  await page.screenshot({ path: join(docs, "console-bulk.png") });
 }
 
 await main();

@@ -3,11 +3,13 @@
  * refusal means — as plain functions over the client, so the screen only keeps state.
  */
 import {
+  NotAllowedApiError,
   ReinApiError,
   type InterruptListItem,
   type ReinClient,
   type RunResult,
 } from "@rein/client";
+import { refusalText } from "./approval.ts";
 import { conflictInfo, type ConflictInfo } from "./screens/Conflict.tsx";
 import { describeError } from "./errors.ts";
 import type { SteerTarget } from "./parts/Steering.tsx";
@@ -55,12 +57,24 @@ export function steerOnly(
   });
 }
 
-/** A refused answer: the conflict (with the thread's head, as the thread screen shows it) or the error in words. */
+/** What a refused answer means to the screen. */
+export type Refusal =
+  | { kind: "conflict"; info: ConflictInfo }
+  /** 403 `not_allowed`: the approval policy refused this reviewer; nothing was stored. */
+  | { kind: "refused"; text: string }
+  | { kind: "error"; text: string };
+
+/**
+ * A refused answer: the conflict (with the thread's head, as the thread screen shows it), the
+ * policy's refusal, or the error in words.
+ */
 export async function refusal(
   client: ReinClient,
   item: InterruptListItem,
   error: unknown,
-): Promise<{ kind: "conflict"; info: ConflictInfo } | { kind: "error"; text: string }> {
+): Promise<Refusal> {
+  if (error instanceof NotAllowedApiError)
+    return { kind: "refused", text: refusalText(error.rule, error.message) };
   if (!(error instanceof ReinApiError && error.status === 409))
     return { kind: "error", text: describeError(error) };
   // The 409's head is the answered run's; the reviewer compares with the thread screen's.

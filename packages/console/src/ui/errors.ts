@@ -16,6 +16,10 @@ const WORDS: Record<string, string> = {
   invalid_answer: "The agent does not accept this answer.",
   invalid_input: "The server refused the request as malformed.",
   payload_too_large: "The answer is too large to send.",
+  not_allowed:
+    "The approval policy of this question does not let you answer it; nothing was applied.",
+  bulk_refused: "Nothing was applied: some of the selected questions were refused.",
+  count_mismatch: "Nothing was applied: the queue changed since you selected.",
   store_unavailable: "The server cannot reach its database right now. Try again shortly.",
 };
 

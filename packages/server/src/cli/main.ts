@@ -3,7 +3,7 @@
  * to a server (`--url`, default `$REIN_URL` or http://127.0.0.1:8080; `--token` or `$REIN_TOKEN`).
  */
 import { parseArgs } from "node:util";
-import { ReinApiError } from "@rein/client";
+import { NotAllowedApiError, ReinApiError } from "@rein/client";
 import { ReinError } from "@rein/core";
 import {
   historyCommand,
@@ -16,6 +16,7 @@ import {
   threadsCommand,
   type ClientFlags,
 } from "./commands.ts";
+import { bulkRefusalLines, decideCommand } from "./decide.ts";
 import { statusByCode, type ErrorBody } from "../errors.ts";
 import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
@@ -37,12 +38,16 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
   rein resume THREAD (--value JSON | --map JSON) [--interrupt ID | --run RUN --namespace a/b]
               [--steering TEXT] [--expect CHECKPOINT] [--key IDEMPOTENCY_KEY] [--cancel-children]
   rein steer THREAD TEXT [--interrupt ID | --run RUN --namespace a/b]
+  rein decide (--ids ID,ID,... | [--graph G] [--sub-agent S] [--thread T] --expect N)
+              (--accept | --reject | --value JSON) [--steering TEXT] [--key IDEMPOTENCY_KEY]
+              one decision for many interrupts, all or nothing
   rein state THREAD [--subgraphs]
   rein history THREAD [--limit N]
   rein runs THREAD [RUN]
 
-Exit codes: 0 done; 1 server failure or unreachable; 2 usage; 3 refused (4xx); 4 conflict (409:
-stale target or busy thread: re-read and decide again).
+Exit codes: 0 done; 1 server failure or unreachable; 2 usage; 3 refused (4xx, e.g. 403
+not_allowed by an approval policy); 4 conflict (409: stale target, busy thread, or a bulk decision
+refused or whose count changed: re-read and decide again).
 `;
 
 const OPTIONS = {
@@ -74,6 +79,10 @@ const OPTIONS = {
   expect: { type: "string" },
   key: { type: "string" },
   "cancel-children": { type: "boolean", default: false },
+  ids: { type: "string" },
+  "sub-agent": { type: "string" },
+  accept: { type: "boolean", default: false },
+  reject: { type: "boolean", default: false },
   subgraphs: { type: "boolean", default: false },
   concurrency: { type: "string" },
   schema: { type: "string" },
@@ -182,6 +191,20 @@ export async function main(
           namespace: v.namespace,
         });
         return ExitCode.OK;
+      case "decide":
+        await decideCommand(io, flags, {
+          ids: v.ids,
+          graph: v.graph,
+          subAgent: v["sub-agent"],
+          thread: v.thread,
+          expect: v.expect,
+          accept: v.accept,
+          reject: v.reject,
+          value: v.value,
+          steering: v.steering,
+          key: v.key,
+        });
+        return ExitCode.OK;
       case "state":
         await stateCommand(io, flags, need(args[0], "THREAD"), v.subgraphs);
         return ExitCode.OK;
@@ -212,7 +235,15 @@ function outcomeOf(error: unknown): { exit: number; body: ErrorBody; line: strin
     };
   if (error instanceof ReinApiError) {
     const body = { error: error.code, message: error.message, details: error.details };
-    const latest = error.status === 409 ? `\nlatest: ${JSON.stringify(error.details)}` : "";
+    const bulk = bulkRefusalLines(error);
+    const latest =
+      bulk !== null
+        ? `\n${bulk}`
+        : error instanceof NotAllowedApiError
+          ? `\nnothing was stored (rule ${error.rule}; policy ${JSON.stringify(error.policy)})`
+          : error.status === 409
+            ? `\nlatest: ${JSON.stringify(error.details)}`
+            : "";
     return {
       exit: exitCodeOf(error.status, ExitCode.REFUSED),
       body,

@@ -144,8 +144,10 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
             again = false;
             const page = await sharedPage(principal, query);
             const fingerprint =
-              page.items.map((i) => `${i.id}:${i.status}`).join(",") +
-              `|${page.nextCursor ?? ""}|${page.total}`;
+              // A partial approval changes no status but is news to the queue ("1 of 2").
+              page.items
+                .map((i) => `${i.id}:${i.status}:${i.approval?.approvals.length ?? ""}`)
+                .join(",") + `|${page.nextCursor ?? ""}|${page.total}`;
             if (fingerprint !== last) {
               last = fingerprint;
               stream.send("interrupts", page);

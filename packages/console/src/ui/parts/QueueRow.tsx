@@ -3,7 +3,8 @@
  * first, formatted), then where it comes from (app › sub-agent › node), its age and deadline;
  * the ids the spec requires are one toggle away.
  */
-import type { InterruptListItem } from "@rein/client";
+import type { InterruptApproval, InterruptListItem } from "@rein/client";
+import { progressText } from "../approval.ts";
 import { asDecision } from "../decision.ts";
 import {
   deadlineText,
@@ -21,8 +22,11 @@ import { Id } from "./Id.tsx";
 export function QueueRow(props: {
   item: InterruptListItem;
   selected: boolean;
+  /** Checked for a bulk decision. */
+  checked: boolean;
   now: number;
   onSelect: () => void;
+  onCheck: (checked: boolean) => void;
 }) {
   const { item, selected, now } = props;
   const decision = asDecision(item.payload);
@@ -38,6 +42,14 @@ export function QueueRow(props: {
       onClick={props.onSelect}
     >
       <p className="row-ask">
+        <input
+          type="checkbox"
+          className="pick"
+          checked={props.checked}
+          aria-label={`Select ${ask} on thread ${item.threadId}`}
+          onClick={(e) => e.stopPropagation()}
+          onChange={(e) => props.onCheck(e.target.checked)}
+        />
         <a
           href={href({ screen: "decision", threadId: item.threadId, interruptId: item.id })}
           aria-label={`${ask}: ${where} on thread ${item.threadId}`}
@@ -45,6 +57,7 @@ export function QueueRow(props: {
           {ask}
         </a>
         {decision?.irreversible && <span className="badge irreversible">irreversible</span>}
+        {item.approval && <ApprovalBadge approval={item.approval} />}
         <span className="kind">{kindOf(item)}</span>
       </p>
       {args.length > 0 && (
@@ -61,31 +74,52 @@ export function QueueRow(props: {
         <span>{duration(now - Date.parse(item.createdAt))} ago</span>
         <span>deadline {deadlineText(item.deadline, now)}</span>
       </p>
-      <details className="row-ids">
-        <summary>Ids</summary>
-        <dl>
-          <Field term="Thread">
-            <a
-              href={href({ screen: "thread", threadId: item.threadId })}
-              className="id-text"
-              title={item.threadId}
-            >
-              {item.threadId}
-            </a>
-          </Field>
-          <Field term="Node">{item.node}</Field>
-          <Field term="Task">
-            <Id value={item.taskId} label="Task id" />
-          </Field>
-          <Field term="Sub-agent">
-            {item.subAgentId ? <Id value={item.subAgentId} label="Sub-agent id" /> : "—"}
-          </Field>
-          <Field term="Checkpoint">
-            <Id value={item.checkpointId} label="Checkpoint id" />
-          </Field>
-        </dl>
-      </details>
+      <RowIds item={item} />
     </li>
+  );
+}
+
+/** `1 of 2: alice`: the approvals an approval policy counts so far. */
+function ApprovalBadge({ approval }: { approval: InterruptApproval }) {
+  return (
+    <span
+      className="badge approvals"
+      title={`Approvals so far of the ${approval.required} required`}
+    >
+      {approval.approvals.length > 0
+        ? progressText(approval)
+        : `needs ${approval.required} approval${approval.required === 1 ? "" : "s"}`}
+    </span>
+  );
+}
+
+/** The ids the spec requires, one toggle away. */
+function RowIds({ item }: { item: InterruptListItem }) {
+  return (
+    <details className="row-ids">
+      <summary>Ids</summary>
+      <dl>
+        <Field term="Thread">
+          <a
+            href={href({ screen: "thread", threadId: item.threadId })}
+            className="id-text"
+            title={item.threadId}
+          >
+            {item.threadId}
+          </a>
+        </Field>
+        <Field term="Node">{item.node}</Field>
+        <Field term="Task">
+          <Id value={item.taskId} label="Task id" />
+        </Field>
+        <Field term="Sub-agent">
+          {item.subAgentId ? <Id value={item.subAgentId} label="Sub-agent id" /> : "—"}
+        </Field>
+        <Field term="Checkpoint">
+          <Id value={item.checkpointId} label="Checkpoint id" />
+        </Field>
+      </dl>
+    </details>
   );
 }
 

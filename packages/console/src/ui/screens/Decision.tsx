@@ -7,18 +7,20 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import type { InterruptListItem, RunResult, Thread } from "@rein/client";
-import { refusal, sendAnswer, steerOnly } from "../answering.ts";
+import { refusal, sendAnswer, steerOnly, type Refusal } from "../answering.ts";
+import { progressText, standingOf } from "../approval.ts";
 import { asDecision, type DecisionKind } from "../decision.ts";
 import { describeError } from "../errors.ts";
 import { deadlineText, duration, humanize, treePath } from "../format.ts";
 import { useLiveQueue, useNow } from "../live.ts";
+import { ApprovalPanel } from "../parts/Approvals.tsx";
 import { ContextPanel } from "../parts/Context.tsx";
 import { Id } from "../parts/Id.tsx";
 import { SteeringBox, steerTargets } from "../parts/Steering.tsx";
 import { href } from "../router.ts";
 import type { Session } from "../session.ts";
-import { Conflict, type ConflictInfo } from "./Conflict.tsx";
-import { DecisionCard } from "./DecisionCard.tsx";
+import { Conflict } from "./Conflict.tsx";
+import { DecisionCard, type Hold } from "./DecisionCard.tsx";
 import { JsonAnswer } from "./JsonAnswer.tsx";
 
 /** What the screen loaded. */
@@ -31,9 +33,10 @@ interface Loaded {
 /** The outcome of the last answer. */
 type Outcome =
   | { kind: "sent"; text: string; result: RunResult }
+  /** A partial approval: recorded, the question still pending for another approver. */
+  | { kind: "approved"; text: string }
   | { kind: "steered"; text: string }
-  | { kind: "conflict"; info: ConflictInfo }
-  | { kind: "error"; text: string };
+  | Refusal;
 
 /** The decision screen (or the split view's right pane, `embedded`). */
 export function Decision(props: {
@@ -51,11 +54,12 @@ export function Decision(props: {
   const [target, setTarget] = useState(0);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [round, setRound] = useState(0);
   const now = useNow();
   const own = useLiveQueue(session.client, { threadId }, 200, props.liveItems === undefined);
   const liveItems = props.liveItems === undefined ? own.items : props.liveItems;
 
-  const { loaded, loadError, reload } = useQuestion(session, threadId, interruptId);
+  const { loaded, loadError, reload, refresh } = useQuestion(session, threadId, interruptId);
 
   if (loadError)
     return (
@@ -75,14 +79,31 @@ export function Decision(props: {
     setBusy(true);
     setOutcome(null);
     sendAnswer(session.client, item, answer, noteFor)
-      .then((result) => {
+      .then(async (result) => {
         const noted = noteFor ? ` Your note went to ${noteFor.to.label}.` : "";
+        setSteering("");
+        // Under a policy the answer may be one approval of several: the question stays pending.
+        const still = item.approval ? (await refresh())?.item : null;
+        if (still?.approval) {
+          const text = `Your approval of ${title} is recorded (${progressText(still.approval)}); it applies when enough approvers have approved.${noted}`;
+          setOutcome({ kind: "approved", text });
+          setRound((r) => r + 1);
+          props.onSent?.(text);
+          return;
+        }
         const text = `${label} sent for ${title} on thread ${threadId}.${noted}`;
         setOutcome({ kind: "sent", text, result });
         props.onSent?.(`${text} The thread is now ${result.status}.`);
-        setSteering("");
       })
-      .catch(async (error: unknown) => setOutcome(await refusal(session.client, item, error)))
+      .catch(async (error: unknown) => {
+        const refused = await refusal(session.client, item, error);
+        setOutcome(refused);
+        // The policy's answer may be news (another approver was quicker): show the state now.
+        if (refused.kind === "refused") {
+          setRound((r) => r + 1);
+          await refresh();
+        }
+      })
       .finally(() => setBusy(false));
   };
 
@@ -100,6 +121,11 @@ export function Decision(props: {
   };
 
   const decision = item ? asDecision(item.payload) : null;
+  // The live feed carries approvals made elsewhere; the loaded record covers the first paint.
+  const approval = liveItems?.find((i) => i.id === item?.id)?.approval ?? item?.approval;
+  const standing = standingOf(approval, session.me);
+  const hold: Hold =
+    standing.kind === "not_listed" ? "all" : standing.kind === "approved" ? "approve" : "none";
   // The live feed says the question left the queue while this screen was open (answered by
   // someone else, cancelled, timed out): say so before the reviewer spends time on it.
   const goneElsewhere =
@@ -166,6 +192,7 @@ export function Decision(props: {
               threadId={threadId}
             />
           )}
+          <ApprovalPanel approval={approval} standing={standing} />
           {!answered && (
             <SteeringBox
               targets={targets}
@@ -180,16 +207,20 @@ export function Decision(props: {
           {!answered &&
             (decision ? (
               <DecisionCard
+                // An approval recorded or refused here starts the card afresh (no open
+                // confirmation); one made elsewhere leaves an open confirmation to the server.
+                key={round}
                 decision={decision}
                 schema={item.answerSchema}
                 busy={busy}
+                hold={hold}
                 onAnswer={(answer, kind: DecisionKind) => send(answer, LABELS[kind])}
               />
             ) : (
               <JsonAnswer
                 payload={item.payload}
                 schema={item.answerSchema}
-                busy={busy}
+                busy={busy || hold !== "none"}
                 onAnswer={(answer) => send(answer, "Answer")}
               />
             ))}
@@ -211,17 +242,20 @@ export function Decision(props: {
 function useQuestion(session: Session, threadId: string, interruptId: string) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const load = useCallback(async () => {
+  const load = useCallback(async (): Promise<Loaded | null> => {
     try {
       const [thread, page] = await Promise.all([
         session.client.getThread(threadId),
         session.client.listInterrupts({ threadId, limit: 500 }),
       ]);
       const item = page.items.find((i) => i.id === interruptId) ?? null;
-      setLoaded({ thread, item, pending: page.items });
+      const next = { thread, item, pending: page.items };
+      setLoaded(next);
       setLoadError(null);
+      return next;
     } catch (error) {
       setLoadError(describeError(error));
+      return null;
     }
   }, [session.client, threadId, interruptId]);
   useEffect(() => {
@@ -231,7 +265,7 @@ function useQuestion(session: Session, threadId: string, interruptId: string) {
     setLoaded(null);
     void load();
   };
-  return { loaded, loadError, reload };
+  return { loaded, loadError, reload, refresh: load };
 }
 
 const LABELS: Record<DecisionKind, string> = {
@@ -263,13 +297,13 @@ function OutcomeView(props: {
         </p>
       </div>
     );
-  if (outcome.kind === "steered")
+  if (outcome.kind === "steered" || outcome.kind === "approved")
     return (
       <p role="status" className="notice">
         {outcome.text}
       </p>
     );
-  if (outcome.kind === "error")
+  if (outcome.kind === "error" || outcome.kind === "refused")
     return (
       <p role="alert" className="error">
         {outcome.text}

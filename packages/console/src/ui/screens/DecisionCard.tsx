@@ -16,6 +16,7 @@ import {
   type DecisionKind,
   type DecisionPayload,
 } from "../decision.ts";
+import { HOLD_NOTE_ID } from "../approval.ts";
 import { formatValue, humanize } from "../format.ts";
 import type { SchemaProblem } from "../schema.ts";
 
@@ -26,14 +27,22 @@ interface Pending {
   args: Record<string, unknown>;
 }
 
+/**
+ * What an approval policy holds back, as the page can tell before a click: `approve` (this
+ * reviewer's approval is counted: Accept and Respond wait for another approver; Edit, which
+ * restarts the count, and Ignore stay), `all` (the policy does not list this reviewer).
+ */
+export type Hold = "none" | "approve" | "all";
+
 /** The card. */
 export function DecisionCard(props: {
   decision: DecisionPayload;
   schema: unknown;
   busy: boolean;
+  hold?: Hold;
   onAnswer: (answer: unknown, kind: DecisionKind) => void;
 }) {
-  const { decision, schema, busy } = props;
+  const { decision, schema, busy, hold = "none" } = props;
   const fields = argFields(decision.args);
   const [mode, setMode] = useState<"edit" | "respond" | null>(null);
   const [values, setValues] = useState<Record<string, string>>(() =>
@@ -119,6 +128,7 @@ export function DecisionCard(props: {
         <DecideButtons
           allow={decision.allow}
           busy={busy}
+          hold={hold}
           responding={mode === "respond"}
           onAccept={() => answer("accept")}
           onEdit={() => setMode("edit")}
@@ -133,7 +143,7 @@ export function DecisionCard(props: {
           bad={bad}
           changes={changes}
           units={decision.units}
-          busy={busy}
+          busy={busy || hold === "all"}
           confirming={confirming !== null}
           onEdit={edit}
           onSubmit={submitEdit}
@@ -152,7 +162,7 @@ export function DecisionCard(props: {
             value={text}
             onChange={(e) => setText(e.target.value)}
           />
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={busy || hold !== "none"}>
             Send response
           </button>
         </form>
@@ -175,29 +185,41 @@ export function DecisionCard(props: {
 function DecideButtons(props: {
   allow: DecisionPayload["allow"];
   busy: boolean;
+  hold: Hold;
   responding: boolean;
   onAccept: () => void;
   onEdit: () => void;
   onRespond: () => void;
   onIgnore: () => void;
 }) {
-  const { allow, busy } = props;
+  const { allow, busy, hold } = props;
+  // Accept and Respond are approvals; Edit restarts the count, Ignore rejects.
+  const approveHeld = hold !== "none";
+  const anyHeld = hold === "all";
+  const why = (held: boolean) => (held ? { "aria-describedby": HOLD_NOTE_ID } : {});
   return (
     <div className="actions" role="group" aria-label="Decide">
       {allow.accept && (
-        <button type="button" className="primary" disabled={busy} onClick={props.onAccept}>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy || approveHeld}
+          {...why(approveHeld)}
+          onClick={props.onAccept}
+        >
           Accept
         </button>
       )}
       {allow.edit && (
-        <button type="button" disabled={busy} onClick={props.onEdit}>
+        <button type="button" disabled={busy || anyHeld} {...why(anyHeld)} onClick={props.onEdit}>
           Edit arguments
         </button>
       )}
       {allow.respond && (
         <button
           type="button"
-          disabled={busy}
+          disabled={busy || approveHeld}
+          {...why(approveHeld)}
           aria-expanded={props.responding}
           onClick={props.onRespond}
         >
@@ -205,7 +227,7 @@ function DecideButtons(props: {
         </button>
       )}
       {allow.ignore && (
-        <button type="button" disabled={busy} onClick={props.onIgnore}>
+        <button type="button" disabled={busy || anyHeld} {...why(anyHeld)} onClick={props.onIgnore}>
           Ignore
         </button>
       )}

@@ -1,8 +1,9 @@
 /**
  * The approval queue as an inbox: every pending interrupt of the tenant, newest first, live over
  * SSE, in keyset pages with the total count; filters by app (root graph), sub-agent graph, thread
- * and kind. On a wide screen the selected question opens beside the list. Keys: j/k move (list
- * and pane together), Enter opens, a accepts where the payload allows it and it can be undone.
+ * and kind. On a wide screen the selected question opens beside the list. Questions can be
+ * checked for one bulk decision (the bar above the list). Keys: j/k move (list and pane
+ * together), Enter opens, x checks, a accepts where the payload allows it and it can be undone.
  */
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { InterruptListItem } from "@rein/client";
@@ -11,6 +12,7 @@ import { describeError } from "../errors.ts";
 import { count, humanize, kindOf } from "../format.ts";
 import { useNow } from "../live.ts";
 import { useQueuePages, type QueuePages } from "../pages.ts";
+import { BulkBar } from "../parts/BulkBar.tsx";
 import { Filters, type FilterValues } from "../parts/Filters.tsx";
 import { QueueRow } from "../parts/QueueRow.tsx";
 import { navigate } from "../router.ts";
@@ -49,6 +51,8 @@ export function Queue({ session }: { session: Session }) {
   // The selection: its id, and its place, so answering it moves on to the next one.
   const [selected, setSelected] = useState<{ id: string | null; at: number }>({ id: null, at: 0 });
   const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
+  // Checked for a bulk decision, by id: a question that leaves the live page leaves the selection.
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
   const queue = useQueuePages(
     session.client,
     {
@@ -81,6 +85,16 @@ export function Queue({ session }: { session: Session }) {
   };
 
   const accept = (item: InterruptListItem) => acceptFromQueue(session, item, setNotice);
+  const picked = items.filter((i) => checked.has(i.id));
+  const check = (ids: string[], on: boolean) =>
+    setChecked((was) => {
+      const next = new Set(was);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -92,6 +106,7 @@ export function Queue({ session }: { session: Session }) {
       else if (event.key === "Enter" && current && !(event.target instanceof HTMLAnchorElement))
         navigate({ screen: "decision", threadId: current.threadId, interruptId: current.id });
       else if (event.key === "a" && current) accept(current);
+      else if (event.key === "x" && current) check([current.id], !checked.has(current.id));
       else return;
       event.preventDefault();
     };
@@ -124,8 +139,8 @@ export function Queue({ session }: { session: Session }) {
       </div>
       <Filters values={filters} graphs={graphs} onChange={setFilters} />
       <p className="hint">
-        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>a</kbd> accepts where
-        allowed (never an irreversible action).
+        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>x</kbd> selects,{" "}
+        <kbd>a</kbd> accepts where allowed (never an irreversible action).
       </p>
       {notice && (
         <p role={notice.error ? "alert" : "status"} className={notice.error ? "error" : "notice"}>
@@ -143,14 +158,36 @@ export function Queue({ session }: { session: Session }) {
             <p className="empty">Nothing is waiting for a decision.</p>
           )}
           {items.length > 0 && (
+            <SelectAll
+              count={items.length}
+              picked={picked.length}
+              onChange={(on) =>
+                check(
+                  items.map((i) => i.id),
+                  on,
+                )
+              }
+            />
+          )}
+          <BulkBar
+            client={session.client}
+            me={session.me}
+            selected={picked}
+            onDone={(text) => setNotice({ text, error: false })}
+            onClear={() => setChecked(new Set())}
+            onDeselect={(ids) => check(ids, false)}
+          />
+          {items.length > 0 && (
             <ol className="queue" aria-label="Pending interrupts, newest first">
               {items.map((item, at) => (
                 <QueueRow
                   key={item.id}
                   item={item}
                   selected={item === current}
+                  checked={checked.has(item.id)}
                   now={now}
                   onSelect={() => select(at)}
+                  onCheck={(on) => check([item.id], on)}
                 />
               ))}
             </ol>
@@ -207,6 +244,24 @@ function acceptFromQueue(
       }),
     )
     .catch((error: unknown) => setNotice({ text: describeError(error), error: true }));
+}
+
+/** The page's select-all box: checked when all are, mixed when some are. */
+function SelectAll(props: { count: number; picked: number; onChange: (on: boolean) => void }) {
+  const { count: n, picked } = props;
+  return (
+    <label className="select-all">
+      <input
+        type="checkbox"
+        checked={n > 0 && picked === n}
+        ref={(box) => {
+          if (box) box.indeterminate = picked > 0 && picked < n;
+        }}
+        onChange={(e) => props.onChange(e.target.checked)}
+      />
+      Select all on this page ({count(n)})
+    </label>
+  );
 }
 
 /** Newer / older pages, by keyset cursor, with the range shown. */
