@@ -17,7 +17,11 @@ import {
 import type {
   AnswerBatch,
   AnswerOutcome,
+  AuditChainEntry,
+  AuditChainQuery,
   AuditQuery,
+  AuditVerification,
+  AuditVerifyQuery,
   CheckpointRecord,
   Checkpointer,
   Fence,
@@ -39,6 +43,7 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { answerInterrupts } from "./answers.ts";
+import { AuditChains } from "./audit.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import {
@@ -60,6 +65,7 @@ import {
   keysetSlice,
   pageLimit,
   validateThreadId,
+  verifyAuditChains,
 } from "@rein/core/store";
 import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import {
@@ -113,6 +119,7 @@ export class PostgresSaver implements Checkpointer {
   readonly #s: string;
   readonly #sql: Statements;
   readonly #codec: RowCodec;
+  readonly #chains: AuditChains;
 
   /** Prepares a saver; call {@link PostgresSaver.setup} (or use `connect`) before using it. */
   constructor(options: PostgresSaverOptions) {
@@ -127,6 +134,12 @@ export class PostgresSaver implements Checkpointer {
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
     this.#codec = new RowCodec(this.serializer);
+    this.#chains = new AuditChains(
+      this.#s,
+      this.#sql,
+      (statement, values) => this.#rows(statement, values),
+      this.serializer,
+    );
   }
 
   /**
@@ -542,6 +555,16 @@ export class PostgresSaver implements Checkpointer {
       items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
       nextCursor: page.nextCursor,
     };
+  }
+
+  listAuditChain(
+    query: AuditChainQuery,
+  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+    return this.#chains.listAuditChain(query);
+  }
+
+  verifyAudit(query: AuditVerifyQuery): Promise<AuditVerification> {
+    return verifyAuditChains(this.#chains, query);
   }
 
   // Leases -------------------------------------------------------------------------------------

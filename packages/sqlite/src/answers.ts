@@ -9,6 +9,7 @@ import {
   type AnswerBatch,
   type AnswerOutcome,
 } from "@rein/core/store";
+import { appendAuditLine } from "./audit.ts";
 import type { RowCodec } from "./codec.ts";
 import type { Statements } from "./statements.ts";
 
@@ -50,7 +51,7 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
     }
   }
   if (cancelled.length > 0) sql.setStatus.run("cancelled", JSON.stringify(cancelled));
-  for (const text of audit) sql.insertAudit.run(threadId, text);
+  for (const text of audit) appendAuditLine(sql, threadId, text);
   for (const ref of writes.wake) {
     sql.deletePaused.run(threadId, ref.stream, ref.checkpointId, ref.taskId);
   }
