@@ -3,7 +3,11 @@
  * `@rein/core` as types only, so nothing of the runtime is bundled into a browser.
  */
 import type {
+  AuditBreak,
+  AuditBreakReason,
+  AuditChainEntry,
   AuditRecord,
+  AuditVerification,
   Interrupt,
   InterruptListItem,
   RunResult,
@@ -14,7 +18,10 @@ import type {
 } from "@rein/core";
 
 export type {
+  AuditBreak,
+  AuditBreakReason,
   AuditRecord,
+  AuditVerification,
   Interrupt,
   InterruptListItem,
   RunResult,
@@ -23,6 +30,12 @@ export type {
   StreamEvent,
   StreamMode,
 };
+
+/** One line of `GET /audit/export`: the stored line, its chain links, its decoded record. */
+export interface AuditExportLine extends AuditChainEntry {
+  /** `content` decoded; null when it no longer decodes. */
+  record: AuditRecord | null;
+}
 
 /** The body of every error response. */
 export interface ErrorBody {

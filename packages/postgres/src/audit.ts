@@ -19,7 +19,10 @@ import { auditChainQuery, auditSealsQuery } from "./queries.ts";
 import type { Named, Statements } from "./statements.ts";
 
 /** Runs a named statement and returns its rows (the saver's, with its error mapping). */
-type Rows = <Row extends Record<string, unknown>>(statement: Named, values: unknown[]) => Promise<Row[]>;
+type Rows = <Row extends Record<string, unknown>>(
+  statement: Named,
+  values: unknown[],
+) => Promise<Row[]>;
 
 interface ChainRow {
   [column: string]: unknown;

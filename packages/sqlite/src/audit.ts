@@ -134,7 +134,8 @@ export class AuditChains implements AuditChainSource {
 
   putSeals(seals: readonly AuditSeal[]): Promise<void> {
     return settle(() => {
-      for (const s of seals) this.#sql.upsertAuditSeal.run(s.threadId, s.n, s.hash, s.mac, s.sealedAt);
+      for (const s of seals)
+        this.#sql.upsertAuditSeal.run(s.threadId, s.n, s.hash, s.mac, s.sealedAt);
     });
   }
 

@@ -113,7 +113,12 @@ export interface AuditChainSource {
 /** A chain's outcome: its first break, or its head. */
 type ChainOutcome =
   | { broken: AuditBreak; checked: number; legacy: number }
-  | { broken?: undefined; head: { n: number; hash: string } | null; checked: number; legacy: number };
+  | {
+      broken?: undefined;
+      head: { n: number; hash: string } | null;
+      checked: number;
+      legacy: number;
+    };
 
 /**
  * Re-computes every chain in scope, thread by thread, and stops at the first break. With a key,
@@ -190,7 +195,11 @@ function checkChain(
   let prev = "";
   let legacy = 0;
   let checked = 0;
-  const fail = (line: AuditChainEntry, n: number | null, reason: AuditBreakReason): ChainOutcome => {
+  const fail = (
+    line: AuditChainEntry,
+    n: number | null,
+    reason: AuditBreakReason,
+  ): ChainOutcome => {
     const broken = breakAt(threadId, n, line.seq, source.decodeId(line.content), reason);
     return { broken, checked, legacy };
   };
@@ -264,5 +273,12 @@ function breakAt(
 ): AuditBreak {
   const where = `thread ${JSON.stringify(threadId)}${n === null ? "" : `, entry ${n}`}`;
   const what = id === null ? "" : ` (audit record ${JSON.stringify(id)})`;
-  return { threadId, n, seq, id, reason, message: `Audit chain broken at ${where}${what}: ${MESSAGES[reason]}.` };
+  return {
+    threadId,
+    n,
+    seq,
+    id,
+    reason,
+    message: `Audit chain broken at ${where}${what}: ${MESSAGES[reason]}.`,
+  };
 }

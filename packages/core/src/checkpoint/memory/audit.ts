@@ -30,17 +30,17 @@ export function listAuditChain(
       (row) =>
         !after || row.threadId > after[0] || (row.threadId === after[0] && row.seq > after[1]),
     )
-    .sort((a, b) => (a.threadId !== b.threadId ? (a.threadId < b.threadId ? -1 : 1) : a.seq - b.seq));
-  const items = rows.slice(0, limit).map(
-    (row): AuditChainEntry => ({
-      seq: row.seq,
-      threadId: row.threadId,
-      n: row.n,
-      prevHash: row.prevHash === "" ? null : row.prevHash,
-      hash: row.hash,
-      content: row.data,
-    }),
-  );
+    .sort((a, b) =>
+      a.threadId !== b.threadId ? (a.threadId < b.threadId ? -1 : 1) : a.seq - b.seq,
+    );
+  const items = rows.slice(0, limit).map((row): AuditChainEntry => ({
+    seq: row.seq,
+    threadId: row.threadId,
+    n: row.n,
+    prevHash: row.prevHash === "" ? null : row.prevHash,
+    hash: row.hash,
+    content: row.data,
+  }));
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeChainCursor(last) : null };
 }

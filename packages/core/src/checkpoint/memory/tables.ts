@@ -8,14 +8,7 @@ import type { Serializer } from "../../serde.ts";
 import type { AuditRecord } from "../../types.ts";
 import { auditEntryHash } from "../audit-chain.ts";
 import { checkFence, FINAL_RUN_STATUSES } from "../store-kit.ts";
-import type {
-  AuditSeal,
-  Fence,
-  RunRecord,
-  StreamKey,
-  TaskResult,
-  ThreadRecord,
-} from "../types.ts";
+import type { AuditSeal, Fence, RunRecord, StreamKey, TaskResult, ThreadRecord } from "../types.ts";
 import { InterruptTable } from "./interrupts.ts";
 
 /** One stored channel version. */

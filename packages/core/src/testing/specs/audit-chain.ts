@@ -70,7 +70,12 @@ export const auditChainSpecs: SpecModule = {
     spec("verifyAudit re-computes every chain in scope and finds them intact", async (saver) => {
       await saver.putThread(makeThread("ta", { tenant: "acme" }));
       await saver.putThread(makeThread("tb", { tenant: "beta" }));
-      for (const [thread, id] of [["ta", "a1"], ["tb", "a2"], ["ta", "a3"], ["tn", "a4"]]) {
+      for (const [thread, id] of [
+        ["ta", "a1"],
+        ["tb", "a2"],
+        ["ta", "a3"],
+        ["tn", "a4"],
+      ]) {
         await saver.appendAudit(makeAudit(thread ?? "", id ?? ""));
       }
       const all = await saver.verifyAudit({});
@@ -97,34 +102,40 @@ export const auditChainSpecs: SpecModule = {
       expect(await saver.verifyAudit({})).toMatchObject({ ok: true, checked: 12 });
     });
 
-    spec("with a key, verify seals each chain's head and checks it the next time", async (saver) => {
-      await saver.appendAudit(makeAudit("t1", "a1"));
-      await saver.appendAudit(makeAudit("t2", "a2"));
-      expect((await saver.verifyAudit({ key: KEY })).signed).toEqual({ checked: 0, written: 2 });
-      expect(await saver.verifyAudit({ key: KEY })).toMatchObject({
-        ok: true,
-        signed: { checked: 2, written: 0 },
-      });
-      await saver.appendAudit(makeAudit("t1", "a3"));
-      expect((await saver.verifyAudit({ key: KEY })).signed).toEqual({ checked: 2, written: 1 });
-      // Without the key nothing is checked against the heads; with another key they are forged.
-      expect(await saver.verifyAudit({})).toMatchObject({ ok: true, signed: null });
-      const other = await saver.verifyAudit({ key: "another key" });
-      expect(other).toMatchObject({ ok: false, firstBroken: { reason: "bad_signature" } });
-      expect(other.firstBroken?.threadId).toBe("t1");
-    });
+    spec(
+      "with a key, verify seals each chain's head and checks it the next time",
+      async (saver) => {
+        await saver.appendAudit(makeAudit("t1", "a1"));
+        await saver.appendAudit(makeAudit("t2", "a2"));
+        expect((await saver.verifyAudit({ key: KEY })).signed).toEqual({ checked: 0, written: 2 });
+        expect(await saver.verifyAudit({ key: KEY })).toMatchObject({
+          ok: true,
+          signed: { checked: 2, written: 0 },
+        });
+        await saver.appendAudit(makeAudit("t1", "a3"));
+        expect((await saver.verifyAudit({ key: KEY })).signed).toEqual({ checked: 2, written: 1 });
+        // Without the key nothing is checked against the heads; with another key they are forged.
+        expect(await saver.verifyAudit({})).toMatchObject({ ok: true, signed: null });
+        const other = await saver.verifyAudit({ key: "another key" });
+        expect(other).toMatchObject({ ok: false, firstBroken: { reason: "bad_signature" } });
+        expect(other.firstBroken?.threadId).toBe("t1");
+      },
+    );
 
-    spec("deleting a thread removes its chain and signed head; the id starts anew", async (saver) => {
-      await saver.appendAudit(makeAudit("t1", "a1"));
-      await saver.appendAudit(makeAudit("t1", "a2"));
-      await saver.appendAudit(makeAudit("t2", "a3"));
-      await saver.verifyAudit({ key: KEY });
-      await saver.deleteThread(threadId("t1"));
-      expect(await saver.verifyAudit({ key: KEY })).toMatchObject({ ok: true, checked: 1 });
-      await saver.appendAudit(makeAudit("t1", "a4"));
-      const lines = await chain(saver, { threadId: threadId("t1") });
-      expect(lines.map((l) => [l.n, l.prevHash])).toEqual([[1, null]]);
-      expect(await saver.verifyAudit({ key: KEY })).toMatchObject({ ok: true, checked: 2 });
-    });
+    spec(
+      "deleting a thread removes its chain and signed head; the id starts anew",
+      async (saver) => {
+        await saver.appendAudit(makeAudit("t1", "a1"));
+        await saver.appendAudit(makeAudit("t1", "a2"));
+        await saver.appendAudit(makeAudit("t2", "a3"));
+        await saver.verifyAudit({ key: KEY });
+        await saver.deleteThread(threadId("t1"));
+        expect(await saver.verifyAudit({ key: KEY })).toMatchObject({ ok: true, checked: 1 });
+        await saver.appendAudit(makeAudit("t1", "a4"));
+        const lines = await chain(saver, { threadId: threadId("t1") });
+        expect(lines.map((l) => [l.n, l.prevHash])).toEqual([[1, null]]);
+        expect(await saver.verifyAudit({ key: KEY })).toMatchObject({ ok: true, checked: 2 });
+      },
+    );
   },
 };
