@@ -154,6 +154,21 @@ function suite(backend: Backend): void {
       expect(threads).toEqual(["t-desk", "t-desk", "t-desk", "t-other", "t-other", "t-other"]);
     });
 
+    it("documents both routes in OpenAPI, the export as JSON Lines of its line schema", async () => {
+      const doc = await client(server.url, null)<{ paths: Record<string, Json> }>(
+        "GET",
+        "/openapi.json",
+      );
+      const get = (path: string) => (doc.body.paths[path] as { get: Json }).get;
+      expect(get("/audit/verify")["x-rein-scope"]).toBe("read");
+      const ok = (get("/audit/export")["responses"] as Record<string, Json>)["200"]!;
+      const content = ok["content"] as Record<string, { schema: { required?: string[] } }>;
+      expect(Object.keys(content)).toEqual(["application/jsonl"]);
+      expect(content["application/jsonl"]?.schema.required).toEqual(
+        expect.arrayContaining(["seq", "threadId", "n", "prevHash", "hash", "content"]),
+      );
+    });
+
     it("verify and export are tenant-scoped: another tenant sees nothing and cannot name ours", async () => {
       await answeredDesk();
       const other = await bob<AuditVerification>("GET", "/audit/verify");
