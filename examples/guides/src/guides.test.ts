@@ -229,6 +229,12 @@ describe("the concept pages' examples", () => {
     );
   });
 
+  it("audit.md: the chain verifies and signs its head; a hand edit is named; the rule re-computes", async () => {
+    expect(await run("concepts/audit")).toBe(
+      "verified: true checked: 1 signed: 1\nsame hash: true\nhash_mismatch at entry 1\n",
+    );
+  });
+
   it("tool-approvals.md: the edited call runs once, with the edited arguments", async () => {
     expect(await run("concepts/tool-approvals")).toBe("paid $25 | payments: [ 25 ]\n");
   });

@@ -9,6 +9,8 @@ import type {
   BulkRefusal,
   DecisionsRequest,
   DecisionsResult,
+  AuditExportLine,
+  AuditVerification,
   ErrorBody,
   Health,
   InterruptPage,
@@ -143,6 +145,8 @@ export const clientRoutes = [
   "POST /threads/{id}/steer",
   "POST /interrupts/decisions",
   "GET /audit",
+  "GET /audit/verify",
+  "GET /audit/export",
   "GET /whoami",
 ] as const;
 
@@ -393,6 +397,32 @@ export class ReinClient {
     return this.json("GET", `/audit${queryString(query)}`);
   }
 
+  /**
+   * `GET /audit/verify`: re-computes the audit log's hash chains (the token's tenant; one thread
+   * with `threadId`) and reports the first broken link.
+   */
+  verifyAudit(query: { threadId?: string; tenant?: string } = {}): Promise<AuditVerification> {
+    return this.json("GET", `/audit/verify${queryString(query)}`);
+  }
+
+  /** `GET /audit/export`: the audit lines with their hashes, one by one (JSON Lines). */
+  async *exportAudit(
+    query: { threadId?: string; tenant?: string } = {},
+    signal?: AbortSignal,
+  ): AsyncIterable<AuditExportLine> {
+    const response = await this.request(
+      "GET",
+      `/audit/export${queryString(query)}`,
+      undefined,
+      { accept: "application/jsonl" },
+      signal,
+    );
+    if (!response.body) return;
+    for await (const line of readLines(response.body)) {
+      if (line.trim() !== "") yield JSON.parse(line) as AuditExportLine;
+    }
+  }
+
   // Plumbing --------------------------------------------------------------------------------------
 
   private async request(
@@ -459,6 +489,29 @@ export class ReinClient {
       const id = frame.id === null ? null : Number(frame.id);
       yield { id, event: frame.event, data: JSON.parse(frame.data) as unknown } as RunStreamEvent;
     }
+  }
+}
+
+/** The lines of a UTF-8 body, without their line breaks. */
+async function* readLines(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffered = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      let end = buffered.indexOf("\n");
+      while (end >= 0) {
+        yield buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        end = buffered.indexOf("\n");
+      }
+      if (done) break;
+    }
+    if (buffered !== "") yield buffered;
+  } finally {
+    reader.releaseLock();
   }
 }
 

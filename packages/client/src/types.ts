@@ -5,7 +5,11 @@
 import type {
   ApprovalEntry,
   Approvers,
+  AuditBreak,
+  AuditBreakReason,
+  AuditChainEntry,
   AuditRecord,
+  AuditVerification,
   Interrupt,
   InterruptApproval,
   InterruptListItem,
@@ -19,7 +23,10 @@ import type {
 export type {
   ApprovalEntry,
   Approvers,
+  AuditBreak,
+  AuditBreakReason,
   AuditRecord,
+  AuditVerification,
   Interrupt,
   InterruptApproval,
   InterruptListItem,
@@ -81,6 +88,12 @@ export interface BulkRefusal {
   interruptId: string;
   code: "not_allowed" | "stale_target" | "not_found" | "invalid_answer";
   message: string;
+}
+
+/** One line of `GET /audit/export`: the stored line, its chain links, its decoded record. */
+export interface AuditExportLine extends AuditChainEntry {
+  /** `content` decoded; null when it no longer decodes. */
+  record: AuditRecord | null;
 }
 
 /** The body of every error response. */

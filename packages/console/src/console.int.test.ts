@@ -324,6 +324,9 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     );
     const audit = page.getByRole("table", { name: "Audit log, oldest first" });
     expect(await audit.locator("tbody tr").count()).toBe(4);
+    expect(await page.getByRole("status").filter({ hasText: "Audit chain" }).textContent()).toBe(
+      "Audit chain verified: 4 entries",
+    );
     const answers = await fixture.alice.listAudit({ threadId: "ticket-1" });
     const refundAnswer = answers.items[1]!;
     // The refund's answer and the note sent with it both name the refund's interrupt.
@@ -440,6 +443,34 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       390,
     );
+    await expectAccessible(page);
+  });
+
+  it("says the thread's audit chain verifies, and after a manual UPDATE of one row names the entry", async () => {
+    await fixture.pausedThread("audit-1");
+    const page = await signedIn(TOKENS.alice.token);
+    await page.goto(`${fixture.url}/#/threads/audit-1`);
+    const verdict = page.locator(".chain");
+    await verdict.waitFor();
+    expect(await verdict.getAttribute("role")).toBe("status");
+    expect(await verdict.textContent()).toBe("Audit chain verified: 1 entry");
+    const [answer] = (await fixture.alice.listAudit({ threadId: "audit-1" })).items;
+    fixture.store.db
+      .prepare(
+        "UPDATE audit SET record = replace(record, 'alice@acme', 'eve@acme') WHERE thread_id = ?",
+      )
+      .run("audit-1");
+    await page.reload();
+    const alert = page.getByRole("alert").filter({ hasText: "Audit chain broken" });
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      `Audit chain broken at entry 1 (record ${answer!.id}): its content was changed after it was written.`,
+    );
+    const audit = page.getByRole("table", { name: "Audit log, oldest first" });
+    expect(await audit.locator("tr.broken").count()).toBe(1);
+    expect(await audit.locator("tr.broken").textContent()).toContain("chain broken here");
+    // The other threads' chains are untouched.
+    expect((await fixture.alice.verifyAudit({ threadId: "ticket-1" })).ok).toBe(true);
     await expectAccessible(page);
   });
 

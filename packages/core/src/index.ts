@@ -34,7 +34,15 @@ export type { ResumeTarget } from "./resume/target.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./thread/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
 export type { MemorySaverOptions } from "./checkpoint/memory.ts";
+export { auditEntryHash } from "./checkpoint/audit-chain.ts";
 export type {
+  AuditBreak,
+  AuditBreakReason,
+  AuditChainEntry,
+  AuditChainQuery,
+  AuditSeal,
+  AuditVerification,
+  AuditVerifyQuery,
   Checkpointer,
   QueuedRunRequest,
   RunRecord,

@@ -26,6 +26,18 @@ export {
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
+export {
+  AUDIT_CHAIN_VERSION,
+  auditEntryHash,
+  auditRecordId,
+  auditSealText,
+  auditSealValid,
+  decodeChainCursor,
+  encodeChainCursor,
+  signAuditSeal,
+  verifyAuditChains,
+} from "./checkpoint/audit-chain.ts";
+export type { AuditChainSource } from "./checkpoint/audit-chain.ts";
 export { answerTargets, planAnswerBatch } from "./checkpoint/answer-plan.ts";
 export {
   approvalStep,

@@ -62,6 +62,8 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     expect(tables.rows.map((r) => r.table_name).sort()).toEqual(
       [
         "audit",
+        "audit_heads",
+        "audit_seals",
         "blobs",
         "checkpoints",
         "heads",

@@ -4,7 +4,7 @@
  * costs an index seek whatever its depth.
  */
 import { createHash } from "node:crypto";
-import type { AuditQuery, InterruptQuery } from "@rein/core/store";
+import type { AuditChainQuery, AuditQuery, InterruptQuery } from "@rein/core/store";
 import { INTERRUPT_COLUMNS, type Named } from "./statements.ts";
 
 /** A named query with its values. */
@@ -106,5 +106,47 @@ export function auditQuery(s: string, query: AuditQuery, after: number, limit: n
   }
   const text = `SELECT a.seq, a.record FROM ${s}.audit a ${join}
     ${where.toString()} ORDER BY a.seq LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}
+
+/** The scope of a chain page or of signed heads: the thread, then the tenant of the thread. */
+function chainScope(
+  s: string,
+  alias: string,
+  where: Where,
+  scope: { threadId?: string | undefined; tenant?: string | null | undefined },
+): string {
+  if (scope.threadId !== undefined) where.add((p) => `${alias}.thread_id = ${p(scope.threadId)}`);
+  if (scope.tenant === undefined) return "";
+  // The tenant is the thread's; lines of threads never created count as tenant-less.
+  if (scope.tenant === null) where.add(() => "t.tenant IS NULL");
+  else where.add((p) => `t.tenant = ${p(scope.tenant)}`);
+  return `LEFT JOIN ${s}.threads t ON t.thread_id = ${alias}.thread_id`;
+}
+
+/** Audit lines with their chain links by thread, then sequence, after a cursor; `limit + 1`. */
+export function auditChainQuery(
+  s: string,
+  query: AuditChainQuery,
+  after: [string, number] | null,
+  limit: number,
+): Query {
+  const where = new Where();
+  const join = chainScope(s, "a", where, query);
+  if (after) where.add((p) => `(a.thread_id, a.seq) > (${p(after[0])}, ${p(after[1])})`);
+  const text = `SELECT a.seq, a.thread_id, a.n, a.prev_hash, a.hash, a.record FROM ${s}.audit a
+    ${join} ${where.toString()} ORDER BY a.thread_id, a.seq LIMIT ${where.param(limit + 1)}`;
+  return named(text, where.values);
+}
+
+/** The signed heads of the chains in scope. */
+export function auditSealsQuery(
+  s: string,
+  scope: { threadId?: string | undefined; tenant?: string | null | undefined },
+): Query {
+  const where = new Where();
+  const join = chainScope(s, "x", where, scope);
+  const text = `SELECT x.thread_id, x.n, x.hash, x.mac, x.sealed_at FROM ${s}.audit_seals x
+    ${join} ${where.toString()}`;
   return named(text, where.values);
 }

@@ -18,7 +18,11 @@ import type {
   AnswerBatch,
   AnswerOutcome,
   BatchesOutcome,
+  AuditChainEntry,
+  AuditChainQuery,
   AuditQuery,
+  AuditVerification,
+  AuditVerifyQuery,
   CheckpointRecord,
   Checkpointer,
   Fence,
@@ -40,6 +44,8 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { answerBatches, answerInterrupts } from "./answers.ts";
+import { answerInterrupts } from "./answers.ts";
+import { AuditChains } from "./audit.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import {
@@ -61,6 +67,7 @@ import {
   keysetSlice,
   pageLimit,
   validateThreadId,
+  verifyAuditChains,
 } from "@rein/core/store";
 import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import {
@@ -114,6 +121,7 @@ export class PostgresSaver implements Checkpointer {
   readonly #s: string;
   readonly #sql: Statements;
   readonly #codec: RowCodec;
+  readonly #chains: AuditChains;
 
   /** Prepares a saver; call {@link PostgresSaver.setup} (or use `connect`) before using it. */
   constructor(options: PostgresSaverOptions) {
@@ -128,6 +136,12 @@ export class PostgresSaver implements Checkpointer {
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
     this.#codec = new RowCodec(this.serializer);
+    this.#chains = new AuditChains(
+      this.#s,
+      this.#sql,
+      (statement, values) => this.#rows(statement, values),
+      this.serializer,
+    );
   }
 
   /**
@@ -548,6 +562,16 @@ export class PostgresSaver implements Checkpointer {
       items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
       nextCursor: page.nextCursor,
     };
+  }
+
+  listAuditChain(
+    query: AuditChainQuery,
+  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+    return this.#chains.listAuditChain(query);
+  }
+
+  verifyAudit(query: AuditVerifyQuery): Promise<AuditVerification> {
+    return verifyAuditChains(this.#chains, query);
   }
 
   // Leases -------------------------------------------------------------------------------------

@@ -311,6 +311,15 @@ export function statementsFor(s: string) {
       ),
     ),
 
+    // Signed heads of audit chains, one row per thread, replaced as the head moves.
+    upsertAuditSeals: named(
+      "upsert_audit_seals",
+      `INSERT INTO ${s}.audit_seals (thread_id, n, hash, mac, sealed_at)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+       ON CONFLICT (thread_id) DO UPDATE SET n = EXCLUDED.n, hash = EXCLUDED.hash,
+         mac = EXCLUDED.mac, sealed_at = EXCLUDED.sealed_at`,
+    ),
+
     // Leases use the database clock, so processes on machines with skewed clocks agree.
     // The token comes from a sequence: it grows across holders, releases and server crashes.
     acquireLease: named(
@@ -358,6 +367,8 @@ export function statementsFor(s: string) {
         "runs",
         "steering",
         "audit",
+        "audit_heads",
+        "audit_seals",
         "once_results",
         "requests",
       ]

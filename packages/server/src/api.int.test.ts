@@ -73,6 +73,8 @@ function suite(backend: Backend): void {
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
           "/audit",
+          "/audit/export",
+          "/audit/verify",
           "/healthz",
           "/interrupts",
           "/interrupts/decisions",

@@ -28,6 +28,7 @@ import {
 } from "./errors.ts";
 import { GraphRegistry, type GraphFactory } from "./registry.ts";
 import { registerDecisionRoutes } from "./routes/decisions.ts";
+import { registerAuditRoutes } from "./routes/audit.ts";
 import { registerInterruptRoutes } from "./routes/interrupts.ts";
 import { registerMetaRoutes } from "./routes/meta.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
@@ -88,6 +89,12 @@ export interface ServerOptions {
    * Default: no console. Ignored when the directory holds no `index.html`.
    */
   consoleDir?: string;
+  /**
+   * The HMAC key of the audit log's signed heads (`REIN_AUDIT_KEY` or `--audit-key` in the CLI).
+   * Given, `GET /audit/verify` checks each chain against its signed head (finding a deleted tail)
+   * and signs the heads it verified. Default: none. See docs/audit.md.
+   */
+  auditKey?: string;
   /**
    * Scale-out on Postgres (see `startScaleOut`): run events, queue wake-ups and cancel requests
    * travel between the processes over LISTEN/NOTIFY.
@@ -201,6 +208,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     queuePollMs: options.queuePollMs ?? 2_000,
     streams: new Set(),
     scale: options.scale ?? null,
+    auditKey: options.auditKey ?? null,
   };
   if (options.scale) relayFanout(options.scale.fanout, runs);
   app.setReplySerializer((payload) => toWireJson(payload));
@@ -259,6 +267,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerRunRoutes(app, context);
   registerInterruptRoutes(app, context);
   registerDecisionRoutes(app, context);
+  registerAuditRoutes(app, context);
   registerWhoamiRoute(app, context);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 

@@ -30,4 +30,6 @@ export interface ServerContext {
   streams: Set<SseStream>;
   /** On Postgres: the fan-out of events and notices shared with other processes. */
   scale: ScaleOut | null;
+  /** The HMAC key of the audit chains' signed heads, or null (no signed heads). */
+  auditKey: string | null;
 }

@@ -44,9 +44,11 @@ export function buildOpenApi(routes: readonly RouteSpec[], version = "0.1.0"): J
         description: Number(status) < 300 ? "Success" : "Error",
         ...(route.sse && Number(status) === 200
           ? { content: { "text/event-stream": { schema: { type: "string" } } } }
-          : schema
-            ? { content: { "application/json": { schema: schemaOf(schema, "output") } } }
-            : {}),
+          : route.contentType && Number(status) === 200 && schema
+            ? { content: { [route.contentType]: { schema: schemaOf(schema, "output") } } }
+            : schema
+              ? { content: { "application/json": { schema: schemaOf(schema, "output") } } }
+              : {}),
       };
     }
     responses["default"] = {

@@ -23,6 +23,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   responses: Record<number, z.ZodType | null>;
   /** The route answers with Server-Sent Events. */
   sse?: boolean;
+  /** The media type of a 200 that is not JSON (e.g. `application/jsonl`; its schema is a line's). */
+  contentType?: string;
   /** A description of the SSE events, for the OpenAPI document. */
   description?: string;
 }

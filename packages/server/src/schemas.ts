@@ -162,6 +162,11 @@ export const AuditQuerySchema = z
   .object({ threadId: Id.optional(), cursor: Cursor.optional(), limit: Limit.optional() })
   .strict();
 
+/** `GET /audit/verify` and `GET /audit/export`: one thread, or a tenant (an all-tenant token). */
+export const AuditScopeQuerySchema = z
+  .object({ threadId: Id.optional(), tenant: text(256).optional() })
+  .strict();
+
 /** `GET .../stream` (join). */
 export const JoinQuery = z
   .object({
@@ -340,6 +345,50 @@ export const SteeringSchema = z.looseObject({
   text: z.string(),
   actor: z.string(),
   createdAt: z.string(),
+});
+
+/** Why an audit chain does not verify (see docs/audit.md). */
+export const AuditBreakReasonSchema = z.enum([
+  "hash_mismatch",
+  "broken_link",
+  "missing",
+  "out_of_order",
+  "unchained",
+  "truncated",
+  "seal_mismatch",
+  "bad_signature",
+]);
+
+/** `GET /audit/verify`: the chains re-computed, and the first broken link. */
+export const AuditVerificationSchema = z.object({
+  ok: z.boolean(),
+  checked: z.number().int(),
+  chains: z.number().int(),
+  legacy: z.number().int(),
+  firstBroken: z
+    .object({
+      threadId: z.string(),
+      n: z.number().int().nullable(),
+      seq: z.number().int().nullable(),
+      id: z.string().nullable(),
+      reason: AuditBreakReasonSchema,
+      message: z.string(),
+    })
+    .optional(),
+  signed: z.object({ checked: z.number().int(), written: z.number().int() }).nullable(),
+});
+
+/** One line of `GET /audit/export` (JSON Lines): the stored line, its links, its record. */
+export const AuditExportLineSchema = z.object({
+  seq: z.number().int(),
+  threadId: z.string(),
+  n: z.number().int().nullable(),
+  prevHash: z.string().nullable(),
+  hash: z.string().nullable(),
+  /** The stored text the hash covers. */
+  content: z.string(),
+  /** `content` decoded; null when it no longer decodes. */
+  record: Json,
 });
 
 /** A page of the audit log. */

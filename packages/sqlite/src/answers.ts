@@ -12,6 +12,7 @@ import {
   type StoredApprovalPolicy,
   type TargetRead,
 } from "@rein/core/store";
+import { appendAuditLine } from "./audit.ts";
 import type { RowCodec } from "./codec.ts";
 import type { Statements } from "./statements.ts";
 
@@ -57,7 +58,7 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
   }
   for (const { id, progress } of writes.approvals) sql.setApprovals.run(codec.ser(progress), id);
   if (cancelled.length > 0) sql.setStatus.run("cancelled", JSON.stringify(cancelled));
-  for (const text of audit) sql.insertAudit.run(threadId, text);
+  for (const text of audit) appendAuditLine(sql, threadId, text);
   for (const ref of writes.wake) {
     sql.deletePaused.run(threadId, ref.stream, ref.checkpointId, ref.taskId);
   }

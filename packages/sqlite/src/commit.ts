@@ -5,6 +5,7 @@
  */
 import type { CheckpointId } from "@rein/core";
 import { conflictError, type StepCommit } from "@rein/core/store";
+import { appendAuditLine } from "./audit.ts";
 import type { RowCodec } from "./codec.ts";
 import { sqliteCode } from "./driver.ts";
 import type { Statements } from "./statements.ts";
@@ -58,7 +59,7 @@ export function writeCommit(sql: Statements, commit: StepCommit, encoded: Encode
   for (const params of encoded.runs) sql.upsertRun.run(params);
   for (const params of encoded.tasks) sql.putTaskResult.run(...params);
   if (encoded.thread) sql.upsertThread.run(encoded.thread);
-  for (const [threadId, text] of encoded.audit) sql.insertAudit.run(threadId, text);
+  for (const [threadId, text] of encoded.audit) appendAuditLine(sql, threadId, text);
 }
 
 function isConstraint(error: unknown): boolean {

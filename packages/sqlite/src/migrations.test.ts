@@ -71,6 +71,15 @@ describe("SQLite migrations", () => {
     await second.close();
   });
 
+  it("versions need not be contiguous: a gap is skipped and the rest applied in order", () => {
+    const db = openDatabase(join(dir, "gap.db"));
+    const later: Migration = { ...notesAuthor, version: 7 };
+    expect(migrate(db, [later, notes])).toEqual([1, 7]);
+    expect(schemaVersion(db)).toBe(7);
+    db.prepare("INSERT INTO notes (text, author) VALUES ('x', 'y')").run();
+    db.close();
+  });
+
   it("a file at an older version is upgraded in order, keeping its rows", () => {
     const path = join(dir, "old.db");
     const db = openDatabase(path);

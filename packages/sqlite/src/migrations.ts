@@ -241,6 +241,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE interrupts ADD COLUMN approvals TEXT;
     `,
   },
+  {
+    version: 7,
+    name: "audit hash chain",
+    // Each audit line carries its place in its thread's chain, the previous line's hash and its
+    // own (see docs/audit.md); lines written before stay unchained and are reported as legacy.
+    // Signed heads (HMAC, one per thread) let a verifier tell that a chain's tail was deleted.
+    sql: `
+      ALTER TABLE audit ADD COLUMN n INTEGER;
+      ALTER TABLE audit ADD COLUMN prev_hash TEXT;
+      ALTER TABLE audit ADD COLUMN hash TEXT;
+      CREATE INDEX audit_chain ON audit (thread_id, n);
+      CREATE TABLE audit_seals (
+        thread_id TEXT PRIMARY KEY,
+        n         INTEGER NOT NULL,
+        hash      TEXT NOT NULL,
+        mac       TEXT NOT NULL,
+        sealed_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -20,7 +20,11 @@ import type {
   AnswerBatch,
   AnswerOutcome,
   BatchesOutcome,
+  AuditChainEntry,
+  AuditChainQuery,
   AuditQuery,
+  AuditVerification,
+  AuditVerifyQuery,
   CheckpointRecord,
   Checkpointer,
   Fence,
@@ -50,7 +54,9 @@ import {
   lazyPendingPage,
   sameHead,
   validateThreadId,
+  verifyAuditChains,
 } from "@rein/core/store";
+import { AuditChains, appendAuditLine } from "./audit.ts";
 import { openDatabase, transactions, type Transactions } from "./driver.ts";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
@@ -100,6 +106,7 @@ export class SqliteSaver implements Checkpointer {
 
   readonly #sql: Statements;
   readonly #lists: ListQueries;
+  readonly #chains: AuditChains;
   readonly #codec: RowCodec;
   readonly #transactions: Transactions;
   #closed = false;
@@ -125,6 +132,7 @@ export class SqliteSaver implements Checkpointer {
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.#lists = new ListQueries(this.db, this.#codec);
+      this.#chains = new AuditChains(this.db, this.#sql, this.serializer);
       this.#transactions = transactions(this.db);
     } catch (error) {
       this.db.close();
@@ -524,12 +532,26 @@ export class SqliteSaver implements Checkpointer {
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       const text = this.#codec.ser(record);
-      this.#fenced(fence, () => this.#sql.insertAudit.run(record.threadId, text));
+      // Always a write transaction: the chain's head read and the insert must not interleave.
+      this.#write(() => {
+        this.#checkFence(fence);
+        appendAuditLine(this.#sql, record.threadId, text);
+      });
     });
   }
 
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
     return settle(() => this.#lists.auditPage(query));
+  }
+
+  listAuditChain(
+    query: AuditChainQuery,
+  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+    return this.#chains.listAuditChain(query);
+  }
+
+  verifyAudit(query: AuditVerifyQuery): Promise<AuditVerification> {
+    return verifyAuditChains(this.#chains, query);
   }
 
   // Leases -------------------------------------------------------------------------------------

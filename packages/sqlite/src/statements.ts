@@ -373,7 +373,18 @@ export function prepareStatements(db: DatabaseSync) {
     listSteering: prep<[string], { record: string }>(
       "SELECT record FROM steering WHERE thread_id = ? ORDER BY seq",
     ),
-    insertAudit: prep<[string, string]>("INSERT INTO audit (thread_id, record) VALUES (?, ?)"),
+    // The chain's newest link: appendAuditLine reads it inside the write transaction.
+    auditHead: prep<[string], { n: number; hash: string }>(
+      "SELECT n, hash FROM audit WHERE thread_id = ? AND n IS NOT NULL ORDER BY n DESC LIMIT 1",
+    ),
+    insertAudit: prep<[string, string, number, string, string]>(
+      "INSERT INTO audit (thread_id, record, n, prev_hash, hash) VALUES (?, ?, ?, ?, ?)",
+    ),
+    upsertAuditSeal: prep<[string, number, string, string, string]>(
+      `INSERT INTO audit_seals (thread_id, n, hash, mac, sealed_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id) DO UPDATE SET n = excluded.n, hash = excluded.hash,
+         mac = excluded.mac, sealed_at = excluded.sealed_at`,
+    ),
 
     // Leases -----------------------------------------------------------------------------------
     // One statement: taken when free, expired, or already ours, with the next fencing token;
@@ -416,6 +427,7 @@ export function prepareStatements(db: DatabaseSync) {
       "runs",
       "steering",
       "audit",
+      "audit_seals",
       "once_results",
       "requests",
     ].map((table) => prep<[string]>(`DELETE FROM ${table} WHERE thread_id = ?`)),

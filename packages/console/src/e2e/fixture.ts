@@ -48,6 +48,8 @@ export const TOKENS = {
 export interface ConsoleFixture {
   url: string;
   server: ReinServer;
+  /** The server's store (SQL on `store.db` plays someone editing the database by hand). */
+  store: SqliteSaver;
   /** A client acting as alice. */
   alice: ReinClient;
   /**
@@ -102,6 +104,7 @@ export async function startConsoleFixture(options: FixtureOptions = {}): Promise
   return {
     url,
     server,
+    store,
     alice,
     async pausedThread(threadId) {
       await alice.createThread({ graph: DEMO.name, threadId });

@@ -13,6 +13,9 @@ import type { TaskId, ThreadId } from "../ids.ts";
 import { jsonSerializer, type Serializer } from "../serde.ts";
 import type { AuditRecord, InterruptStatus, SteeringRecord } from "../types.ts";
 import { answerBatches, answerInterrupts } from "./memory/answers.ts";
+import { verifyAuditChains } from "./audit-chain.ts";
+import { answerInterrupts } from "./memory/answers.ts";
+import { auditSource, listAuditChain } from "./memory/audit.ts";
 import * as checkpoints from "./memory/checkpoints.ts";
 import * as leases from "./memory/leases.ts";
 import { listAudit, listRuns, listRunsByStatus } from "./memory/runs.ts";
@@ -22,8 +25,12 @@ import { settle } from "./store-kit.ts";
 import type {
   AnswerBatch,
   AnswerOutcome,
+  AuditChainEntry,
+  AuditChainQuery,
   AuditQuery,
   BatchesOutcome,
+  AuditVerification,
+  AuditVerifyQuery,
   CheckpointRecord,
   Checkpointer,
   Fence,
@@ -307,6 +314,16 @@ export class MemorySaver implements Checkpointer {
 
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }> {
     return settle(() => listAudit(this.#db, query));
+  }
+
+  listAuditChain(
+    query: AuditChainQuery,
+  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+    return settle(() => listAuditChain(this.#db, query));
+  }
+
+  verifyAudit(query: AuditVerifyQuery): Promise<AuditVerification> {
+    return verifyAuditChains(auditSource(this.#db), query);
   }
 
   // Leases -------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@
 import { registerSuite, type CheckpointerTestInitializer } from "./suite.ts";
 import { answerReadSpecs } from "./specs/answer-reads.ts";
 import { answerSpecs } from "./specs/answers.ts";
+import { auditChainSpecs } from "./specs/audit-chain.ts";
 import { callReadSpecs } from "./specs/call-reads.ts";
 import { channelBlobSpecs } from "./specs/channel-blobs.ts";
 import { checkpointSpecs } from "./specs/checkpoints.ts";
@@ -56,6 +57,7 @@ const SPECS = [
   callReadSpecs,
   runSpecs,
   steeringAuditSpecs,
+  auditChainSpecs,
   onceSpecs,
   leaseSpecs,
   fencingSpecs,

@@ -21,6 +21,19 @@ import { statusByCode, type ErrorBody } from "../errors.ts";
 import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
 import { worker } from "./worker.ts";
+import { auditExportCommand, auditVerifyCommand, type AuditFlags } from "./audit.ts";
+
+/** `rein audit verify|export`. */
+function auditCommand(
+  io: Io,
+  flags: ClientFlags,
+  sub: string | undefined,
+  audit: AuditFlags,
+): Promise<number> {
+  if (sub === "verify") return auditVerifyCommand(io, flags, audit);
+  if (sub === "export") return auditExportCommand(io, flags, audit);
+  throw new UsageError(`Use rein audit verify or rein audit export (got ${JSON.stringify(sub)}).`);
+}
 
 const HELP = `rein — serve and steer durable agent runs
 
@@ -44,10 +57,18 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
   rein state THREAD [--subgraphs]
   rein history THREAD [--limit N]
   rein runs THREAD [RUN]
+  rein audit verify [--thread T] [--tenant T]      re-compute the audit hash chains; name the
+                                                    first broken link
+  rein audit export [--thread T] [--tenant T]      the audit log with its hashes, JSON Lines
+              (either on a store instead of a server: --db FILE | --postgres URL [--schema S]
+              [--audit-key KEY or $REIN_AUDIT_KEY: check and sign the chains' heads])
+
+Serving with --audit-key KEY (or $REIN_AUDIT_KEY) signs the audit chains' heads at each verify,
+so a deleted tail is found too.
 
 Exit codes: 0 done; 1 server failure or unreachable; 2 usage; 3 refused (4xx, e.g. 403
 not_allowed by an approval policy); 4 conflict (409: stale target, busy thread, or a bulk decision
-refused or whose count changed: re-read and decide again).
+refused or whose count changed: re-read and decide again); 5 the audit log does not verify.
 `;
 
 const OPTIONS = {
@@ -86,6 +107,8 @@ const OPTIONS = {
   subgraphs: { type: "boolean", default: false },
   concurrency: { type: "string" },
   schema: { type: "string" },
+  tenant: { type: "string" },
+  "audit-key": { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -140,6 +163,7 @@ export async function main(
             logLevel: v["log-level"] ?? "info",
             schema: v.schema,
             concurrency: int("concurrency", v.concurrency) ?? 2,
+            auditKey: v["audit-key"] ?? process.env["REIN_AUDIT_KEY"],
           },
           io,
           stop,
@@ -214,6 +238,15 @@ export async function main(
       case "runs":
         await runsCommand(io, flags, need(args[0], "THREAD"), args[1]);
         return ExitCode.OK;
+      case "audit":
+        return await auditCommand(io, flags, args[0], {
+          thread: v.thread,
+          tenant: v.tenant,
+          db: v.db,
+          postgres: v.postgres,
+          schema: v.schema,
+          auditKey: v["audit-key"] ?? process.env["REIN_AUDIT_KEY"],
+        });
       default:
         throw new UsageError(`Unknown command "${command}". See rein --help.`);
     }

@@ -15,6 +15,8 @@ export const ExitCode = {
   REFUSED: 3,
   /** Conflict (409): a stale target or a busy thread; re-read and decide again. */
   CONFLICT: 4,
+  /** `rein audit verify`: the audit log does not verify (the first broken link is printed). */
+  BROKEN: 5,
 } as const;
 
 /**

@@ -29,6 +29,8 @@ export interface ServeOptions {
   schema?: string | undefined;
   /** Background runs this process executes at once (on Postgres 0: only accept them). */
   concurrency: number;
+  /** HMAC key of the audit chains' signed heads (`--audit-key` or `REIN_AUDIT_KEY`). */
+  auditKey?: string | undefined;
 }
 
 /**
@@ -103,6 +105,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),
     ...(consoleDir ? { consoleDir } : {}),
+    ...(options.auditKey ? { auditKey: options.auditKey } : {}),
     logger:
       options.logLevel === "silent"
         ? false

@@ -5,7 +5,15 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { Id } from "../parts/Id.tsx";
-import type { AuditRecord, Interrupt, RunTree, StateSnapshot, Thread } from "@rein/client";
+import type {
+  AuditRecord,
+  AuditVerification,
+  Interrupt,
+  RunTree,
+  StateSnapshot,
+  Thread,
+} from "@rein/client";
+import { AuditChainStatus } from "../parts/AuditChain.tsx";
 import { describeError } from "../errors.ts";
 import { payloadSummary, shortId } from "../format.ts";
 import { useLiveQueue } from "../live.ts";
@@ -18,6 +26,8 @@ interface Loaded {
   state: StateSnapshot;
   history: StateSnapshot[];
   audit: AuditRecord[];
+  /** The audit chain's verdict; null when the server could not give one. */
+  chain: AuditVerification | null;
 }
 
 /** The thread screen. */
@@ -30,13 +40,15 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
     const c = session.client;
     try {
       const thread = await c.getThread(threadId);
-      const [tree, state, history, audit] = await Promise.all([
+      const [tree, state, history, audit, chain] = await Promise.all([
         thread.runId ? c.getRun(threadId, thread.runId) : Promise.resolve(null),
         c.getState(threadId, { subgraphs: true }),
         c.getHistory(threadId, { limit: 50 }),
         c.listAudit({ threadId, limit: 200 }),
+        // The verdict is extra: a server that cannot give one leaves the screen readable.
+        c.verifyAudit({ threadId }).catch(() => null),
       ]);
-      setLoaded({ thread, tree, state, history: history.items, audit: audit.items });
+      setLoaded({ thread, tree, state, history: history.items, audit: audit.items, chain });
       setError(null);
     } catch (e) {
       setError(describeError(e));
@@ -54,7 +66,8 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
       </p>
     );
   if (!loaded) return <p className="loading">Loading…</p>;
-  const { thread, tree, state, history, audit } = loaded;
+  const { thread, tree, state, history, audit, chain } = loaded;
+  const brokenId = chain?.ok === false ? (chain.firstBroken?.id ?? null) : null;
   const steering = audit.filter((a) => a.action === "steer");
 
   return (
@@ -140,6 +153,7 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
       </section>
       <section aria-labelledby="audit-title">
         <h2 id="audit-title">Audit log</h2>
+        <AuditChainStatus result={chain} />
         {audit.length === 0 ? (
           <p>Nothing recorded yet.</p>
         ) : (
@@ -155,9 +169,14 @@ export function ThreadScreen({ session, threadId }: { session: Session; threadId
             </thead>
             <tbody>
               {audit.map((a) => (
-                <tr key={a.id}>
+                <tr key={a.id} className={a.id === brokenId ? "broken" : undefined}>
                   <td data-label="When">{new Date(a.createdAt).toLocaleTimeString()}</td>
-                  <td data-label="Action">{a.action}</td>
+                  <td data-label="Action">
+                    {a.action}
+                    {a.id === brokenId && (
+                      <strong className="broken-mark"> · chain broken here</strong>
+                    )}
+                  </td>
                   <td data-label="Actor">{a.actor}</td>
                   <td data-label="Interrupt">
                     {a.interruptId ? <Id value={a.interruptId} label="Interrupt id" /> : "—"}

@@ -6,8 +6,9 @@
 import type { CheckpointId, RunId, TaskId, ThreadId } from "../../ids.ts";
 import type { Serializer } from "../../serde.ts";
 import type { AuditRecord } from "../../types.ts";
+import { auditEntryHash } from "../audit-chain.ts";
 import { checkFence, FINAL_RUN_STATUSES } from "../store-kit.ts";
-import type { Fence, RunRecord, StreamKey, TaskResult, ThreadRecord } from "../types.ts";
+import type { AuditSeal, Fence, RunRecord, StreamKey, TaskResult, ThreadRecord } from "../types.ts";
 import { InterruptTable } from "./interrupts.ts";
 
 /** One stored channel version. */
@@ -70,7 +71,19 @@ export class MemoryTables {
   readonly threads = new Map<ThreadId, ThreadState>();
   readonly interrupts: InterruptTable;
   readonly runs = new Map<RunId, RunRow>();
-  readonly audit: { seq: number; threadId: ThreadId; data: string }[] = [];
+  /** Audit lines with their chain links (`prevHash` "" for a chain's first line). */
+  readonly audit: {
+    seq: number;
+    threadId: ThreadId;
+    data: string;
+    n: number;
+    prevHash: string;
+    hash: string;
+  }[] = [];
+  /** The newest link of each thread's audit chain. */
+  readonly auditHeads = new Map<ThreadId, { n: number; hash: string }>();
+  /** The signed head of each thread's audit chain. */
+  readonly auditSeals = new Map<ThreadId, AuditSeal>();
   readonly requests = new Map<string, { result: string | undefined }>();
   readonly leases = new Map<ThreadId, { owner: string; expiresAt: number; token: number }>();
   #seq = 0;
@@ -167,9 +180,13 @@ export class MemoryTables {
     this.thread(run.threadId).runs.add(run.runId);
   }
 
-  /** Appends an encoded audit line. */
+  /** Appends an encoded audit line at the end of its thread's hash chain. */
   storeAudit(threadId: ThreadId, data: string): void {
-    this.audit.push({ seq: this.nextSeq(), threadId, data });
+    const head = this.auditHeads.get(threadId) ?? { n: 0, hash: "" };
+    const n = head.n + 1;
+    const hash = auditEntryHash(threadId, n, head.hash, data);
+    this.audit.push({ seq: this.nextSeq(), threadId, data, n, prevHash: head.hash, hash });
+    this.auditHeads.set(threadId, { n, hash });
   }
 
   /** Stores a task result unless the task already has a `writes` result. */

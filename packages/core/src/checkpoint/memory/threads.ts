@@ -34,6 +34,8 @@ export function deleteThread(db: MemoryTables, threadId: ThreadId): void {
   // The token must keep growing if the thread is made again.
   const lease = db.leases.get(threadId);
   if (lease) lease.expiresAt = 0;
+  db.auditHeads.delete(threadId);
+  db.auditSeals.delete(threadId);
   for (let i = db.audit.length - 1; i >= 0; i -= 1) {
     if (db.audit[i]?.threadId === threadId) db.audit.splice(i, 1);
   }

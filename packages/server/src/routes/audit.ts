@@ -1,0 +1,129 @@
+/**
+ * The provable audit log: `GET /audit/verify` re-computes the hash chains of the caller's tenant
+ * and names the first broken link; `GET /audit/export` streams the lines with their hashes as
+ * JSON Lines, for an auditor to keep and re-check elsewhere (see docs/audit.md).
+ */
+import { Readable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import {
+  InvalidInputError,
+  type AuditChainQuery,
+  type Checkpointer,
+  type ThreadId,
+} from "@rein/core";
+import type { Principal } from "../auth.ts";
+import type { ServerContext } from "../context.ts";
+import { defineRoute } from "../route.ts";
+import {
+  AuditExportLineSchema,
+  AuditScopeQuerySchema,
+  AuditVerificationSchema,
+} from "../schemas.ts";
+import { loadThread } from "../threads.ts";
+
+/** Lines per store read while exporting. */
+const EXPORT_PAGE = 1000;
+
+/**
+ * The chains a caller may check: a tenant's token sees its own tenant's only (naming another is
+ * refused); an all-tenant token sees every chain, or the tenant it names.
+ *
+ * @throws {InvalidInputError} for a tenant-bound token naming another tenant.
+ */
+async function scopeOf(
+  store: Checkpointer,
+  principal: Principal,
+  query: { threadId?: string | undefined; tenant?: string | undefined },
+): Promise<Pick<AuditChainQuery, "threadId" | "tenant">> {
+  if (principal.tenant !== null && query.tenant !== undefined && query.tenant !== principal.tenant)
+    throw new InvalidInputError(
+      `This token is bound to tenant ${JSON.stringify(principal.tenant)}: it can check only that tenant's audit log. Omit tenant.`,
+      { tenant: query.tenant },
+    );
+  // A thread of another tenant is not found, as everywhere else.
+  if (query.threadId !== undefined) await loadThread(store, principal, query.threadId);
+  const tenant = principal.tenant ?? query.tenant;
+  return {
+    ...(query.threadId !== undefined ? { threadId: query.threadId as ThreadId } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+  };
+}
+
+/** The export's lines, one JSON text per line, read page by page. */
+async function* exportLines(
+  store: Checkpointer,
+  scope: Pick<AuditChainQuery, "threadId" | "tenant">,
+): AsyncGenerator<string> {
+  let cursor: string | null = null;
+  do {
+    const page = await store.listAuditChain({ ...scope, limit: EXPORT_PAGE, cursor });
+    for (const line of page.items) {
+      let record: unknown = null;
+      try {
+        record = store.serializer.deserialize(line.content);
+      } catch {
+        // A line whose content no longer decodes is exported as stored, for the verifier.
+      }
+      yield `${JSON.stringify(AuditExportLineSchema.parse({ ...line, record }))}\n`;
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+}
+
+/** Registers `GET /audit/verify` and `GET /audit/export`. */
+export function registerAuditRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const { store } = ctx;
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/audit/verify",
+      operationId: "verifyAudit",
+      summary:
+        "Re-computes the audit log's hash chains (one per thread) of the caller's tenant and names the first broken link; with the server's audit key, also checks each chain's signed head (a deleted tail) and signs the heads it verified.",
+      scope: "read",
+      query: AuditScopeQuerySchema,
+      responses: { 200: AuditVerificationSchema },
+    },
+    async ({ query, principal, request }) => {
+      const scope = await scopeOf(store, principal, query);
+      const result = await store.verifyAudit({
+        ...scope,
+        ...(ctx.auditKey !== null ? { key: ctx.auditKey } : {}),
+      });
+      if (!result.ok) request.log.warn({ audit: result.firstBroken }, "audit chain broken");
+      return { status: 200, body: result };
+    },
+  );
+
+  defineRoute(
+    app,
+    ctx,
+    {
+      method: "GET",
+      url: "/audit/export",
+      operationId: "exportAudit",
+      summary:
+        "The audit log of the caller's tenant as JSON Lines, by thread then append order: each line with its chain position, previous hash, hash and the stored text they cover.",
+      scope: "read",
+      query: AuditScopeQuerySchema,
+      contentType: "application/jsonl",
+      responses: { 200: AuditExportLineSchema },
+    },
+    async ({ query, principal, reply }) => {
+      const scope = await scopeOf(store, principal, query);
+      // The first page is read before the status is sent: a failing store is a 5xx, not a
+      // 200 with a cut body.
+      const lines = exportLines(store, scope);
+      const first = await lines.next();
+      async function* all(): AsyncGenerator<string> {
+        if (!first.done) yield first.value;
+        yield* lines;
+      }
+      await reply.code(200).type("application/jsonl; charset=utf-8").send(Readable.from(all()));
+      return undefined;
+    },
+  );
+}
