@@ -131,13 +131,7 @@ export function planAnswerBatch(
     const step = steps.get(id);
     if (step?.kind === "record") {
       approvals.push({ id, progress: step.progress });
-      const { approvals: list } = step.progress;
-      line(id, "approval", {
-        value,
-        requestId,
-        approvals: list.length,
-        digest: list.at(-1)?.digest,
-      });
+      line(id, "approval", approvalLine(value, requestId, step.progress));
       continue;
     }
     const applied = step?.kind === "apply" ? step.value : value;
@@ -169,6 +163,12 @@ export function planAnswerBatch(
       requestId,
     },
   };
+}
+
+/** The data of a partial approval's audit line: the value, and the count and digest so far. */
+function approvalLine(value: unknown, requestId: string | null, progress: ApprovalProgress) {
+  const { approvals } = progress;
+  return { value, requestId, approvals: approvals.length, digest: approvals.at(-1)?.digest };
 }
 
 /**
