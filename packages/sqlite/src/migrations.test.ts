@@ -135,7 +135,7 @@ describe("SQLite migrations", () => {
          @deadline, @answer, @answered_by, @answered_at, @record)`,
     );
     for (const row of OLD_ROWS) {
-      const { root_graph: _root, ...params } = codec.interruptParams(row);
+      const { root_graph: _root, policy: _policy, ...params } = codec.interruptParams(row);
       insert.run(params);
     }
     // An older encoding kept the whole path in the body.
