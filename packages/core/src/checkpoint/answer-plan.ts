@@ -199,3 +199,13 @@ function approvalSteps(
   }
   return steps;
 }
+
+/**
+ * The outcome of an applied plan: `{ ok: true }`, with the ids that only gained an approval when
+ * there are any.
+ */
+export function appliedOutcome(writes: AnswerWrites): Extract<AnswerOutcome, { ok: true }> {
+  return writes.approvals.length > 0
+    ? { ok: true, recorded: writes.approvals.map((a) => a.id) }
+    : { ok: true };
+}
