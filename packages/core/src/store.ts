@@ -38,7 +38,7 @@ export {
   verifyAuditChains,
 } from "./checkpoint/audit-chain.ts";
 export type { AuditChainSource } from "./checkpoint/audit-chain.ts";
-export { answerTargets, planAnswerBatch } from "./checkpoint/answer-plan.ts";
+export { answerTargets, appliedOutcome, planAnswerBatch } from "./checkpoint/answer-plan.ts";
 export {
   approvalStep,
   approvalView,

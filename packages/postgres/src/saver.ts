@@ -44,7 +44,6 @@ import type {
   ThreadRecord,
 } from "@rein/core/store";
 import { answerBatches, answerInterrupts } from "./answers.ts";
-import { answerInterrupts } from "./answers.ts";
 import { AuditChains } from "./audit.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";

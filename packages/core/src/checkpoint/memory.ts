@@ -14,7 +14,6 @@ import { jsonSerializer, type Serializer } from "../serde.ts";
 import type { AuditRecord, InterruptStatus, SteeringRecord } from "../types.ts";
 import { answerBatches, answerInterrupts } from "./memory/answers.ts";
 import { verifyAuditChains } from "./audit-chain.ts";
-import { answerInterrupts } from "./memory/answers.ts";
 import { auditSource, listAuditChain } from "./memory/audit.ts";
 import * as checkpoints from "./memory/checkpoints.ts";
 import * as leases from "./memory/leases.ts";
