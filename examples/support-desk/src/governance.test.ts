@@ -5,7 +5,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command, NotAllowedError, type ApprovalPrincipal } from "@rein/core";
+import type { NotAllowedError } from "@rein/core";
+import { Command, type ApprovalPrincipal } from "@rein/core";
 import { SqliteSaver } from "@rein/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeMailServers } from "./agents.ts";

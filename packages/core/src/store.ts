@@ -26,7 +26,7 @@ export {
   settle,
 } from "./checkpoint/store-kit.ts";
 export type { ChainLink } from "./checkpoint/store-kit.ts";
-export { answerTargets, planAnswerBatch } from "./checkpoint/answer-plan.ts";
+export { answerTargets, appliedOutcome, planAnswerBatch } from "./checkpoint/answer-plan.ts";
 export {
   approvalStep,
   approvalView,

@@ -9,6 +9,7 @@ import type pg from "pg";
 import type { CheckpointId, InterruptId, InterruptStatus, RunId } from "@rein/core";
 import {
   answerTargets,
+  appliedOutcome,
   checkFence,
   planAnswerBatch,
   type AnswerBatch,
@@ -87,7 +88,7 @@ export async function answerInterrupts(
     const row = (await query<{ r: Written }>(sql.answerWrite, values))?.r;
     if (row?.applied)
       return {
-        outcome: { ok: true, recorded: plan.writes.approvals.map((a) => a.id) },
+        outcome: appliedOutcome(plan.writes),
         continuation: row.reads ?? undefined,
       };
     found = row ?? found;

@@ -143,6 +143,45 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     expect(refund.items.map((i) => i.path)).toEqual([OLD_ROWS[1]?.path]);
   });
 
+  it("a version-6 schema's interrupts read without an approval policy and take an answer without a principal", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(
+      shared,
+      schema,
+      MIGRATIONS.filter((m) => m.version <= 6),
+    );
+    const codec = new RowCodec(jsonSerializer);
+    for (const row of OLD_ROWS) {
+      const a = codec.interruptArrays([row]).map((column) => column[0]);
+      await shared.query(
+        `INSERT INTO "${schema}".interrupts (id, thread_id, run_id, task_id, graph, tenant, status,
+           created_at, deadline, answer, answered_by, answered_at, record, root_graph)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        [...a, codec.interruptRootGraphs([row])[0]],
+      );
+    }
+    const saver = await PostgresSaver.connect({ pool: shared, schema });
+    expect(await schemaVersion(shared, schema)).toBe(SCHEMA_VERSION);
+    const [root] = OLD_ROWS;
+    if (!root) throw new Error("no row");
+    const read = await saver.getInterrupt(root.id);
+    expect([read?.policy, read?.approvals, read?.status]).toEqual([
+      undefined,
+      undefined,
+      "pending",
+    ]);
+    const outcome = await saver.answerInterrupts({
+      threadId: root.threadId,
+      answers: [{ id: root.id, value: "yes" }],
+      wake: [],
+      actor: "script",
+      action: "answer",
+    });
+    expect(outcome.ok).toBe(true);
+    expect((await saver.getInterrupt(root.id))?.status).toBe("answered");
+  });
+
   it("a failing migration rolls back entirely and leaves the previous version", async () => {
     const schema = freshSchema();
     const shared = pool();

@@ -5,6 +5,7 @@
 import type { CheckpointId, InterruptId, InterruptStatus, RunId } from "@rein/core";
 import {
   answerTargets,
+  appliedOutcome,
   planAnswerBatch,
   type AnswerBatch,
   type AnswerOutcome,
@@ -63,5 +64,5 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
   }
   for (const runId of writes.resumeRuns) sql.resumeRun.run(writes.at, runId);
   if (writes.requestId !== null) sql.insertRequest.run(writes.requestId, threadId);
-  return { ok: true, recorded: writes.approvals.map((a) => a.id) };
+  return appliedOutcome(writes);
 }

@@ -135,7 +135,7 @@ describe("SQLite migrations", () => {
          @deadline, @answer, @answered_by, @answered_at, @record)`,
     );
     for (const row of OLD_ROWS) {
-      const { root_graph: _root, ...params } = codec.interruptParams(row);
+      const { root_graph: _root, policy: _policy, ...params } = codec.interruptParams(row);
       insert.run(params);
     }
     // An older encoding kept the whole path in the body.
@@ -155,6 +155,50 @@ describe("SQLite migrations", () => {
       ]);
       const refund = await saver.listInterrupts({ subAgentGraph: "refund_agent" });
       expect(refund.items.map((i) => i.path)).toEqual([OLD_ROWS[1]?.path]);
+    } finally {
+      await saver.close();
+    }
+  });
+
+  it("a version-5 file's interrupts read without an approval policy and take an answer without a principal", async () => {
+    const path = join(dir, "v5.db");
+    const db = openDatabase(path);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 5),
+    );
+    const codec = new RowCodec(jsonSerializer);
+    const insert = db.prepare(
+      `INSERT INTO interrupts (id, thread_id, run_id, task_id, graph, root_graph, tenant, status,
+         created_at, deadline, answer, answered_by, answered_at, record)
+       VALUES (@id, @thread_id, @run_id, @task_id, @graph, @root_graph, @tenant, @status,
+         @created_at, @deadline, @answer, @answered_by, @answered_at, @record)`,
+    );
+    for (const row of OLD_ROWS) {
+      const { policy: _policy, ...params } = codec.interruptParams(row);
+      insert.run(params);
+    }
+    db.close();
+    const saver = new SqliteSaver({ path });
+    try {
+      expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+      const [root] = OLD_ROWS;
+      if (!root) throw new Error("no row");
+      const read = await saver.getInterrupt(root.id);
+      expect([read?.policy, read?.approvals, read?.status]).toEqual([
+        undefined,
+        undefined,
+        "pending",
+      ]);
+      const outcome = await saver.answerInterrupts({
+        threadId: root.threadId,
+        answers: [{ id: root.id, value: "yes" }],
+        wake: [],
+        actor: "script",
+        action: "answer",
+      });
+      expect(outcome.ok).toBe(true);
+      expect((await saver.getInterrupt(root.id))?.status).toBe("answered");
     } finally {
       await saver.close();
     }

@@ -131,13 +131,7 @@ export function planAnswerBatch(
     const step = steps.get(id);
     if (step?.kind === "record") {
       approvals.push({ id, progress: step.progress });
-      const { approvals: list } = step.progress;
-      line(id, "approval", {
-        value,
-        requestId,
-        approvals: list.length,
-        digest: list.at(-1)?.digest,
-      });
+      line(id, "approval", approvalLine(value, requestId, step.progress));
       continue;
     }
     const applied = step?.kind === "apply" ? step.value : value;
@@ -171,6 +165,12 @@ export function planAnswerBatch(
   };
 }
 
+/** The data of a partial approval's audit line: the value, and the count and digest so far. */
+function approvalLine(value: unknown, requestId: string | null, progress: ApprovalProgress) {
+  const { approvals } = progress;
+  return { value, requestId, approvals: approvals.length, digest: approvals.at(-1)?.digest };
+}
+
 /**
  * The approval step of each answered interrupt that has a policy, or the refusal of the first
  * one the batch's principal may not answer (only people's answers are governed: a deadline's
@@ -198,4 +198,14 @@ function approvalSteps(
     steps.set(id, step);
   }
   return steps;
+}
+
+/**
+ * The outcome of an applied plan: `{ ok: true }`, with the ids that only gained an approval when
+ * there are any.
+ */
+export function appliedOutcome(writes: AnswerWrites): Extract<AnswerOutcome, { ok: true }> {
+  return writes.approvals.length > 0
+    ? { ok: true, recorded: writes.approvals.map((a) => a.id) }
+    : { ok: true };
 }

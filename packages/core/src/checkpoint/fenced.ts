@@ -47,6 +47,12 @@ export function fencedStore(
     },
     answerInterrupts: (batch: AnswerBatch) =>
       store.answerInterrupts({ ...batch, fence: own(batch.threadId) }),
+    // A batch of another thread keeps the fence its caller gave it (a bulk decision holds the
+    // lease of every thread it answers in).
+    answerBatches: (batches: readonly AnswerBatch[]) =>
+      store.answerBatches
+        ? store.answerBatches(batches.map((b) => ({ ...b, fence: own(b.threadId) ?? b.fence })))
+        : Promise.reject(new TypeError("This store has no answerBatches.")),
     putRequestResult: (requestId: string, result: unknown) =>
       store.putRequestResult(requestId, result, fence),
     putOnce: (threadId: ThreadId, taskId: TaskId, key: string, value: unknown) =>
@@ -60,6 +66,8 @@ export function fencedStore(
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property): unknown {
+      // A store without the optional answerBatches shows none through the view either.
+      if (property === "answerBatches" && !target.answerBatches) return undefined;
       if (Object.hasOwn(writes, property)) return writes[property as keyof typeof writes];
       if (bound.has(property)) return bound.get(property);
       let value: unknown = Reflect.get(target, property, target);

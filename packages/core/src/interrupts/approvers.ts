@@ -77,8 +77,8 @@ export function approversFor<Payload>(
   if (typeof spec === "function") return spec(payload) ?? undefined;
   const rules: readonly ApproverRule[] | undefined = Array.isArray(spec)
     ? (spec as readonly ApproverRule[])
-    : isRule(spec as object)
-      ? [spec as ApproverRule]
+    : isRule(spec)
+      ? [spec]
       : undefined;
   if (!rules) return spec as Approvers;
   const rule = rules.find((r) => r.when === undefined || conditionHolds(r.when, payload));

@@ -3,7 +3,7 @@
  * atomic answer batch and its steering. What comes out is either the result a duplicate request
  * already produced, or the options the caller continues the run with.
  */
-import type { AnswerBatch, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
+import type { AnswerBatch, AnswerOutcome, StoredInterrupt, TaskRef } from "../checkpoint/types.ts";
 import { isDeepStrictEqual } from "node:util";
 import { approvalView, refusalText } from "../checkpoint/approvals.ts";
 import {
@@ -110,8 +110,7 @@ export async function applyCommand(
   const outcome = await traceAnswer(threadId, [...chosen.keys()], actor, () =>
     store.answerInterrupts({
       ...buildBatch(session, chosen, cancel, wake, requestId, expectedHead),
-      principal: command.options.principal ?? null,
-      governed: [...chosen.keys()].filter((record) => record.policy).map((record) => record.id),
+      ...governance(command, chosen),
       // The root run is running again from the moment the answer is recorded: if this call dies
       // before continuing, the next call or the recovery sweep sees an unfinished run.
       resumeRuns,
@@ -120,12 +119,7 @@ export async function applyCommand(
   );
   if (outcome.ok) session.keepContinuation(outcome.reads);
   if (!outcome.ok) {
-    if (outcome.reason === "not_allowed")
-      throw new NotAllowedError(refusalText(outcome.rule, outcome.policy), {
-        interruptId: outcome.interruptId,
-        rule: outcome.rule,
-        policy: approvalView(outcome.policy, null).policy,
-      });
+    if (outcome.reason === "not_allowed") throw notAllowed(outcome);
     if (outcome.reason !== "duplicate")
       throw await staleError(
         session,
@@ -145,6 +139,24 @@ export async function applyCommand(
   if (command.options.steering !== undefined)
     await steerAnswered(session, chosen, target, command.options.steering);
   return proceed;
+}
+
+/** What the store checks the answers' approval policies with: who answers, which rows have one. */
+function governance(
+  command: ResumeCommand,
+  chosen: ChosenAnswers,
+): Pick<AnswerBatch, "principal" | "governed"> {
+  const governed = [...chosen.keys()].filter((record) => record.policy).map((record) => record.id);
+  return { principal: command.options.principal ?? null, governed };
+}
+
+/** The error of an answer an approval policy refused. */
+function notAllowed(outcome: Extract<AnswerOutcome, { reason: "not_allowed" }>): NotAllowedError {
+  return new NotAllowedError(refusalText(outcome.rule, outcome.policy), {
+    interruptId: outcome.interruptId,
+    rule: outcome.rule,
+    policy: approvalView(outcome.policy, null).policy,
+  });
 }
 
 /**

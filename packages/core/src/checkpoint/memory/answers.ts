@@ -5,6 +5,7 @@
 import type { InterruptId } from "../../ids.ts";
 import {
   answerTargets,
+  appliedOutcome,
   planAnswerBatch,
   type AnswerPlan,
   type AnswerWrites,
@@ -106,5 +107,5 @@ function applyWrites(
     db.requests.set(writes.requestId, { result: undefined });
     thread.requests.add(writes.requestId);
   }
-  return { ok: true, recorded: writes.approvals.map((a) => a.id) };
+  return appliedOutcome(writes);
 }

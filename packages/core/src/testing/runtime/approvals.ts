@@ -17,7 +17,6 @@ import {
   type ApprovalPrincipal,
   type ApproversSpec,
   type Checkpointer,
-  type InterruptId,
   type ThreadId,
 } from "../../index.ts";
 import { payloadDigest } from "../../checkpoint/approvals.ts";
@@ -96,7 +95,7 @@ export function approvalContracts(env: RuntimeEnv): void {
       expect(await snapshot(store, threadId)).toBe(before);
       const done = await answer(graph, threadId, alice, "yes");
       expect(done.status).toBe("done");
-      expect((await store.getInterrupt(id as InterruptId))?.answeredBy).toBe("alice");
+      expect((await store.getInterrupt(id))?.answeredBy).toBe("alice");
     }),
   );
 
@@ -135,7 +134,7 @@ export function approvalContracts(env: RuntimeEnv): void {
       expect(second.status).toBe("done");
       expect(second.values["decision"]).toEqual({ approved: true });
       expect(counter.of("act")).toBe(1);
-      const row = await store.getInterrupt(id as InterruptId);
+      const row = await store.getInterrupt(id);
       expect(row?.answeredBy).toBe("bob");
       expect(row?.approvals?.approvals.map((a) => a.actor)).toEqual(["alice", "bob"]);
       const actions = (await store.listAudit({ threadId: threadId as ThreadId })).items.map(
@@ -178,10 +177,10 @@ export function approvalContracts(env: RuntimeEnv): void {
       };
       const graph = refundGraph(store, new Counter(), rule);
       const small = await paused(graph, 1000);
-      expect((await store.getInterrupt(small.id as InterruptId))?.policy ?? null).toBeNull();
+      expect((await store.getInterrupt(small.id))?.policy ?? null).toBeNull();
       expect((await answer(graph, small.threadId, undefined, "ok")).status).toBe("done");
       const large = await paused(graph, 1001);
-      const row = await store.getInterrupt(large.id as InterruptId);
+      const row = await store.getInterrupt(large.id);
       expect(row?.policy).toMatchObject({ groups: ["finance"], count: 2, requester: "rita" });
       const refused = await rejection(answer(graph, large.threadId, mallory, "ok"));
       expect((refused as NotAllowedError).details.rule).toBe("not_listed");
@@ -205,7 +204,7 @@ export function approvalContracts(env: RuntimeEnv): void {
       // One approval recorded, one that applied; every later answer found it answered.
       expect(ok).toHaveLength(2);
       expect(counter.of("act")).toBe(1);
-      const row = await store.getInterrupt(id as InterruptId);
+      const row = await store.getInterrupt(id);
       expect(row?.status).toBe("answered");
       expect(row?.approvals?.approvals).toHaveLength(2);
       const audit = await store.listAudit({ threadId: threadId as ThreadId });
