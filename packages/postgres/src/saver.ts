@@ -17,7 +17,6 @@ import {
 import type {
   AnswerBatch,
   AnswerOutcome,
-  AuditChainEntry,
   AuditChainQuery,
   AuditQuery,
   AuditVerification,
@@ -134,12 +133,7 @@ export class PostgresSaver implements Checkpointer {
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
     this.#codec = new RowCodec(this.serializer);
-    this.#chains = new AuditChains(
-      this.#s,
-      this.#sql,
-      (statement, values) => this.#rows(statement, values),
-      this.serializer,
-    );
+    this.#chains = new AuditChains(this.pool, this.#s, this.#sql, this.serializer);
   }
 
   /**
@@ -557,9 +551,7 @@ export class PostgresSaver implements Checkpointer {
     };
   }
 
-  listAuditChain(
-    query: AuditChainQuery,
-  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+  listAuditChain(query: AuditChainQuery): ReturnType<Checkpointer["listAuditChain"]> {
     return this.#chains.listAuditChain(query);
   }
 
