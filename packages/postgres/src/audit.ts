@@ -16,13 +16,9 @@ import {
   type AuditSeal,
 } from "@rein/core/store";
 import { auditChainQuery, auditSealsQuery } from "./queries.ts";
+import type pg from "pg";
+import { checked, guarded } from "./connection.ts";
 import type { Named, Statements } from "./statements.ts";
-
-/** Runs a named statement and returns its rows (the saver's, with its error mapping). */
-type Rows = <Row extends Record<string, unknown>>(
-  statement: Named,
-  values: unknown[],
-) => Promise<Row[]>;
 
 interface ChainRow {
   [column: string]: unknown;
@@ -45,16 +41,21 @@ interface SealRow {
 
 /** Chain pages and signed heads of one schema. */
 export class AuditChains implements AuditChainSource {
+  readonly #pool: pg.Pool;
   readonly #s: string;
   readonly #sql: Statements;
-  readonly #rows: Rows;
   readonly #serializer: Serializer;
 
-  constructor(s: string, sql: Statements, rows: Rows, serializer: Serializer) {
+  constructor(pool: pg.Pool, s: string, sql: Statements, serializer: Serializer) {
+    this.#pool = pool;
     this.#s = s;
     this.#sql = sql;
-    this.#rows = rows;
     this.#serializer = serializer;
+  }
+
+  /** Rows of one statement, driver errors typed (as the saver's). */
+  #rows<Row extends pg.QueryResultRow>(statement: Named, values: unknown[]): Promise<Row[]> {
+    return guarded(async () => (await this.#pool.query<Row>(checked(statement, values))).rows);
   }
 
   async listAuditChain(
@@ -107,3 +108,46 @@ function chainEntry(row: ChainRow): AuditChainEntry {
     content: row.record,
   };
 }
+
+/**
+ * Migration 8: the audit log's hash chain, one per thread (see docs/audit.md). A BEFORE INSERT
+ * trigger links every new line, whichever statement inserts it (the answer and commit functions,
+ * appendAudit), so no writer can forget to. It locks the thread's row in `audit_heads` first:
+ * concurrent writers of one thread (a steer without the lease, say) take positions one after the
+ * other, and the line's sequence number is drawn under that lock so append order and chain order
+ * agree. The hashed text is `auditEntryHash`'s, byte for byte. Lines written before stay
+ * unchained (reported as legacy); `audit_seals` holds each chain's signed head.
+ */
+export const auditChainMigration = (s: string, KEY: string): string => `
+  ALTER TABLE ${s}.audit ADD COLUMN n bigint, ADD COLUMN prev_hash text, ADD COLUMN hash text;
+  CREATE TABLE ${s}.audit_heads (
+    thread_id ${KEY} PRIMARY KEY,
+    n         bigint NOT NULL,
+    hash      text NOT NULL
+  );
+  CREATE TABLE ${s}.audit_seals (
+    thread_id ${KEY} PRIMARY KEY,
+    n         bigint NOT NULL,
+    hash      text NOT NULL,
+    mac       text NOT NULL,
+    sealed_at text NOT NULL
+  );
+  CREATE FUNCTION ${s}.audit_chain() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  DECLARE head record;
+  BEGIN
+    INSERT INTO ${s}.audit_heads (thread_id, n, hash) VALUES (NEW.thread_id, 0, '')
+    ON CONFLICT (thread_id) DO NOTHING;
+    SELECT n, hash INTO head FROM ${s}.audit_heads WHERE thread_id = NEW.thread_id FOR UPDATE;
+    NEW.seq := nextval(pg_get_serial_sequence('${s}.audit', 'seq'));
+    NEW.n := head.n + 1;
+    NEW.prev_hash := head.hash;
+    NEW.hash := encode(sha256(convert_to(
+      'rein.audit.v1' || chr(10) || octet_length(convert_to(NEW.thread_id, 'UTF8')) || ':'
+        || NEW.thread_id || chr(10) || NEW.n || chr(10) || NEW.prev_hash || chr(10) || NEW.record,
+      'UTF8')), 'hex');
+    UPDATE ${s}.audit_heads SET n = NEW.n, hash = NEW.hash WHERE thread_id = NEW.thread_id;
+    RETURN NEW;
+  END $fn$;
+  CREATE TRIGGER audit_chain BEFORE INSERT ON ${s}.audit
+    FOR EACH ROW EXECUTE FUNCTION ${s}.audit_chain();
+`;

@@ -10,6 +10,7 @@
 import type { Pool } from "pg";
 import { guarded, storeError } from "./connection.ts";
 import { approvalFunctions, TASK_OUTCOME } from "./approval-functions.ts";
+import { auditChainMigration } from "./audit.ts";
 import { SchemaVersionError } from "@rein/core";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
@@ -224,52 +225,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     name: "audit hash chain",
-    sql: (s) => AUDIT_CHAIN(s),
+    sql: (s) => auditChainMigration(s, KEY),
   },
 ];
-
-/**
- * Migration 8: the audit log's hash chain, one per thread (see docs/audit.md). A BEFORE INSERT
- * trigger links every new line, whichever statement inserts it (the answer and commit functions,
- * appendAudit), so no writer can forget to. It locks the thread's row in `audit_heads` first:
- * concurrent writers of one thread (a steer without the lease, say) take positions one after the
- * other, and the line's sequence number is drawn under that lock so append order and chain order
- * agree. The hashed text is `auditEntryHash`'s, byte for byte. Lines written before stay
- * unchained (reported as legacy); `audit_seals` holds each chain's signed head.
- */
-const AUDIT_CHAIN = (s: string): string => `
-  ALTER TABLE ${s}.audit ADD COLUMN n bigint, ADD COLUMN prev_hash text, ADD COLUMN hash text;
-  CREATE TABLE ${s}.audit_heads (
-    thread_id ${KEY} PRIMARY KEY,
-    n         bigint NOT NULL,
-    hash      text NOT NULL
-  );
-  CREATE TABLE ${s}.audit_seals (
-    thread_id ${KEY} PRIMARY KEY,
-    n         bigint NOT NULL,
-    hash      text NOT NULL,
-    mac       text NOT NULL,
-    sealed_at text NOT NULL
-  );
-  CREATE FUNCTION ${s}.audit_chain() RETURNS trigger LANGUAGE plpgsql AS $fn$
-  DECLARE head record;
-  BEGIN
-    INSERT INTO ${s}.audit_heads (thread_id, n, hash) VALUES (NEW.thread_id, 0, '')
-    ON CONFLICT (thread_id) DO NOTHING;
-    SELECT n, hash INTO head FROM ${s}.audit_heads WHERE thread_id = NEW.thread_id FOR UPDATE;
-    NEW.seq := nextval(pg_get_serial_sequence('${s}.audit', 'seq'));
-    NEW.n := head.n + 1;
-    NEW.prev_hash := head.hash;
-    NEW.hash := encode(sha256(convert_to(
-      'rein.audit.v1' || chr(10) || octet_length(convert_to(NEW.thread_id, 'UTF8')) || ':'
-        || NEW.thread_id || chr(10) || NEW.n || chr(10) || NEW.prev_hash || chr(10) || NEW.record,
-      'UTF8')), 'hex');
-    UPDATE ${s}.audit_heads SET n = NEW.n, hash = NEW.hash WHERE thread_id = NEW.thread_id;
-    RETURN NEW;
-  END $fn$;
-  CREATE TRIGGER audit_chain BEFORE INSERT ON ${s}.audit
-    FOR EACH ROW EXECUTE FUNCTION ${s}.audit_chain();
-`;
 
 /**
  * A thread's pending interrupts in queue order, from an index of their own: every call counts

@@ -18,7 +18,6 @@ import type {
   AnswerBatch,
   AnswerOutcome,
   BatchesOutcome,
-  AuditChainEntry,
   AuditChainQuery,
   AuditQuery,
   AuditVerification,
@@ -135,12 +134,7 @@ export class PostgresSaver implements Checkpointer {
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
     this.#codec = new RowCodec(this.serializer);
-    this.#chains = new AuditChains(
-      this.#s,
-      this.#sql,
-      (statement, values) => this.#rows(statement, values),
-      this.serializer,
-    );
+    this.#chains = new AuditChains(this.pool, this.#s, this.#sql, this.serializer);
   }
 
   /**
@@ -563,9 +557,7 @@ export class PostgresSaver implements Checkpointer {
     };
   }
 
-  listAuditChain(
-    query: AuditChainQuery,
-  ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }> {
+  listAuditChain(query: AuditChainQuery): ReturnType<Checkpointer["listAuditChain"]> {
     return this.#chains.listAuditChain(query);
   }
 

@@ -33,7 +33,7 @@ async function tamper(store: Checkpointer, sql: (audit: string) => string): Prom
 /** The documented hash of a line (docs/audit.md), written out here without Rein's helper. */
 function documentedHash(line: Json): string {
   const thread = String(line["threadId"]);
-  const text = `rein.audit.v1\n${Buffer.byteLength(thread)}:${thread}\n${String(line["n"])}\n${String(line["prevHash"] ?? "")}\n${String(line["content"])}`;
+  const text = `rein.audit.v1\n${Buffer.byteLength(thread)}:${thread}\n${String(line["n"])}\n${(line["prevHash"] as string | null) ?? ""}\n${String(line["content"])}`;
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 

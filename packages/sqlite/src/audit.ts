@@ -77,7 +77,7 @@ export class AuditChains implements AuditChainSource {
   #prepare<Row>(text: string): Stmt<[Params], Row> {
     let statement = this.#cache.get(text);
     if (!statement) {
-      statement = this.#db.prepare(text) as unknown as Stmt<[Params], unknown>;
+      statement = this.#db.prepare(text);
       this.#cache.set(text, statement);
     }
     return statement as Stmt<[Params], Row>;
