@@ -11,6 +11,7 @@ import type { Pool } from "pg";
 import { guarded, storeError } from "./connection.ts";
 import { interruptUpsert } from "./fragments.ts";
 import { SchemaVersionError } from "@rein/core";
+import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
 export interface Migration {
@@ -215,6 +216,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: "one round trip per phase of a call",
     sql: (s) => ONE_ROUND_TRIP_FUNCTIONS(s),
+  },
+  {
+    version: 9,
+    name: "webhook outbox",
+    // Versions 7 and 8 belong to other schema work; a fresh schema applies all in order.
+    sql: (s) => WEBHOOK_SCHEMA(s),
   },
 ];
 

@@ -10,6 +10,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { SchemaVersionError } from "@rein/core";
 import { transactions } from "./driver.ts";
+import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` may hold several statements. */
 export interface Migration {
@@ -230,6 +231,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX interrupts_by_root_graph
         ON interrupts (root_graph, status, created_at DESC, id DESC);
     `,
+  },
+  {
+    version: 8,
+    name: "webhook outbox",
+    // Versions 6 and 7 belong to other schema work; a fresh file applies all in order.
+    sql: WEBHOOK_SCHEMA,
   },
 ];
 
