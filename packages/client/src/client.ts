@@ -21,6 +21,11 @@ import type {
   StreamMode,
   Target,
   Thread,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  CreatedWebhook,
+  RotatedWebhook,
   Whoami,
 } from "./types.ts";
 
@@ -87,6 +92,11 @@ export const clientRoutes = [
   "POST /threads/{id}/steer",
   "GET /audit",
   "GET /whoami",
+  "POST /webhooks",
+  "GET /webhooks",
+  "DELETE /webhooks/{id}",
+  "POST /webhooks/{id}/rotate",
+  "GET /webhooks/{id}/deliveries",
 ] as const;
 
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -313,6 +323,47 @@ export class ReinClient {
     query: { threadId?: string; cursor?: string; limit?: number } = {},
   ): Promise<Page<AuditRecord>> {
     return this.json("GET", `/audit${queryString(query)}`);
+  }
+
+  // Webhooks ------------------------------------------------------------------------------------
+
+  /** `POST /webhooks` (admin): subscribes `url` to events of your tenant; keep the secret. */
+  createWebhook(request: {
+    url: string;
+    events: WebhookEventType[];
+    graphs?: string[];
+  }): Promise<CreatedWebhook> {
+    return this.json("POST", "/webhooks", request);
+  }
+
+  /** `GET /webhooks` (admin): your tenant's subscriptions. */
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.json<{ items: Webhook[] }>("GET", "/webhooks")).items;
+  }
+
+  /** `DELETE /webhooks/:id` (admin). */
+  async deleteWebhook(id: string): Promise<void> {
+    await this.json("DELETE", `/webhooks/${enc(id)}`);
+  }
+
+  /** `POST /webhooks/:id/rotate` (admin): a new secret; the old one signs too for the grace. */
+  rotateWebhookSecret(
+    id: string,
+    request: { graceSeconds?: number } = {},
+  ): Promise<RotatedWebhook> {
+    return this.json("POST", `/webhooks/${enc(id)}/rotate`, request);
+  }
+
+  /** `GET /webhooks/:id/deliveries` (admin): newest first, with their attempts. */
+  async listWebhookDeliveries(
+    id: string,
+    query: { limit?: number } = {},
+  ): Promise<WebhookDelivery[]> {
+    const page = await this.json<{ items: WebhookDelivery[] }>(
+      "GET",
+      `/webhooks/${enc(id)}/deliveries${queryString(query)}`,
+    );
+    return page.items;
   }
 
   // Plumbing --------------------------------------------------------------------------------------

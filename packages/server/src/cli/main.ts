@@ -19,6 +19,7 @@ import {
 import { statusByCode, type ErrorBody } from "../errors.ts";
 import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
+import { webhooksCommand } from "./webhooks.ts";
 import { worker } from "./worker.ts";
 
 const HELP = `rein — serve and steer durable agent runs
@@ -40,6 +41,8 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
   rein state THREAD [--subgraphs]
   rein history THREAD [--limit N]
   rein runs THREAD [RUN]
+  rein webhooks add URL --events a,b [--graph G1,G2]   subscribe (admin); prints the secret once
+  rein webhooks list | remove ID | rotate ID [--grace SECONDS] | deliveries ID [--limit N]
 
 Exit codes: 0 done; 1 server failure or unreachable; 2 usage; 3 refused (4xx); 4 conflict (409:
 stale target or busy thread: re-read and decide again).
@@ -76,6 +79,8 @@ const OPTIONS = {
   subgraphs: { type: "boolean", default: false },
   concurrency: { type: "string" },
   schema: { type: "string" },
+  events: { type: "string" },
+  grace: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -187,6 +192,14 @@ export async function main(
         return ExitCode.OK;
       case "runs":
         await runsCommand(io, flags, need(args[0], "THREAD"), args[1]);
+        return ExitCode.OK;
+      case "webhooks":
+        await webhooksCommand(io, flags, args, {
+          events: v.events,
+          graph: v.graph,
+          grace: int("grace", v.grace),
+          limit: int("limit", v.limit),
+        });
         return ExitCode.OK;
       default:
         throw new UsageError(`Unknown command "${command}". See rein --help.`);
