@@ -33,8 +33,6 @@ export interface InterruptEventData {
   payloadOmitted: boolean;
   /** Run-tree path of the asking task, root first. */
   path: WebhookPathEntry[];
-  deadline: string | null;
-  createdAt: string;
   /** Who answered (`interrupt.answered`, and `system:timer` for `interrupt.expired`). */
   actor: string | null;
   /** The answer (`interrupt.answered`, or the `onTimeout` value of `interrupt.expired`). */
@@ -61,38 +59,45 @@ export interface WebhookBody {
   data: InterruptEventData | RunEventData;
 }
 
+/**
+ * An interrupt record as a store encodes it: the SQL stores keep the row's columns (ids, graph,
+ * status) out of the encoded body, and the path above the asking task as `up`.
+ */
+type EncodedInterrupt = Partial<StoredInterrupt> & { up?: StoredInterrupt["path"] };
+
 function interruptData(event: OutboxEvent, serializer: Serializer): InterruptEventData {
-  const record = serializer.deserialize(event.record) as StoredInterrupt;
+  const record = serializer.deserialize(event.record) as EncodedInterrupt;
   const json = JSON.stringify(record.payload ?? null);
   const fits = Buffer.byteLength(json) <= MAX_PAYLOAD_BYTES;
+  const graph = event.graph ?? record.graph ?? "";
+  const node = record.node ?? "";
+  const path = record.path ?? [...(record.up ?? []), { graph, node }];
   return {
-    threadId: record.threadId,
-    runId: record.runId,
-    interruptId: record.id,
-    graph: record.graph,
-    rootGraph: event.rootGraph ?? record.graph,
+    threadId: event.threadId as ThreadId,
+    runId: event.runId as RunId,
+    interruptId: (event.interruptId ?? record.id ?? "") as InterruptId,
+    graph,
+    rootGraph: event.rootGraph ?? graph,
     tenant: event.tenant,
     status: event.status,
-    node: record.node,
+    node,
     payload: fits ? (record.payload ?? null) : null,
     payloadOmitted: !fits,
-    path: (record.path ?? []).map((entry) => ({ graph: entry.graph, node: entry.node })),
-    deadline: record.deadline ?? null,
-    createdAt: record.createdAt,
+    path: path.map((entry) => ({ graph: entry.graph, node: entry.node })),
     actor: event.actor,
     decision: event.answer === null ? null : serializer.deserialize(event.answer),
   };
 }
 
 function runData(event: OutboxEvent, serializer: Serializer): RunEventData {
-  const record = serializer.deserialize(event.record) as RunRecord;
+  const record = serializer.deserialize(event.record) as Partial<RunRecord>;
   return {
-    threadId: record.threadId,
-    runId: record.runId,
-    graph: record.graph,
-    rootGraph: record.graph,
+    threadId: event.threadId as ThreadId,
+    runId: event.runId as RunId,
+    graph: event.graph ?? record.graph ?? null,
+    rootGraph: event.rootGraph ?? record.graph ?? null,
     tenant: event.tenant,
-    status: record.status,
+    status: event.status,
     error: record.error ?? null,
   };
 }
