@@ -28,6 +28,80 @@ function json(io: Io, value: unknown): void {
   io.out(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+type Client = ReturnType<typeof clientOf>;
+
+async function add(
+  io: Io,
+  flags: ClientFlags,
+  client: Client,
+  url: string,
+  options: WebhookFlags,
+): Promise<void> {
+  const events = list(options.events);
+  if (events.length === 0)
+    throw new UsageError("Pass --events, e.g. --events interrupt.pending,interrupt.answered.");
+  const created = await client.createWebhook({
+    url,
+    events: events as WebhookEventType[],
+    graphs: list(options.graph),
+  });
+  if (flags.json) return json(io, created);
+  io.out(`webhook ${created.id} → ${created.url}\n`);
+  io.out(`secret: ${created.secret}\n(shown only now: store it where the receiver reads it)\n`);
+}
+
+async function show(io: Io, flags: ClientFlags, client: Client): Promise<void> {
+  const hooks = await client.listWebhooks();
+  if (flags.json) return json(io, hooks);
+  io.out(
+    table(
+      ["WEBHOOK", "URL", "EVENTS", "GRAPHS", "CREATED"],
+      hooks.map((h) => [h.id, h.url, h.events.join(","), h.graphs.join(",") || "*", h.createdAt]),
+    ),
+  );
+}
+
+async function rotate(
+  io: Io,
+  flags: ClientFlags,
+  client: Client,
+  id: string,
+  grace?: number,
+): Promise<void> {
+  const rotated = await client.rotateWebhookSecret(
+    id,
+    grace === undefined ? {} : { graceSeconds: grace },
+  );
+  if (flags.json) return json(io, rotated);
+  io.out(`secret: ${rotated.secret}\n`);
+  io.out(`the old secret signs too until ${rotated.previousSecretUntil}\n`);
+}
+
+async function deliveries(
+  io: Io,
+  flags: ClientFlags,
+  client: Client,
+  id: string,
+  limit?: number,
+): Promise<void> {
+  const items = await client.listWebhookDeliveries(id, limit === undefined ? {} : { limit });
+  if (flags.json) return json(io, items);
+  io.out(
+    table(
+      ["EVENT", "TYPE", "STATUS", "ATTEMPTS", "LAST", "NEXT"],
+      items.map((d) => {
+        const last = d.log.at(-1);
+        const answer = last
+          ? last.statusCode === null
+            ? (last.error ?? "-")
+            : String(last.statusCode)
+          : "-";
+        return [d.eventId, d.type, d.status, String(d.attempts), answer, d.nextAttemptAt ?? "-"];
+      }),
+    ),
+  );
+}
+
 /** Runs `rein webhooks SUB ...args`. */
 export async function webhooksCommand(
   io: Io,
@@ -42,37 +116,10 @@ export async function webhooksCommand(
     return target;
   };
   switch (sub) {
-    case "add": {
-      const events = list(options.events);
-      if (events.length === 0)
-        throw new UsageError("Pass --events, e.g. --events interrupt.pending,interrupt.answered.");
-      const created = await client.createWebhook({
-        url: need("URL"),
-        events: events as WebhookEventType[],
-        graphs: list(options.graph),
-      });
-      if (flags.json) return json(io, created);
-      io.out(`webhook ${created.id} → ${created.url}\n`);
-      io.out(`secret: ${created.secret}\n(shown only now: store it where the receiver reads it)\n`);
-      return;
-    }
-    case "list": {
-      const hooks = await client.listWebhooks();
-      if (flags.json) return json(io, hooks);
-      io.out(
-        table(
-          ["WEBHOOK", "URL", "EVENTS", "GRAPHS", "CREATED"],
-          hooks.map((h) => [
-            h.id,
-            h.url,
-            h.events.join(","),
-            h.graphs.join(",") || "*",
-            h.createdAt,
-          ]),
-        ),
-      );
-      return;
-    }
+    case "add":
+      return add(io, flags, client, need("URL"), options);
+    case "list":
+      return show(io, flags, client);
     case "remove": {
       const id = need("ID");
       await client.deleteWebhook(id);
@@ -80,44 +127,10 @@ export async function webhooksCommand(
       io.out(`webhook ${id} removed\n`);
       return;
     }
-    case "rotate": {
-      const rotated = await client.rotateWebhookSecret(
-        need("ID"),
-        options.grace === undefined ? {} : { graceSeconds: options.grace },
-      );
-      if (flags.json) return json(io, rotated);
-      io.out(`secret: ${rotated.secret}\n`);
-      io.out(`the old secret signs too until ${rotated.previousSecretUntil}\n`);
-      return;
-    }
-    case "deliveries": {
-      const deliveries = await client.listWebhookDeliveries(
-        need("ID"),
-        options.limit === undefined ? {} : { limit: options.limit },
-      );
-      if (flags.json) return json(io, deliveries);
-      io.out(
-        table(
-          ["EVENT", "TYPE", "STATUS", "ATTEMPTS", "LAST", "NEXT"],
-          deliveries.map((d) => {
-            const last = d.log.at(-1);
-            return [
-              d.eventId,
-              d.type,
-              d.status,
-              String(d.attempts),
-              last
-                ? last.statusCode === null
-                  ? (last.error ?? "-")
-                  : String(last.statusCode)
-                : "-",
-              d.nextAttemptAt ?? "-",
-            ];
-          }),
-        ),
-      );
-      return;
-    }
+    case "rotate":
+      return rotate(io, flags, client, need("ID"), options.grace);
+    case "deliveries":
+      return deliveries(io, flags, client, need("ID"), options.limit);
     default:
       throw new UsageError(
         "Usage: rein webhooks add URL --events a,b [--graph g] | list | remove ID | rotate ID [--grace SECONDS] | deliveries ID",

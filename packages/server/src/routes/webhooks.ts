@@ -62,6 +62,16 @@ export function registerWebhookRoutes(
   ctx: ServerContext,
   backend: WebhookBackend,
 ): void {
+  registerSubscriptionRoutes(app, ctx, backend);
+  registerSubscriptionIdRoutes(app, ctx, backend);
+}
+
+/** `POST /webhooks` and `GET /webhooks`. */
+function registerSubscriptionRoutes(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  backend: WebhookBackend,
+): void {
   defineRoute(
     app,
     ctx,
@@ -109,7 +119,14 @@ export function registerWebhookRoutes(
       return { status: 200, body: { items: all.map(shown) } };
     },
   );
+}
 
+/** The routes of one subscription: delete, rotate, deliveries. */
+function registerSubscriptionIdRoutes(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  backend: WebhookBackend,
+): void {
   defineRoute(
     app,
     ctx,
