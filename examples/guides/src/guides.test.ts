@@ -7,6 +7,7 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,6 +16,7 @@ import { PostgresSaver } from "@rein/postgres";
 import { createServer, openAuth } from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { graphs } from "./concepts/server-graphs.ts";
+import { startReceiver, type ReinEvent } from "./concepts/webhook-receiver.ts";
 import { graphs as agentGraphs } from "./getting-started/agent.ts";
 import {
   destroyTestSaver,
@@ -23,6 +25,7 @@ import {
   probePostgres,
   testSchemaName,
 } from "@rein/postgres/testing";
+import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
@@ -257,6 +260,40 @@ describe("the concept pages' examples", () => {
     } finally {
       await server.close();
       await store.close();
+    }
+  });
+
+  it("webhooks.md: the receiver handles a signed event once per id and refuses a forged one", async () => {
+    const secret = `whsec_${Buffer.from("0123456789abcdef01234567").toString("base64")}`;
+    const events: ReinEvent[] = [];
+    const receiver = startReceiver(secret, (event) => events.push(event));
+    await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+    const { port } = receiver.address() as AddressInfo;
+    const body = JSON.stringify({
+      type: "interrupt.pending",
+      timestamp: new Date().toISOString(),
+      data: { threadId: "t-1", runId: "r-1", interruptId: "i-1" },
+    });
+    const post = (signature: string): Promise<number> =>
+      fetch(`http://127.0.0.1:${port}/`, {
+        method: "POST",
+        body,
+        headers: {
+          "webhook-id": "msg_1",
+          "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+          "webhook-signature": signature,
+        },
+      }).then((r) => r.status);
+    try {
+      const signature = new Webhook(secret).sign("msg_1", new Date(), body);
+      expect(await post(signature)).toBe(204);
+      expect(await post(signature)).toBe(204);
+      expect(await post("v1,Zm9yZ2Vk")).toBe(400);
+      expect(events.map((e) => [e.type, e.data.interruptId])).toEqual([
+        ["interrupt.pending", "i-1"],
+      ]);
+    } finally {
+      receiver.close();
     }
   });
 });

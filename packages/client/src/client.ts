@@ -28,6 +28,11 @@ import type {
   StreamMode,
   Target,
   Thread,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  CreatedWebhook,
+  RotatedWebhook,
   Whoami,
 } from "./types.ts";
 
@@ -148,6 +153,11 @@ export const clientRoutes = [
   "GET /audit/verify",
   "GET /audit/export",
   "GET /whoami",
+  "POST /webhooks",
+  "GET /webhooks",
+  "DELETE /webhooks/{id}",
+  "POST /webhooks/{id}/rotate",
+  "GET /webhooks/{id}/deliveries",
 ] as const;
 
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -421,6 +431,47 @@ export class ReinClient {
     for await (const line of readLines(response.body)) {
       if (line.trim() !== "") yield JSON.parse(line) as AuditExportLine;
     }
+  }
+
+  // Webhooks ------------------------------------------------------------------------------------
+
+  /** `POST /webhooks` (admin): subscribes `url` to events of your tenant; keep the secret. */
+  createWebhook(request: {
+    url: string;
+    events: WebhookEventType[];
+    graphs?: string[];
+  }): Promise<CreatedWebhook> {
+    return this.json("POST", "/webhooks", request);
+  }
+
+  /** `GET /webhooks` (admin): your tenant's subscriptions. */
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.json<{ items: Webhook[] }>("GET", "/webhooks")).items;
+  }
+
+  /** `DELETE /webhooks/:id` (admin). */
+  async deleteWebhook(id: string): Promise<void> {
+    await this.json("DELETE", `/webhooks/${enc(id)}`);
+  }
+
+  /** `POST /webhooks/:id/rotate` (admin): a new secret; the old one signs too for the grace. */
+  rotateWebhookSecret(
+    id: string,
+    request: { graceSeconds?: number } = {},
+  ): Promise<RotatedWebhook> {
+    return this.json("POST", `/webhooks/${enc(id)}/rotate`, request);
+  }
+
+  /** `GET /webhooks/:id/deliveries` (admin): newest first, with their attempts. */
+  async listWebhookDeliveries(
+    id: string,
+    query: { limit?: number } = {},
+  ): Promise<WebhookDelivery[]> {
+    const page = await this.json<{ items: WebhookDelivery[] }>(
+      "GET",
+      `/webhooks/${enc(id)}/deliveries${queryString(query)}`,
+    );
+    return page.items;
   }
 
   // Plumbing --------------------------------------------------------------------------------------

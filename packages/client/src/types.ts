@@ -232,3 +232,58 @@ export interface Whoami {
   /** Roles of the token, which approval policies may name. */
   roles: string[];
 }
+
+/** An event type of the webhook outbox (see docs/webhooks.md). */
+export type WebhookEventType =
+  | "interrupt.pending"
+  | "interrupt.answered"
+  | "interrupt.expired"
+  | "interrupt.escalated"
+  | "interrupt.cancelled"
+  | "run.finished";
+
+/** A webhook subscription (`GET /webhooks`). */
+export interface Webhook {
+  id: string;
+  /** The tenant whose events it receives; null (made in open mode): every tenant's. */
+  tenant: string | null;
+  url: string;
+  events: WebhookEventType[];
+  /** Root graphs it receives events of; empty: every graph. */
+  graphs: string[];
+  createdAt: string;
+  createdBy: string;
+  /** Until when the secret before the last rotation still signs too. */
+  previousSecretUntil: string | null;
+}
+
+/** `POST /webhooks`: the subscription and its signing secret, shown only here. */
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+/** `POST /webhooks/:id/rotate`: the new secret, shown only here. */
+export interface RotatedWebhook {
+  id: string;
+  secret: string;
+  previousSecretUntil: string;
+}
+
+/** One delivery of an event to a subscription, with its attempts. */
+export interface WebhookDelivery {
+  /** The `webhook-id` of every attempt. */
+  eventId: string;
+  type: WebhookEventType;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  log: {
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+  }[];
+}

@@ -77,4 +77,26 @@ export type {
   RunColumns,
 } from "./checkpoint/columns.ts";
 export type * from "./checkpoint/types.ts";
+export {
+  decodeWebhookList,
+  encodeWebhookList,
+  TIMER_ACTOR,
+  WEBHOOK_EVENT_TYPES,
+} from "./checkpoint/webhooks.ts";
+export type * from "./checkpoint/webhooks.ts";
+export {
+  attemptFromRow,
+  claimFromRows,
+  deliveriesFromRows,
+  eventFromRow,
+  SUBSCRIPTION_COLUMNS,
+  subscriptionFromRow,
+  subscriptionValues,
+} from "./checkpoint/webhook-rows.ts";
+export type {
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  WebhookEventRow,
+  WebhookSubscriptionRow,
+} from "./checkpoint/webhook-rows.ts";
 export { MAX_THREAD_ID_LENGTH, validateThreadId } from "./ids.ts";

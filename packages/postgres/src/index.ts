@@ -22,6 +22,7 @@
  * @module
  */
 export { PostgresSaver } from "./saver.ts";
+export { PostgresWebhooks } from "./webhooks.ts";
 export type { PostgresSaverOptions } from "./saver.ts";
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";

@@ -76,6 +76,10 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
         "steering",
         "task_results",
         "threads",
+        "webhook_attempts",
+        "webhook_deliveries",
+        "webhook_events",
+        "webhook_subscriptions",
       ].sort(),
     );
   });

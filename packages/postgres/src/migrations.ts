@@ -12,6 +12,7 @@ import { guarded, storeError } from "./connection.ts";
 import { approvalFunctions, TASK_OUTCOME } from "./approval-functions.ts";
 import { auditChainMigration } from "./audit.ts";
 import { SchemaVersionError } from "@rein/core";
+import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
 export interface Migration {
@@ -226,6 +227,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: "audit hash chain",
     sql: (s) => auditChainMigration(s, KEY),
+  },
+  {
+    version: 9,
+    name: "webhook outbox",
+    sql: (s) => WEBHOOK_SCHEMA(s),
   },
 ];
 

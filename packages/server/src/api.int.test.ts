@@ -90,6 +90,10 @@ function suite(backend: Backend): void {
           "/threads/{id}/runs/{runId}/stream",
           "/threads/{id}/state",
           "/threads/{id}/steer",
+          "/webhooks",
+          "/webhooks/{id}",
+          "/webhooks/{id}/deliveries",
+          "/webhooks/{id}/rotate",
           "/whoami",
         ].sort(),
       );

@@ -36,6 +36,13 @@ import { registerThreadRoutes } from "./routes/threads.ts";
 import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
 import { BackgroundRuns } from "./background.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
+import {
+  DEFAULT_DELIVERY,
+  WebhookDeliveryLoop,
+  type WebhookDeliverySettings,
+} from "./webhooks/delivery.ts";
+import { webhookBackendOf } from "./webhooks/store.ts";
 import { RunManager } from "./runs.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
@@ -100,6 +107,12 @@ export interface ServerOptions {
    * travel between the processes over LISTEN/NOTIFY.
    */
   scale?: ScaleOut;
+  /**
+   * The webhook delivery loop's pacing (`REIN_WEBHOOK_*` in the CLI), or `false` to leave
+   * delivery to other processes. Default: on, with {@link DEFAULT_DELIVERY}. The `/webhooks`
+   * routes exist on every store Rein ships.
+   */
+  webhookDelivery?: WebhookDeliverySettings | false;
 }
 
 /** A built server. */
@@ -269,6 +282,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerDecisionRoutes(app, context);
   registerAuditRoutes(app, context);
   registerWhoamiRoute(app, context);
+  const webhooks = webhookBackendOf(options.store);
+  if (webhooks) registerWebhookRoutes(app, context, webhooks);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
@@ -283,9 +298,20 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   // Queued runs and runs a crashed process left running are picked up now and by a periodic
   // sweep (a run whose lease is still held by a live process is left alone).
   background.start();
+  const delivery =
+    webhooks && options.webhookDelivery !== false
+      ? new WebhookDeliveryLoop(
+          webhooks.webhooks,
+          webhooks.serializer,
+          options.webhookDelivery ?? DEFAULT_DELIVERY,
+          app.log,
+        )
+      : null;
+  delivery?.start();
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
     for (const timer of timers) timer.stop();
+    await delivery?.stop();
     await background.stop();
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();

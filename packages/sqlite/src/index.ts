@@ -18,6 +18,7 @@
  * @module
  */
 export { SqliteSaver } from "./saver.ts";
+export { SqliteWebhooks } from "./webhooks.ts";
 export type { SqliteSaverOptions } from "./saver.ts";
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";

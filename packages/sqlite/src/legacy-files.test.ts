@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Command, RunConfig, type InterruptId, type RunId, type TaskId } from "@rein/core";
-import { threadId } from "@rein/core/testing";
+import { makeSubscription, threadId } from "@rein/core/testing";
 import { openDatabase } from "./driver.ts";
 import { LEGACY_THREAD, legacyGraph } from "./int/legacy-graph.ts";
 import { MIGRATIONS, SCHEMA_VERSION, schemaVersion } from "./migrations.ts";
 import { SqliteSaver } from "./saver.ts";
+import { SqliteWebhooks } from "./webhooks.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -74,6 +75,24 @@ describe("database files written by the better-sqlite3 store", () => {
       expect([...done.values.log].sort()).toEqual(
         ["drafted A-17 (reservation-for-A-17)", "emailed: Hello", "refunded"].sort(),
       );
+    } finally {
+      await saver.close();
+    }
+  });
+
+  it("a question pending in an old file, answered after the upgrade, is reported to webhooks", async () => {
+    const saver = new SqliteSaver({ path: copyOf("schema-4.db") });
+    try {
+      const webhooks = new SqliteWebhooks(saver);
+      await webhooks.createSubscription(makeSubscription("wh_legacy", null));
+      const graph = legacyGraph(saver);
+      await graph.resume(RunConfig.thread(LEGACY_THREAD), Command.resume("Hello"));
+      const now = new Date(Date.now() + 1000).toISOString();
+      const claims = await webhooks.claimDeliveries(now, now, 10);
+      expect(claims.map((c) => [c.event.type, c.event.threadId]).sort()).toEqual([
+        ["interrupt.answered", LEGACY_THREAD],
+        ["run.finished", LEGACY_THREAD],
+      ]);
     } finally {
       await saver.close();
     }

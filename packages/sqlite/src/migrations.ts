@@ -10,6 +10,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { SchemaVersionError } from "@rein/core";
 import { transactions } from "./driver.ts";
+import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` may hold several statements. */
 export interface Migration {
@@ -260,6 +261,11 @@ export const MIGRATIONS: readonly Migration[] = [
         sealed_at TEXT NOT NULL
       );
     `,
+  },
+  {
+    version: 8,
+    name: "webhook outbox",
+    sql: WEBHOOK_SCHEMA,
   },
 ];
 

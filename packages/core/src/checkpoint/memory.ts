@@ -21,6 +21,7 @@ import { listAudit, listRuns, listRunsByStatus } from "./memory/runs.ts";
 import { MemoryTables } from "./memory/tables.ts";
 import { deleteThread, listThreads } from "./memory/threads.ts";
 import { settle } from "./store-kit.ts";
+import type { WebhookStore } from "./webhooks.ts";
 import type {
   AnswerBatch,
   AnswerOutcome,
@@ -74,6 +75,11 @@ export class MemorySaver implements Checkpointer {
   constructor(options: MemorySaverOptions = {}) {
     this.serializer = options.serializer ?? jsonSerializer;
     this.#db = new MemoryTables(this.serializer);
+  }
+
+  /** The webhook outbox and subscriptions, written in the same operation as the changes. */
+  get webhooks(): WebhookStore {
+    return this.#db.webhooks;
   }
 
   // Threads ------------------------------------------------------------------------------------

@@ -72,3 +72,5 @@ const SPECS = [
 export function runCheckpointerConformance(init: CheckpointerTestInitializer): void {
   registerSuite(init, SPECS);
 }
+export { makeSubscription, runWebhookConformance } from "./webhooks.ts";
+export type { WebhookTestInitializer } from "./webhooks.ts";

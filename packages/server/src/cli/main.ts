@@ -20,6 +20,7 @@ import { bulkRefusalLines, decideCommand } from "./decide.ts";
 import { statusByCode, type ErrorBody } from "../errors.ts";
 import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
+import { webhooksCommand } from "./webhooks.ts";
 import { worker } from "./worker.ts";
 import { auditExportCommand, auditVerifyCommand, type AuditFlags } from "./audit.ts";
 
@@ -62,6 +63,8 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
   rein audit export [--thread T] [--tenant T]      the audit log with its hashes, JSON Lines
               (either on a store instead of a server: --db FILE | --postgres URL [--schema S]
               [--audit-key KEY or $REIN_AUDIT_KEY: check and sign the chains' heads])
+  rein webhooks add URL --events a,b [--graph G1,G2]   subscribe (admin); prints the secret once
+  rein webhooks list | remove ID | rotate ID [--grace SECONDS] | deliveries ID [--limit N]
 
 Serving with --audit-key KEY (or $REIN_AUDIT_KEY) signs the audit chains' heads at each verify,
 so a deleted tail is found too.
@@ -109,6 +112,8 @@ const OPTIONS = {
   schema: { type: "string" },
   tenant: { type: "string" },
   "audit-key": { type: "string" },
+  events: { type: "string" },
+  grace: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -247,6 +252,14 @@ export async function main(
           schema: v.schema,
           auditKey: v["audit-key"] ?? process.env["REIN_AUDIT_KEY"],
         });
+      case "webhooks":
+        await webhooksCommand(io, flags, args, {
+          events: v.events,
+          graph: v.graph,
+          grace: int("grace", v.grace),
+          limit: int("limit", v.limit),
+        });
+        return ExitCode.OK;
       default:
         throw new UsageError(`Unknown command "${command}". See rein --help.`);
     }

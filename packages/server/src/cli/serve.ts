@@ -9,6 +9,7 @@ import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
 import { loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
+import { deliverySettingsFromEnv } from "../webhooks/delivery.ts";
 import { ExitCode, type Io } from "./output.ts";
 
 /** Options of `rein serve`. */
@@ -102,6 +103,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     auth,
     ...(options.policies ? { policies: loadPolicies(options.policies) } : {}),
     leaseTtlMs: leaseTtlMs(),
+    webhookDelivery: deliverySettingsFromEnv(),
     concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),
     ...(consoleDir ? { consoleDir } : {}),

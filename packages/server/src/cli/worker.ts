@@ -8,6 +8,8 @@ import { GraphRegistry, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../runs.ts";
 import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
+import { deliverySettingsFromEnv, WebhookDeliveryLoop } from "../webhooks/delivery.ts";
+import { webhookBackendOf } from "../webhooks/store.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -73,6 +75,16 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     log: stderrLog(io),
   });
   background.start();
+  const webhooks = webhookBackendOf(opened.store);
+  const delivery =
+    webhooks &&
+    new WebhookDeliveryLoop(
+      webhooks.webhooks,
+      webhooks.serializer,
+      deliverySettingsFromEnv(),
+      stderrLog(io),
+    );
+  delivery?.start();
   const timers = registry.all().map((graph) => graph.startDeadlineTimer());
   io.err(
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
@@ -86,6 +98,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   });
   io.err("rein worker: shutting down, finishing running work...\n");
   for (const timer of timers) timer.stop();
+  await delivery?.stop();
   await background.stop();
   await runs.drain(30_000);
   stopRelay();

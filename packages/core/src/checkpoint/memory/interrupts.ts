@@ -48,9 +48,16 @@ export interface AnswerFields {
   approvals?: ApprovalProgress | null | undefined;
 }
 
+/**
+ * Told of each row that entered `pending` or left it, with its status before (`null`: new), in
+ * the operation that changed it: what the SQL stores' outbox triggers see.
+ */
+export type InterruptChange = (row: InterruptRow, before: InterruptStatus | null) => void;
+
 /** The interrupt table. Methods are synchronous; the saver makes them atomic. */
 export class InterruptTable {
   readonly #serializer: Serializer;
+  readonly #onChange: InterruptChange | undefined;
   readonly #rows = new Map<InterruptId, InterruptRow>();
   readonly #byThread = new Map<ThreadId, Set<InterruptId>>();
   /** Rows of a thread's tasks, by `threadId` and task id (see {@link taskKey}). */
@@ -59,8 +66,9 @@ export class InterruptTable {
   readonly #pending = new Map<ThreadId, InterruptRow[]>();
   #seq = 0;
 
-  constructor(serializer: Serializer) {
+  constructor(serializer: Serializer, onChange?: InterruptChange) {
     this.#serializer = serializer;
+    this.#onChange = onChange;
   }
 
   #decode(row: InterruptRow): StoredInterrupt {
@@ -110,6 +118,8 @@ export class InterruptTable {
       if (!queue) this.#pending.set(row.threadId, (queue = []));
       queue.splice(lowerBoundBy(queue, row, compareOldestFirst), 0, row);
     }
+    if (existing ? row.status !== "pending" : row.status === "pending")
+      this.#onChange?.(row, existing?.status ?? null);
   }
 
   /** Takes a row out of its thread's pending queue (when it is there). */
@@ -149,6 +159,7 @@ export class InterruptTable {
       }
       row.status = status;
       row.data = this.#serializer.serialize(record);
+      this.#onChange?.(row, "pending");
     }
   }
 
@@ -169,9 +180,11 @@ export class InterruptTable {
       if (!row || (row.status !== "pending" && row.status !== "answered")) continue;
       const record = this.#decode(row);
       this.#unqueue(row);
+      const before = row.status;
       record.status = "superseded";
       row.status = "superseded";
       row.data = this.#serializer.serialize(record);
+      if (before === "pending") this.#onChange?.(row, before);
     }
   }
 

@@ -9,7 +9,8 @@ import type { AuditRecord } from "../../types.ts";
 import { auditEntryHash } from "../audit-chain.ts";
 import { checkFence, FINAL_RUN_STATUSES } from "../store-kit.ts";
 import type { AuditSeal, Fence, RunRecord, StreamKey, TaskResult, ThreadRecord } from "../types.ts";
-import { InterruptTable } from "./interrupts.ts";
+import { InterruptTable, type InterruptRow } from "./interrupts.ts";
+import { MemoryWebhooks } from "./webhooks.ts";
 
 /** One stored channel version. */
 export interface StoredBlob {
@@ -86,11 +87,18 @@ export class MemoryTables {
   readonly auditSeals = new Map<ThreadId, AuditSeal>();
   readonly requests = new Map<string, { result: string | undefined }>();
   readonly leases = new Map<ThreadId, { owner: string; expiresAt: number; token: number }>();
+  /** The webhook outbox the writes below report to (the SQL stores' triggers). */
+  readonly webhooks = new MemoryWebhooks();
   #seq = 0;
 
   constructor(serializer: Serializer) {
     this.serializer = serializer;
-    this.interrupts = new InterruptTable(serializer);
+    this.interrupts = new InterruptTable(serializer, (row) => this.#interruptChanged(row));
+  }
+
+  #interruptChanged(row: InterruptRow): void {
+    if (!this.webhooks.listening) return;
+    this.webhooks.emitInterrupt(row, this.de(row.data), (value) => this.ser(value));
   }
 
   /** Encodes a value (throws for one the serializer refuses, before anything changes). */
@@ -166,6 +174,16 @@ export class MemoryTables {
   storeRun(run: RunRecord, data: string): void {
     const existing = this.runs.get(run.runId);
     if (existing && FINAL_RUN_STATUSES.has(existing.status)) return;
+    const finished =
+      run.parentRunId === null &&
+      (FINAL_RUN_STATUSES.has(run.status) || run.status === "error") &&
+      existing?.status !== run.status;
+    if (finished && this.webhooks.listening)
+      this.webhooks.emitRunFinished(
+        run,
+        this.threads.get(run.threadId)?.record?.tenant ?? null,
+        data,
+      );
     // A replaced run keeps its place in insertion order, as an SQL upsert keeps its row id.
     const seq = existing?.seq ?? this.nextSeq();
     this.runs.set(run.runId, {

@@ -1,0 +1,114 @@
+/**
+ * The body of a webhook: `{ type, timestamp, data }` (the Standard Webhooks convention), built
+ * from the outbox row alone so every attempt sends the same bytes.
+ */
+import type { InterruptId, RunId, RunRecord, Serializer, ThreadId } from "@rein/core";
+import type { OutboxEvent, StoredInterrupt, WebhookEventType } from "@rein/core/store";
+
+/** Largest question payload a webhook carries whole (JSON bytes); a larger one is left out. */
+export const MAX_PAYLOAD_BYTES = 16 * 1024;
+
+/** One step of the run-tree path of an interrupt, root first. */
+export interface WebhookPathEntry {
+  graph: string;
+  node: string;
+}
+
+/** `data` of an `interrupt.*` event. */
+export interface InterruptEventData {
+  threadId: ThreadId;
+  runId: RunId;
+  interruptId: InterruptId;
+  /** The graph that asked (a sub-agent's, in a run tree). */
+  graph: string;
+  /** The root graph of the run tree: the app. */
+  rootGraph: string;
+  tenant: string | null;
+  /** The interrupt's status after the change. */
+  status: string;
+  node: string;
+  /** The question (`interrupt(payload)`), when its JSON is at most 16 KiB; else `null`. */
+  payload: unknown;
+  /** Whether `payload` was left out for its size (read it with `GET /interrupts/:id`). */
+  payloadOmitted: boolean;
+  /** Run-tree path of the asking task, root first. */
+  path: WebhookPathEntry[];
+  /** Who answered (`interrupt.answered`, and `system:timer` for `interrupt.expired`). */
+  actor: string | null;
+  /** The answer (`interrupt.answered`, or the `onTimeout` value of `interrupt.expired`). */
+  decision: unknown;
+}
+
+/** `data` of a `run.finished` event. */
+export interface RunEventData {
+  threadId: ThreadId;
+  runId: RunId;
+  graph: string | null;
+  rootGraph: string | null;
+  tenant: string | null;
+  /** `done`, `error` or `cancelled`. */
+  status: string;
+  error: RunRecord["error"] | null;
+}
+
+/** A webhook's JSON body. */
+export interface WebhookBody {
+  type: WebhookEventType;
+  /** When the change committed (ISO). */
+  timestamp: string;
+  data: InterruptEventData | RunEventData;
+}
+
+/**
+ * An interrupt record as a store encodes it: the SQL stores keep the row's columns (ids, graph,
+ * status) out of the encoded body, and the path above the asking task as `up`.
+ */
+type EncodedInterrupt = Partial<StoredInterrupt> & { up?: StoredInterrupt["path"] };
+
+function interruptData(event: OutboxEvent, serializer: Serializer): InterruptEventData {
+  const record = serializer.deserialize(event.record) as EncodedInterrupt;
+  const json = JSON.stringify(record.payload ?? null);
+  const fits = Buffer.byteLength(json) <= MAX_PAYLOAD_BYTES;
+  const graph = event.graph ?? record.graph ?? "";
+  const node = record.node ?? "";
+  const path = record.path ?? [...(record.up ?? []), { graph, node }];
+  return {
+    threadId: event.threadId as ThreadId,
+    runId: event.runId as RunId,
+    interruptId: (event.interruptId ?? record.id ?? "") as InterruptId,
+    graph,
+    rootGraph: event.rootGraph ?? graph,
+    tenant: event.tenant,
+    status: event.status,
+    node,
+    payload: fits ? (record.payload ?? null) : null,
+    payloadOmitted: !fits,
+    path: path.map((entry) => ({ graph: entry.graph, node: entry.node })),
+    actor: event.actor,
+    decision: event.answer === null ? null : serializer.deserialize(event.answer),
+  };
+}
+
+function runData(event: OutboxEvent, serializer: Serializer): RunEventData {
+  const record = serializer.deserialize(event.record) as Partial<RunRecord>;
+  return {
+    threadId: event.threadId as ThreadId,
+    runId: event.runId as RunId,
+    graph: event.graph ?? record.graph ?? null,
+    rootGraph: event.rootGraph ?? record.graph ?? null,
+    tenant: event.tenant,
+    status: event.status,
+    error: record.error ?? null,
+  };
+}
+
+/** The JSON text of `event`'s webhook body. */
+export function webhookBody(event: OutboxEvent, serializer: Serializer): string {
+  const body: WebhookBody = {
+    type: event.type,
+    timestamp: event.createdAt,
+    data:
+      event.type === "run.finished" ? runData(event, serializer) : interruptData(event, serializer),
+  };
+  return JSON.stringify(body);
+}
