@@ -14,33 +14,42 @@ import {
   type TaskId,
   type ThreadId,
 } from "@rein/core";
-import type {
-  AnswerBatch,
-  AnswerOutcome,
-  BatchesOutcome,
-  AuditChainQuery,
-  AuditQuery,
-  AuditVerification,
-  AuditVerifyQuery,
-  CheckpointRecord,
-  Checkpointer,
-  Fence,
-  InterruptPage,
-  LeaseReadResults,
-  LeaseReads,
-  InterruptQuery,
-  LeaseRecord,
-  PendingPage,
-  RunQuery,
-  RunRecord,
-  StepCommit,
-  StoredInterrupt,
-  StreamKey,
-  TaskOutcome,
-  TaskResult,
-  TaskResultKind,
-  ThreadHead,
-  ThreadRecord,
+import {
+  checkFence,
+  lazyPendingPage,
+  decodeCursor,
+  decodeSeqCursor,
+  encodeCursor,
+  keysetSlice,
+  pageLimit,
+  validateThreadId,
+  verifyAuditChains,
+  type AnswerBatch,
+  type AnswerOutcome,
+  type BatchesOutcome,
+  type AuditChainQuery,
+  type AuditQuery,
+  type AuditVerification,
+  type AuditVerifyQuery,
+  type CheckpointRecord,
+  type Checkpointer,
+  type Fence,
+  type InterruptPage,
+  type LeaseReadResults,
+  type LeaseReads,
+  type InterruptQuery,
+  type LeaseRecord,
+  type PendingPage,
+  type RunQuery,
+  type RunRecord,
+  type StepCommit,
+  type StoredInterrupt,
+  type StreamKey,
+  type TaskOutcome,
+  type TaskResult,
+  type TaskResultKind,
+  type ThreadHead,
+  type ThreadRecord,
 } from "@rein/core/store";
 import { answerBatches, answerInterrupts } from "./answers.ts";
 import { AuditChains } from "./audit.ts";
@@ -56,17 +65,6 @@ import {
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
 import { checked, guarded } from "./connection.ts";
-import {
-  checkFence,
-  lazyPendingPage,
-  decodeCursor,
-  decodeSeqCursor,
-  encodeCursor,
-  keysetSlice,
-  pageLimit,
-  validateThreadId,
-  verifyAuditChains,
-} from "@rein/core/store";
 import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import {
   decodeContinuation,
@@ -533,11 +531,7 @@ export class PostgresSaver implements Checkpointer {
 
   async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
-    return this.#steering(rows.map((row) => row.record));
-  }
-
-  #steering(records: readonly string[]): SteeringRecord[] {
-    return records.map((record) => this.#codec.de<SteeringRecord>(record));
+    return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
   }
 
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
