@@ -137,8 +137,11 @@ const SERVER_CAUSE =
   "An HTTP resume on Postgres is four round trips one after the other (the thread with its head; the lease with the " +
   "answer's reads; the answer with the continuation's reads; the commit with the release) where SQLite makes the same " +
   "calls in-process, and each is a statement the backend parses, plans (cached), executes and commits with a WAL " +
-  "flush. With `--postgres` the server also runs the scale-out machinery on each resume: a watch job in the queue, " +
-  "the run's events and the queue's change notice as NOTIFYs. ";
+  "flush. With `--postgres` the server also sends the run's events and the queue's change notice as NOTIFYs. " +
+  "`npm run bench:backends` shows where the backends' time goes: most of it inside the answer's server-side " +
+  "function (`answer_batch`: the checked answer write, which moves one interrupt row out of its pending indexes, " +
+  "deletes the paused task result, appends the audit line and sets the run running, then the continuation's reads), " +
+  "then the lease and the three head reads; forcing generic plans saves about a sixth. ";
 
 const TARGETS: Target[] = [
   {
