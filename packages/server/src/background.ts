@@ -24,7 +24,7 @@ import {
   type ThreadRecord,
 } from "@rein/core";
 import type { ServedGraph, GraphRegistry } from "./registry.ts";
-import { forkPointBefore, RunAdmission, type RunRequest } from "./run-admission.ts";
+import { forkPointBefore, isQueuedRoot, RunAdmission, type RunRequest } from "./run-admission.ts";
 import type { RunManager } from "./runs.ts";
 import type { PgFanout } from "./scale/fanout.ts";
 
@@ -173,7 +173,7 @@ export class BackgroundRuns {
     try {
       const { store } = this.settings;
       const queued = (await store.listRuns(threadId as ThreadId))
-        .filter((r) => r.status === "queued" && r.parentRunId === null)
+        .filter(isQueuedRoot)
         .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
       const next = queued[0];
       if (!next) {

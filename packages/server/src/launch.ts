@@ -17,6 +17,7 @@ import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
+import { isQueuedRoot } from "./run-admission.ts";
 import { assertHead } from "./threads.ts";
 
 /**
@@ -115,9 +116,7 @@ export async function launch(
     // Nor does it pass runs accepted before it and still queued: they hold their place in line
     // (after the check, a run queued later is behind this one, as `enqueue` promises).
     if (!work.repeat) {
-      const queued = (await ctx.store.listRuns(threadId)).find(
-        (r) => r.status === "queued" && r.parentRunId === null,
-      );
+      const queued = (await ctx.store.listRuns(threadId)).find(isQueuedRoot);
       if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
     }
     // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.

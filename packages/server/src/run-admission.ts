@@ -47,6 +47,11 @@ export interface RunRequest {
   interruptAfter?: string[] | undefined;
 }
 
+/** Whether a run is a root run accepted and waiting in its thread's line (not a child run). */
+export function isQueuedRoot(run: RunRecord): boolean {
+  return run.status === "queued" && run.parentRunId === null;
+}
+
 /** The policy checks and the queued row of a run being accepted. */
 export class RunAdmission {
   /** The lease owner of `reject` checks: distinct from every run's. */
@@ -111,7 +116,7 @@ export class RunAdmission {
       throw new ThreadBusyError(threadId, (await store.getLease(threadId))?.owner ?? null);
     try {
       const runsOfThread = await store.listRuns(threadId);
-      const queued = runsOfThread.find((r) => r.status === "queued" && r.parentRunId === null);
+      const queued = runsOfThread.find(isQueuedRoot);
       if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
       const head = await store.getCheckpoint(threadId, "");
       const headRun = head ? runsOfThread.find((r) => r.runId === head.runId) : undefined;

@@ -110,9 +110,14 @@ async function continueThreads(
   principal: Principal,
   decided: readonly BulkDecided[],
 ): Promise<void> {
+  const answered = new Set(decided.filter((d) => d.status === "answered").map((d) => d.threadId));
   for (const threadId of new Set(decided.map((d) => d.threadId))) {
-    const thread = await ctx.store.getThread(threadId as ThreadId);
-    if (!thread) continue;
+    // A thread that only gained approvals has nothing to continue: its question still waits.
+    const thread = answered.has(threadId) ? await ctx.store.getThread(threadId as ThreadId) : null;
+    if (!thread) {
+      ctx.runs.notifyChange(threadId);
+      continue;
+    }
     // A continuation that fails (another call continues the thread first) leaves the answers
     // stored: the next call or the recovery sweep continues the run.
     const run = await launch(ctx, principal, thread, { kind: "input", input: null }).catch(
