@@ -59,6 +59,13 @@ export async function pipeHub(
 }
 
 /**
+ * Polls (one a second) of a finished run's row that ask again for its missing events before the
+ * stream gives up on them and closes with the record: long enough for every listener to reopen
+ * after a Postgres restart.
+ */
+const FINISHED_REPLAY_POLLS = 3;
+
+/**
  * Streams the events of a run this process is not executing now: one queued (started later,
  * here or elsewhere), or executing in another process (its events come over LISTEN/NOTIFY). If
  * this process starts it, the stream switches to its hub. Events are delivered once each, in id
@@ -80,9 +87,12 @@ export async function pipeElsewhere(
   });
   if (afterId === 0) stream.send("run", { threadId, runId }, 0);
   let last = afterId;
+  /** A replay was asked for and nothing after `last` has come since: ask again on the next poll. */
+  let awaitingReplay = false;
   const deliver = (event: { id: number; event: string; data: unknown }): void => {
     if (event.id <= last) return;
     last = event.id;
+    awaitingReplay = false;
     if (ALWAYS.has(event.event) || modes.has(event.event))
       stream.send(event.event, event.data, event.id);
     if (event.event === "end" || event.event === "error") stream.close();
@@ -96,8 +106,12 @@ export async function pipeElsewhere(
     }),
   );
   const fanout = ctx.scale?.fanout;
+  const replay = (): void => {
+    if (!fanout) return;
+    awaitingReplay = true;
+    fanout.publish({ kind: "replay", runId, after: last });
+  };
   if (fanout) {
-    const replay = (): void => fanout.publish({ kind: "replay", runId, after: last });
     stops.push(
       fanout.subscribeRun(runId, (message) => {
         // A gap: some events were lost on the way (a failed NOTIFY); ask for them again.
@@ -109,17 +123,26 @@ export async function pipeElsewhere(
     // Events sent before this subscription (a join after the run started elsewhere).
     replay();
   }
+  // A replay request is a notification too, and is lost if the executor's own listener is down
+  // (a Postgres restart drops every listener; each reopens on its own schedule). So a request
+  // nobody answered is repeated each poll, and a run that ended without its `end` reaching here
+  // gets a few more polls of asking (the executor keeps a finished run's events for minutes)
+  // before the stream closes with the run's record.
+  let finishedPolls = 0;
   const poll = setInterval(() => {
+    if (awaitingReplay) replay();
     void ctx.store.getRun(runId as RunId).then(
       (run) => {
-        if (run && run.status !== "running" && run.status !== "queued" && !ctx.runs.hub(runId)) {
-          const { options: _options, ...record } = run;
-          // Give a late `end` notification a moment before closing with the record.
-          setTimeout(() => {
-            stream.send("run", { threadId, runId, record });
-            stream.close();
-          }, 500).unref();
+        if (!run || run.status === "running" || run.status === "queued" || ctx.runs.hub(runId))
+          return;
+        finishedPolls += 1;
+        if (fanout && finishedPolls <= FINISHED_REPLAY_POLLS) {
+          replay();
+          return;
         }
+        const { options: _options, ...record } = run;
+        stream.send("run", { threadId, runId, record });
+        stream.close();
       },
       () => undefined,
     );

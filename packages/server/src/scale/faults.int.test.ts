@@ -395,7 +395,9 @@ describe.skipIf(noCluster !== null)(
       const ticks = events
         .filter((e) => e.event === "custom")
         .map((e) => (e.data as { data: { tick: number } }).data.tick);
-      expect(ticks).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      // On a failure, the events other than ticks say how the stream ended.
+      const others = JSON.stringify(events.filter((e) => e.event !== "custom"));
+      expect(ticks, others).toEqual(Array.from({ length: 20 }, (_, i) => i));
       const ids = events.filter((e) => e.id !== null && e.id !== "0").map((e) => Number(e.id));
       expect(ids).toEqual([...ids].sort((x, y) => x - y));
       expect(new Set(ids).size).toBe(ids.length);
