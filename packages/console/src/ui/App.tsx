@@ -9,6 +9,7 @@ import { Decision } from "./screens/Decision.tsx";
 import { Queue } from "./screens/Queue.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import { ThreadScreen } from "./screens/Thread.tsx";
+import { WebhooksScreen, canManageWebhooks } from "./screens/Webhooks.tsx";
 import { openSession, rememberedToken, signIn, signOut, type Session } from "./session.ts";
 
 /** The whole console. */
@@ -33,8 +34,8 @@ export function App() {
   if (restoring) return <p className="loading">Signing in…</p>;
   if (!session) return <SignIn onSignedIn={setSession} initialError={restoreError} />;
 
-  const title =
-    route.screen === "queue" ? "Queue" : route.screen === "thread" ? "Thread" : "Decision";
+  const titles = { queue: "Queue", thread: "Thread", decision: "Decision", webhooks: "Webhooks" };
+  const title = titles[route.screen];
   return (
     <>
       <header className="bar">
@@ -48,6 +49,14 @@ export function App() {
           >
             Queue
           </a>
+          {canManageWebhooks(session) && (
+            <a
+              href={href({ screen: "webhooks", subscriptionId: null })}
+              aria-current={route.screen === "webhooks" ? "page" : undefined}
+            >
+              Webhooks
+            </a>
+          )}
         </nav>
         <p className="who" aria-label="Signed in as">
           <span>{session.me.subject}</span>
@@ -77,6 +86,9 @@ export function App() {
             threadId={route.threadId}
             interruptId={route.interruptId}
           />
+        )}
+        {route.screen === "webhooks" && (
+          <WebhooksScreen session={session} subscriptionId={route.subscriptionId} />
         )}
       </main>
     </>

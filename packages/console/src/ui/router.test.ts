@@ -7,6 +7,8 @@ describe("hash routes", () => {
       { screen: "queue" },
       { screen: "thread", threadId: "ticket 1/2" },
       { screen: "decision", threadId: "t:1", interruptId: "i_a-b" },
+      { screen: "webhooks", subscriptionId: null },
+      { screen: "webhooks", subscriptionId: "wh_a/b" },
     ] as const)
       expect(parseRoute(href(route))).toEqual(route);
   });

@@ -1,6 +1,7 @@
 /**
  * Hash routes, so the server only serves one `index.html` and a reload keeps the screen:
- * `#/` the queue, `#/threads/:id`, `#/threads/:id/interrupts/:interruptId`.
+ * `#/` the queue, `#/threads/:id`, `#/threads/:id/interrupts/:interruptId`, `#/webhooks` and
+ * `#/webhooks/:subscriptionId` (its delivery log).
  */
 import { useEffect, useState } from "react";
 
@@ -8,7 +9,8 @@ import { useEffect, useState } from "react";
 export type Route =
   | { screen: "queue" }
   | { screen: "thread"; threadId: string }
-  | { screen: "decision"; threadId: string; interruptId: string };
+  | { screen: "decision"; threadId: string; interruptId: string }
+  | { screen: "webhooks"; subscriptionId: string | null };
 
 /** The route of a hash. */
 export function parseRoute(hash: string): Route {
@@ -18,6 +20,7 @@ export function parseRoute(hash: string): Route {
       return { screen: "decision", threadId: parts[1], interruptId: parts[3] };
     return { screen: "thread", threadId: parts[1] };
   }
+  if (parts[0] === "webhooks") return { screen: "webhooks", subscriptionId: parts[1] ?? null };
   return { screen: "queue" };
 }
 
@@ -27,6 +30,8 @@ export function href(route: Route): string {
   if (route.screen === "thread") return `#/threads/${e(route.threadId)}`;
   if (route.screen === "decision")
     return `#/threads/${e(route.threadId)}/interrupts/${e(route.interruptId)}`;
+  if (route.screen === "webhooks")
+    return route.subscriptionId ? `#/webhooks/${e(route.subscriptionId)}` : "#/webhooks";
   return "#/";
 }
 
