@@ -155,6 +155,35 @@ export class PostgresWebhooks implements WebhookStore {
     );
   }
 
+  async pruneDeliveries(before: string, limit: number): Promise<number> {
+    const s = this.#s;
+    const [row] = await this.#rows<{ pruned: number }>(
+      `WITH finished AS (
+         DELETE FROM ${s}.webhook_deliveries d USING (
+           SELECT subscription_id, event_id FROM ${s}.webhook_deliveries
+           WHERE status IN ('delivered', 'dead') AND updated_at < $1 LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         ) f
+         WHERE d.subscription_id = f.subscription_id AND d.event_id = f.event_id
+         RETURNING d.subscription_id, d.event_id
+       ), attempts AS (
+         DELETE FROM ${s}.webhook_attempts a USING finished f
+         WHERE a.subscription_id = f.subscription_id AND a.event_id = f.event_id
+       ), events AS (
+         -- Deliveries deleted above are still visible to this statement's snapshot: an event
+         -- they alone referred to goes on the next round.
+         DELETE FROM ${s}.webhook_events WHERE event_id IN (
+           SELECT e.event_id FROM ${s}.webhook_events e WHERE e.created_at < $1 AND NOT EXISTS (
+             SELECT 1 FROM ${s}.webhook_subscriptions sub JOIN ${s}.webhook_deliveries d
+               ON d.subscription_id = sub.id AND d.event_id = e.event_id)
+           LIMIT $2)
+       )
+       SELECT count(*)::int AS pruned FROM finished`,
+      [before, limit],
+    );
+    return row?.pruned ?? 0;
+  }
+
   async listDeliveries(subscriptionId: string, limit: number): Promise<WebhookDelivery[]> {
     const rows = await this.#rows<WebhookDeliveryRow>(
       `SELECT subscription_id, event_id, type, status, attempts, next_attempt_at, created_at,

@@ -6,6 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
+import { PostgresSaver } from "@rein/postgres";
+import { SqliteSaver } from "@rein/sqlite";
 import {
   makeCheckpoint,
   makeCommit,
@@ -57,6 +59,21 @@ function verify(secret: string, hook: ReceivedHook): unknown {
     "webhook-timestamp": hook.timestamp,
     "webhook-signature": hook.signature,
   });
+}
+
+/** The events the outbox holds, read from the store's own table. */
+async function outboxEvents(store: TestStore["store"]): Promise<number> {
+  if (store instanceof SqliteSaver)
+    return Number(
+      (store.db.prepare("SELECT count(*) AS n FROM webhook_events").get() as { n: number }).n,
+    );
+  if (store instanceof PostgresSaver)
+    return (
+      await store.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${store.schema}.webhook_events`,
+      )
+    ).rows[0]!.n;
+  throw new Error("a store without an outbox table");
 }
 
 function suite(backend: Backend): void {
@@ -243,6 +260,32 @@ function suite(backend: Backend): void {
         failing.log.length + (delivered.attempts - failing.log.length),
       );
       expect(delivered.log.at(-1)?.statusCode).toBe(204);
+    });
+
+    it("finished deliveries past the retention leave the log with their events; a pending one and its event stay", async () => {
+      await start({ retentionMs: 400, pruneEveryMs: 100, backoffMs: 50, maxBackoffMs: 100 });
+      const kept = await subscribe({ events: ["interrupt.pending"] });
+      // A second subscription whose receiver refuses every connection: its delivery stays pending.
+      const refused = await subscribe({
+        events: ["interrupt.pending"],
+        url: "http://127.0.0.1:9/refused",
+      });
+      await alice()("POST", "/threads", { graph: "ask", threadId: "t-prune" });
+      await alice()("POST", "/threads/t-prune/runs", { input: {}, wait: true });
+      await receiver.waitFor(() => receiver.received.length === 1);
+      expect((await deliveries(kept.id)).map((d) => d.status)).toEqual(["delivered"]);
+      // Past the retention the delivered one is gone, the pending one is not.
+      await expect.poll(() => deliveries(kept.id), { timeout: 5_000 }).toEqual([]);
+      const [pending] = await deliveries(refused.id);
+      expect(pending?.status).toBe("pending");
+      // Its event was kept: the loop still claims it and tries again.
+      await expect
+        .poll(async () => (await deliveries(refused.id))[0]!.attempts, { timeout: 5_000 })
+        .toBeGreaterThan(pending!.attempts);
+      expect(await outboxEvents(store.store)).toBe(1);
+      // With its last subscription gone, the event is pruned too.
+      expect((await admin()("DELETE", `/webhooks/${refused.id}`)).status).toBe(200);
+      await expect.poll(() => outboxEvents(store.store), { timeout: 5_000 }).toBe(0);
     });
 
     it("a delivery failing every attempt is dead after the last, with every attempt logged", async () => {

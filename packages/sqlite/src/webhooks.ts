@@ -183,6 +183,41 @@ export class SqliteWebhooks implements WebhookStore {
     );
   }
 
+  pruneDeliveries(before: string, limit: number): Promise<number> {
+    return settle(() =>
+      this.#tx.immediate(() => {
+        const finished = this.#all<{ subscription_id: string; event_id: string }>(
+          `SELECT subscription_id, event_id FROM webhook_deliveries
+          WHERE status IN ('delivered', 'dead') AND updated_at < ? LIMIT ?`,
+          before,
+          limit,
+        );
+        const deleteDelivery = this.#db.prepare(
+          "DELETE FROM webhook_deliveries WHERE subscription_id = ? AND event_id = ?",
+        );
+        const deleteAttempts = this.#db.prepare(
+          "DELETE FROM webhook_attempts WHERE subscription_id = ? AND event_id = ?",
+        );
+        for (const row of finished) {
+          deleteDelivery.run(row.subscription_id, row.event_id);
+          deleteAttempts.run(row.subscription_id, row.event_id);
+        }
+        // An event no delivery refers to: found through the subscriptions, so each probe is a
+        // primary-key lookup (deliveries have no index by event alone).
+        this.#db
+          .prepare(
+            `DELETE FROM webhook_events WHERE seq IN (
+              SELECT e.seq FROM webhook_events e WHERE e.created_at < ? AND NOT EXISTS (
+                SELECT 1 FROM webhook_subscriptions s JOIN webhook_deliveries d
+                  ON d.subscription_id = s.id AND d.event_id = e.event_id)
+              LIMIT ?)`,
+          )
+          .run(before, limit);
+        return finished.length;
+      }),
+    );
+  }
+
   listDeliveries(subscriptionId: string, limit: number): Promise<WebhookDelivery[]> {
     return settle(() => {
       const rows = this.#all<WebhookDeliveryRow>(

@@ -140,6 +140,14 @@ export interface WebhookStore {
   recordAttempt(result: WebhookAttemptResult): Promise<void>;
   /** A subscription's deliveries, newest first, with their attempts. */
   listDeliveries(subscriptionId: string, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Deletes up to `limit` finished deliveries (delivered or dead) last changed before `before`,
+   * with their attempts, and the events older than `before` that no delivery refers to any more.
+   * Pending deliveries and their events are never deleted.
+   *
+   * @returns how many deliveries it deleted (fewer than `limit`: nothing more is due).
+   */
+  pruneDeliveries(before: string, limit: number): Promise<number>;
 }
 
 /** The encoded list of event types or graphs a subscription row keeps: `,a,b,` (empty: none). */

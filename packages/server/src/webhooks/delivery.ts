@@ -28,10 +28,17 @@ export interface WebhookDeliverySettings {
   maxBackoffMs: number;
   /** Attempts before a delivery is dead. Default 12. */
   maxAttempts: number;
+  /**
+   * How long a delivered or dead delivery stays in the log (with its attempts and event), ms.
+   * Default 7 days.
+   */
+  retentionMs?: number;
+  /** How often the loop deletes what is past the retention, ms. Default 10 min. */
+  pruneEveryMs?: number;
 }
 
 /** The defaults of {@link WebhookDeliverySettings}. */
-export const DEFAULT_DELIVERY: WebhookDeliverySettings = {
+export const DEFAULT_DELIVERY: Required<WebhookDeliverySettings> = {
   pollMs: 1000,
   batch: 50,
   concurrency: 8,
@@ -40,7 +47,14 @@ export const DEFAULT_DELIVERY: WebhookDeliverySettings = {
   backoffMs: 5_000,
   maxBackoffMs: 3_600_000,
   maxAttempts: 12,
+  retentionMs: 7 * 24 * 3_600_000,
+  pruneEveryMs: 600_000,
 };
+
+/** Finished deliveries deleted per prune batch (one transaction each). */
+const PRUNE_BATCH = 1000;
+/** Batches per prune round at most, so a large backlog is worked off over several rounds. */
+const PRUNE_BATCHES = 10;
 
 const ENV: Record<keyof WebhookDeliverySettings, string> = {
   pollMs: "REIN_WEBHOOK_POLL_MS",
@@ -51,6 +65,8 @@ const ENV: Record<keyof WebhookDeliverySettings, string> = {
   backoffMs: "REIN_WEBHOOK_BACKOFF_MS",
   maxBackoffMs: "REIN_WEBHOOK_MAX_BACKOFF_MS",
   maxAttempts: "REIN_WEBHOOK_MAX_ATTEMPTS",
+  retentionMs: "REIN_WEBHOOK_RETENTION_MS",
+  pruneEveryMs: "REIN_WEBHOOK_PRUNE_EVERY_MS",
 };
 
 /**
@@ -92,6 +108,8 @@ export class WebhookDeliveryLoop {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #stopped = false;
+  /** When the next prune is due (epoch ms); the first round prunes. */
+  #nextPruneAt = 0;
 
   constructor(
     private readonly store: WebhookStore,
@@ -140,7 +158,22 @@ export class WebhookDeliveryLoop {
     await Promise.all(
       Array.from({ length: Math.min(this.settings.concurrency, claims.length) }, worker),
     );
+    await this.#pruneIfDue(now);
     return claims.length === this.settings.batch && !this.#stopped;
+  }
+
+  /**
+   * Deletes finished deliveries past the retention, at most every `pruneEveryMs`: without it
+   * the outbox grows by every event forever. Every process's loop prunes; the store's deletes
+   * skip rows another process is deleting, so the work is shared, not doubled.
+   */
+  async #pruneIfDue(now: number): Promise<void> {
+    if (now < this.#nextPruneAt) return;
+    const retentionMs = this.settings.retentionMs ?? DEFAULT_DELIVERY.retentionMs;
+    this.#nextPruneAt = now + (this.settings.pruneEveryMs ?? DEFAULT_DELIVERY.pruneEveryMs);
+    const before = new Date(now - retentionMs).toISOString();
+    for (let batch = 0; batch < PRUNE_BATCHES && !this.#stopped; batch++)
+      if ((await this.store.pruneDeliveries(before, PRUNE_BATCH)) < PRUNE_BATCH) return;
   }
 
   async #deliver(claim: ClaimedDelivery): Promise<void> {

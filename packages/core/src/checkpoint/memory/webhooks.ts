@@ -187,6 +187,20 @@ export class MemoryWebhooks implements WebhookStore {
     return Promise.resolve();
   }
 
+  pruneDeliveries(before: string, limit: number): Promise<number> {
+    let pruned = 0;
+    for (const [key, row] of this.#deliveries) {
+      if (pruned >= limit) break;
+      if (row.status === "pending" || row.updatedAt >= before) continue;
+      this.#deliveries.delete(key);
+      pruned += 1;
+    }
+    const referred = new Set([...this.#deliveries.values()].map((row) => row.eventId));
+    for (const [eventId, event] of this.#events)
+      if (event.createdAt < before && !referred.has(eventId)) this.#events.delete(eventId);
+    return Promise.resolve(pruned);
+  }
+
   listDeliveries(subscriptionId: string, limit: number): Promise<WebhookDelivery[]> {
     const rows = [...this.#deliveries.values()]
       .filter((row) => row.subscriptionId === subscriptionId)
