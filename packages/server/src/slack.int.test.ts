@@ -214,6 +214,32 @@ for (const backend of backends) {
       expect(buttons[2]!.url).toBe(`${PUBLIC_URL}/#/threads/${threadId}/interrupts/${interruptId}`);
     });
 
+    it("a pending event delivered after the question was answered posts its final state, without decision buttons", async () => {
+      const { threadId, event } = await pending(500);
+      const resumed = await alice()("POST", `/threads/${threadId}/resume`, {
+        resume: { type: "accept" },
+      });
+      expect(resumed.status).toBe(200);
+      await notifier().send(event);
+      const [post] = await slack.waitFor("chat.postMessage");
+      expect(JSON.stringify(post!.body["blocks"])).toContain("Approved by *alice@acme*");
+      expect(buttonsOf(post).map((b) => b.action_id)).toEqual(["rein_open"]);
+    });
+
+    it("without Slack configured there is no interactivity endpoint", async () => {
+      const plain = await startTestServer(store.store, { graphs, webhookDelivery: false });
+      try {
+        const response = await fetch(`${plain.url}/slack/interactivity`, {
+          method: "POST",
+          body: "payload=%7B%7D",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        });
+        expect(response.status).toBe(404);
+      } finally {
+        await plain.close();
+      }
+    });
+
     it("Slack answering 500, 429 and ok:false makes send throw (the outbox retries); then it posts once", async () => {
       const { event } = await pending(500);
       slack.failures.push(
