@@ -119,6 +119,8 @@ export function stateLine(view: QuestionView): string {
       return `:alarm_clock: Expired: the default answer applied (\`${escapeMrkdwn(clip(JSON.stringify(view.decision ?? null), 200))}\`)`;
     case "cancelled":
       return ":no_entry_sign: Cancelled: the run no longer needs an answer";
+    case "superseded":
+      return ":arrows_counterclockwise: Superseded: the question was asked again (see the newer message)";
     default:
       return `Status: ${escapeMrkdwn(view.status)}`;
   }
