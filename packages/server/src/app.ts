@@ -38,7 +38,7 @@ import { registerConsole } from "./console.ts";
 import { BackgroundRuns } from "./background.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import { registerSlackRoutes } from "./routes/slack.ts";
-import type { SlackOptions } from "./notify/slack-config.ts";
+import { parseSlackConfig, type SlackOptions } from "./notify/slack-config.ts";
 import {
   DEFAULT_DELIVERY,
   WebhookDeliveryLoop,
@@ -291,7 +291,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerWhoamiRoute(app, context);
   const webhooks = webhookBackendOf(options.store);
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
-  if (options.slack) registerSlackRoutes(app, context, options.slack);
+  if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =

@@ -38,6 +38,7 @@ const PEOPLE: SlackOptions["people"] = [
   { slackUserId: "U0CAROL", subject: "carol", groups: ["finance"], tenant: "acme" },
   { slackUserId: "U0DAN", subject: "dan", groups: ["finance"] },
   { slackUserId: "U0EVE", subject: "eve", groups: ["support"] },
+  { slackUserId: "U0GLOBEX", subject: "gus@globex", groups: ["finance"], tenant: "globex" },
 ];
 
 type Json = Record<string, unknown>;
@@ -349,6 +350,26 @@ for (const backend of backends) {
       expect(await snapshotStore(store.store)).toBe(before);
       expect((await interruptRow(interruptId)).status).toBe("pending");
       expect(slack.of("chat.update")).toHaveLength(0);
+    });
+
+    it("a person bound to another tenant cannot answer this tenant's question", async () => {
+      const { interruptId, approve, message } = await posted(500);
+      const before = await snapshotStore(store.store);
+      expect((await click("U0GLOBEX", approve, message)).status).toBe(200);
+      const [said] = await slack.waitFor("response_url");
+      expect(String(said!.body["text"])).toContain("no longer exists");
+      expect(await snapshotStore(store.store)).toBe(before);
+      expect((await interruptRow(interruptId)).status).toBe("pending");
+    });
+
+    it("the OpenAPI document lists the interactivity endpoint, without a token", async () => {
+      const doc = await client(server.url, null)<{ paths: Record<string, Json> }>(
+        "GET",
+        "/openapi.json",
+      );
+      const operation = doc.body.paths["/slack/interactivity"]?.["post"] as Json | undefined;
+      expect(operation?.["operationId"]).toBe("slackInteractivity");
+      expect(operation?.["security"] ?? []).toEqual([]);
     });
 
     it("a button whose digest is not the question's: refused as changed, nothing applied", async () => {
