@@ -289,6 +289,29 @@ for (const backend of backends) {
       expect(String(said!.body["text"])).toContain("already answered (by dan)");
     });
 
+    it("an escalation posts another message; the answer updates every message of the question", async () => {
+      const { interruptId, event, approve, message } = await posted(500);
+      const escalated: NotifierDelivery = {
+        id: `${event.id}-escalated`,
+        attempt: 1,
+        body: { ...event.body, type: "interrupt.escalated" },
+      };
+      await notifier().send(escalated);
+      await notifier().send(escalated);
+      const posts = slack.of("chat.postMessage");
+      expect(posts).toHaveLength(2);
+      expect(JSON.stringify(posts[1]!.body["blocks"])).toContain("Escalated: approval needed");
+      expect(buttonsOf(posts[1]).map((b) => b.action_id)).toContain("rein_approve");
+      await click("U0DAN", approve, message);
+      await slack.waitFor("chat.update");
+      await notifier().send(await eventOf("interrupt.answered", interruptId));
+      const updates = await slack.waitFor("chat.update", 3);
+      const updated = updates.slice(1).map((u) => u.body["ts"]);
+      expect(updated).toEqual(posts.map((p) => p.answer?.["ts"]));
+      for (const update of updates.slice(1))
+        expect(buttonsOf(update).map((b) => b.action_id)).toEqual(["rein_open"]);
+    });
+
     it("Reject answers ignore: the run ends without the refund", async () => {
       const { threadId, reject, message } = await posted(500);
       expect((await click("U0EVE", reject, message)).status).toBe(200);

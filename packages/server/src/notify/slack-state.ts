@@ -1,8 +1,8 @@
 /**
  * What the Slack notifier remembers, in the store's once-slots of the question's thread (first
  * write wins on every store, and the slots leave with the thread): the message each event posted
- * (so an event delivered twice posts once) and the first message of each question (the one the
- * answer updates). And the question's current state, read from the store, for rendering.
+ * (so an event delivered twice posts once) and the messages of each question, in the order
+ * posted (the answer updates them all). And the question's current state, read from the store, for rendering.
  */
 import {
   payloadDigest,
@@ -42,16 +42,51 @@ export async function postedFor(
   return asRef(await store.getOnce(threadId as ThreadId, SLACK_SLOTS, `event:${eventId}`));
 }
 
+/** Records that an event is done with, pointing at a message posted before (nothing new). */
+export async function markPosted(
+  store: Checkpointer,
+  threadId: string,
+  eventId: string,
+  ref: MessageRef,
+): Promise<void> {
+  await store.putOnce(threadId as ThreadId, SLACK_SLOTS, `event:${eventId}`, ref);
+}
+
+/** The most messages one question keeps track of (its first, then reminders and escalations). */
+const MAX_MESSAGES = 20;
+
+const messageKey = (interruptId: string, n: number) => `interrupt:${interruptId}:${n}`;
+
 /** The first message posted for a question, if any. */
 export async function messageOf(
   store: Checkpointer,
   threadId: string,
   interruptId: string,
 ): Promise<MessageRef | null> {
-  return asRef(await store.getOnce(threadId as ThreadId, SLACK_SLOTS, `interrupt:${interruptId}`));
+  return asRef(await store.getOnce(threadId as ThreadId, SLACK_SLOTS, messageKey(interruptId, 0)));
 }
 
-/** Records the message an event posted, and makes it the question's message if it is the first. */
+/** Every message posted for a question, first first (reminders and escalations post more). */
+export async function messagesOf(
+  store: Checkpointer,
+  threadId: string,
+  interruptId: string,
+): Promise<MessageRef[]> {
+  const refs: MessageRef[] = [];
+  for (let n = 0; n < MAX_MESSAGES; n += 1) {
+    const ref = asRef(
+      await store.getOnce(threadId as ThreadId, SLACK_SLOTS, messageKey(interruptId, n)),
+    );
+    if (!ref) break;
+    refs.push(ref);
+  }
+  return refs;
+}
+
+/**
+ * Records the message an event posted, then lists it under its question in the first free
+ * numbered slot (first write wins per slot, so two processes recording at once take two slots).
+ */
 export async function recordPosted(
   store: Checkpointer,
   threadId: string,
@@ -61,7 +96,10 @@ export async function recordPosted(
 ): Promise<void> {
   const thread = threadId as ThreadId;
   await store.putOnce(thread, SLACK_SLOTS, `event:${eventId}`, ref);
-  await store.putOnce(thread, SLACK_SLOTS, `interrupt:${interruptId}`, ref);
+  for (let n = 0; n < MAX_MESSAGES; n += 1) {
+    const stored = asRef(await store.putOnce(thread, SLACK_SLOTS, messageKey(interruptId, n), ref));
+    if (stored?.channel === ref.channel && stored.ts === ref.ts) return;
+  }
 }
 
 /** What an event said about a question, for when its row is gone (its thread was deleted). */

@@ -11,7 +11,9 @@ import { SlackApi } from "./slack-api.ts";
 import { SLACK_API_URL, type SlackOptions } from "./slack-config.ts";
 import { renderMessage } from "./slack-message.ts";
 import {
+  markPosted,
   messageOf,
+  messagesOf,
   postedFor,
   questionView,
   recordPosted,
@@ -67,7 +69,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier {
     // A second `pending` of a question already posted (a re-raise) adds no message.
     const first = await messageOf(store, data.threadId, data.interruptId);
     if (first && type === "interrupt.pending") {
-      await recordPosted(store, data.threadId, delivery.id, data.interruptId, first);
+      await markPosted(store, data.threadId, delivery.id, first);
       return;
     }
     const view = await questionView(store, data.interruptId, factsOf(data));
@@ -79,13 +81,15 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier {
   }
 
   async function close(data: InterruptEventData): Promise<void> {
-    const message = await messageOf(store, data.threadId, data.interruptId);
-    // Never posted (its `pending` event was dead-lettered, or came before the subscription).
-    if (!message) return;
-    const view = await questionView(store, data.interruptId, factsOf(data));
+    // None: never posted (its `pending` event was dead-lettered, or came before the subscription).
+    const messages = await messagesOf(store, data.threadId, data.interruptId);
+    const view =
+      messages.length > 0 ? await questionView(store, data.interruptId, factsOf(data)) : null;
     if (!view) return;
-    // Updating is idempotent: a redelivery writes the same message again.
-    await api.update(message.channel, message.ts, renderMessage(view, options.publicUrl));
+    // Updating is idempotent: a redelivery writes the same messages again. Reminders and
+    // escalations lose their buttons too.
+    const message = renderMessage(view, options.publicUrl);
+    for (const ref of messages) await api.update(ref.channel, ref.ts, message);
   }
 
   return {
