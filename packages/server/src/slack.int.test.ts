@@ -12,7 +12,8 @@ import type { SlackOptions } from "./notify/slack-config.ts";
 import { createSlackNotifier } from "./notify/slack.ts";
 import { slackSignature } from "./notify/slack-signature.ts";
 import type { WebhookBody } from "./webhooks/payload.ts";
-import { graphs } from "./testing/governed-graphs.ts";
+import { ask } from "./testing/graphs.ts";
+import { graphs as governedGraphs } from "./testing/governed-graphs.ts";
 import {
   TOKENS,
   client,
@@ -28,6 +29,7 @@ import { TestReceiver } from "./testing/receiver.ts";
 import { SlackStub, type SlackCall } from "./testing/slack-stub.ts";
 
 const pg = await postgresBackend();
+const graphs = { ...governedGraphs, ask };
 const backends: Backend[] = [sqliteBackend, pg];
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -78,7 +80,7 @@ for (const backend of backends) {
       const admin = client(server.url, TOKENS["admin"]!.token);
       const subscribed = await admin("POST", "/webhooks", {
         url: receiver.url,
-        events: ["interrupt.pending", "interrupt.answered"],
+        events: ["interrupt.pending", "interrupt.answered", "interrupt.expired"],
       });
       expect(subscribed.status).toBe(201);
     });
@@ -310,6 +312,26 @@ for (const backend of backends) {
       expect(updated).toEqual(posts.map((p) => p.answer?.["ts"]));
       for (const update of updates.slice(1))
         expect(buttonsOf(update).map((b) => b.action_id)).toEqual(["rein_open"]);
+    });
+
+    it("a free-form question gets Open only; when its deadline passes the message says it expired", async () => {
+      await alice()("POST", "/threads", { graph: "ask", threadId: "t-ask" });
+      const run = await alice()<{ interrupts: { id: string }[] }>("POST", "/threads/t-ask/runs", {
+        input: { timeoutMs: 600 },
+        wait: true,
+      });
+      const interruptId = run.body.interrupts[0]!.id;
+      await notifier().send(await eventOf("interrupt.pending", interruptId));
+      const [post] = await slack.waitFor("chat.postMessage");
+      expect(buttonsOf(post).map((b) => b.action_id)).toEqual(["rein_open"]);
+      expect(JSON.stringify(post!.body["blocks"])).toContain("Proceed?");
+      await notifier().send(await eventOf("interrupt.expired", interruptId));
+      const [update] = await slack.waitFor("chat.update");
+      expect(update!.body["ts"]).toBe(post!.answer?.["ts"]);
+      expect(JSON.stringify(update!.body["blocks"])).toContain(
+        "Expired: the default answer applied",
+      );
+      expect(JSON.stringify(update!.body["blocks"])).toContain("timed out");
     });
 
     it("Reject answers ignore: the run ends without the refund", async () => {

@@ -85,9 +85,15 @@ export function payloadSummary(payload: unknown): string {
   return `\`\`\`${escapeMrkdwn(clip(text, MAX_PAYLOAD_TEXT))}\`\`\``;
 }
 
-/** Which buttons a payload allows: a decision payload's `allow` can forbid accept or ignore. */
+/**
+ * Which buttons a payload gets. Approve and Reject answer `{ type: "accept" | "ignore" }`, the
+ * decision convention's answers: only a payload naming an `action` takes them, and its `allow`
+ * (when it has one) can forbid either. Any other question is answered in the console (Open).
+ */
 function allowed(payload: unknown): Record<ButtonDecision, boolean> {
-  const allow = isObject(payload) && isObject(payload["allow"]) ? payload["allow"] : null;
+  if (!isObject(payload) || typeof payload["action"] !== "string")
+    return { approve: false, reject: false };
+  const allow = isObject(payload["allow"]) ? payload["allow"] : null;
   if (!allow) return { approve: true, reject: true };
   return { approve: allow["accept"] === true, reject: allow["ignore"] === true };
 }

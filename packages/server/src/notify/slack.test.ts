@@ -113,12 +113,18 @@ describe("Slack messages", () => {
     expect(text).not.toContain("<b>");
   });
 
-  it("offers only the decisions the payload allows, and Open only with a public URL", () => {
+  it("offers Approve / Reject to decision payloads as `allow` permits, and Open only with a public URL", () => {
     expect(actions(question)).toEqual(["rein_approve", "rein_reject"]);
     expect(actions(question, "https://x")).toEqual(["rein_approve", "rein_reject", "rein_open"]);
     const noIgnore = { ...question, payload: { action: "x", args: {}, allow: { accept: true } } };
     expect(actions(noIgnore)).toEqual(["rein_approve"]);
-    expect(actions({ ...question, payload: "Ship it?" })).toEqual(["rein_approve", "rein_reject"]);
+    const noAllow = { ...question, payload: { action: "refund", amount: 5 } };
+    expect(actions(noAllow)).toEqual(["rein_approve", "rein_reject"]);
+    // A free-form question is answered in the console: Open only.
+    expect(actions({ ...question, payload: "Ship it?" })).toEqual([]);
+    expect(actions({ ...question, payload: { question: "Why?" } }, "https://x")).toEqual([
+      "rein_open",
+    ]);
   });
 
   it("drops the decision buttons once decided, and says who decided what", () => {
