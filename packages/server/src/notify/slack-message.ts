@@ -168,7 +168,7 @@ export function renderMessage(view: QuestionView, publicUrl: string | undefined)
         ? "Reminder: approval needed"
         : "Approval needed";
   const where = `*${escapeMrkdwn(view.graph)}* › \`${escapeMrkdwn(view.node)}\``;
-  const state = stateLine(view);
+  const state = clip(stateLine(view), 2000);
   const blocks: unknown[] = [
     { type: "header", text: { type: "plain_text", text: clip(`${title}: ${view.graph}`, 150) } },
     {
