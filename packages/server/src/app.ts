@@ -37,6 +37,8 @@ import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
 import { BackgroundRuns } from "./background.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
+import { registerSlackRoutes } from "./routes/slack.ts";
+import { parseSlackConfig, type SlackOptions } from "./notify/slack-config.ts";
 import {
   DEFAULT_DELIVERY,
   WebhookDeliveryLoop,
@@ -113,6 +115,11 @@ export interface ServerOptions {
    * routes exist on every store Rein ships.
    */
   webhookDelivery?: WebhookDeliverySettings | false;
+  /**
+   * Slack (the `slack` section of `--notify FILE`): given, `POST /slack/interactivity` takes
+   * Approve / Reject clicks, signed by Slack, as the mapped people. See docs/slack.md.
+   */
+  slack?: SlackOptions;
 }
 
 /** A built server. */
@@ -284,6 +291,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerWhoamiRoute(app, context);
   const webhooks = webhookBackendOf(options.store);
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
+  if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =

@@ -16,3 +16,8 @@ export { GraphRegistry, loadGraphModule } from "./registry.ts";
 export type { GraphFactory, GraphModule, ServedGraph } from "./registry.ts";
 export { openStore } from "./store.ts";
 export type { OpenedStore, StoreOptions } from "./store.ts";
+export { createSlackNotifier } from "./notify/slack.ts";
+export type { SlackNotifierOptions } from "./notify/slack.ts";
+export type { Notifier, NotifierDelivery } from "./notify/notifier.ts";
+export { SlackConfigSchema, parseSlackConfig } from "./notify/slack-config.ts";
+export type { SlackOptions, SlackPerson } from "./notify/slack-config.ts";

@@ -104,8 +104,11 @@ async function filtered(
   return ids;
 }
 
-/** Continues the run of each thread a decision answered in (in the background). */
-async function continueThreads(
+/**
+ * Continues the run of each thread a decision answered in (in the background); a thread that
+ * only gained approvals gets a change notice. Also what a decision from Slack does after it.
+ */
+export async function continueThreads(
   ctx: ServerContext,
   principal: Principal,
   decided: readonly BulkDecided[],
