@@ -236,6 +236,7 @@ export interface Whoami {
 /** An event type of the webhook outbox (see docs/webhooks.md). */
 export type WebhookEventType =
   | "interrupt.pending"
+  | "interrupt.reminded"
   | "interrupt.answered"
   | "interrupt.expired"
   | "interrupt.escalated"

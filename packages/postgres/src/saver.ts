@@ -38,6 +38,7 @@ import {
   type LeaseReadResults,
   type LeaseReads,
   type InterruptQuery,
+  type LadderStepWrite,
   type LeaseRecord,
   type PendingPage,
   type RunQuery,
@@ -412,6 +413,19 @@ export class PostgresSaver implements Checkpointer {
   async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
     return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  async takeLadderStep(step: LadderStepWrite): Promise<boolean> {
+    const [row] = await this.#rows<{ taken: number }>(this.#sql.takeLadderStep, [
+      step.id,
+      step.at,
+      step.next,
+      step.stage,
+      step.policy !== undefined,
+      step.policy ? this.#codec.ser(step.policy) : null,
+      this.#codec.ser(step.audit),
+    ]);
+    return row?.taken === 1;
   }
 
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
