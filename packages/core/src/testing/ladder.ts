@@ -80,20 +80,20 @@ export function registerLadderSpecs(spec: (title: string, body: Body) => void): 
         await pause();
         return graph.resolveExpiredInterrupts(new Date(at + hours * HOUR + 1000));
       };
-      const stored = await saver.getInterrupt(id as never);
+      const stored = await saver.getInterrupt(id);
       expect(stored?.ladder?.remindAt).toHaveLength(2);
       await tick(0.5);
       expect((await saver.getInterrupt(id as never))?.stage ?? null).toBeNull();
       await tick(1);
       await tick(1); // the same time again: the step is taken, nothing more happens
-      const reminded = await saver.getInterrupt(id as never);
+      const reminded = await saver.getInterrupt(id);
       expect(reminded?.stage).toBe("reminded");
       expect(reminded?.status).toBe("pending");
       await tick(2);
       await tick(3);
       const escalated = await graph.getState({ threadId });
       expect(escalated.next).toEqual(["ask"]);
-      const view = (await saver.getInterrupt(id as never))?.stage;
+      const view = (await saver.getInterrupt(id))?.stage;
       expect(view).toBe("escalated");
       expect(await tick(4)).toBe(1);
       expect((await graph.getState({ threadId })).values.decision).toBe("defaulted");
@@ -142,13 +142,13 @@ export function registerLadderSpecs(spec: (title: string, body: Body) => void): 
       });
       expect(after).toBe(before);
       await graph.resolveExpiredInterrupts(new Date(at + 3 * HOUR + 1000));
-      const escalated = await saver.getInterrupt(id as never);
+      const escalated = await saver.getInterrupt(id);
       expect(escalated?.policy?.groups).toEqual(["support", "managers"]);
       expect(escalated?.policy?.count).toBe(1);
       const applied = await answer(manager, "approve");
       expect(applied.status).toBe("done");
       expect(applied.values.decision).toBe("approve");
-      const record = await saver.getInterrupt(id as never);
+      const record = await saver.getInterrupt(id);
       expect(record?.answeredBy).toBe("maria");
       // The agent the policy always listed may still answer after an escalation (another thread).
       const second = await asked(saver);
@@ -216,7 +216,7 @@ export function registerLadderSpecs(spec: (title: string, body: Body) => void): 
         escalate: { after: "2h", approvers: { subjects: ["maria"] } },
       });
       await graph.resolveExpiredInterrupts(new Date(at + 2 * HOUR + 1000));
-      const record = await saver.getInterrupt(id as never);
+      const record = await saver.getInterrupt(id);
       expect(record?.stage).toBe("escalated");
       expect(record?.policy ?? null).toBeNull();
       // No timeout: the ladder ends with the escalation and the question stays pending.
