@@ -18,6 +18,18 @@ import {
 } from "../index.ts";
 import type { InterruptOptions } from "../graph/node.ts";
 import type { ClaimedDelivery, WebhookStore } from "../checkpoint/webhooks.ts";
+import { storedPolicy } from "../checkpoint/approvals.ts";
+import { dueStep, ladderStepWrite, planLadder } from "../interrupts/ladder.ts";
+import {
+  checkpointId,
+  makeCheckpoint,
+  makeCommit,
+  makeInterrupt,
+  makeOutcome,
+  makeThread,
+  pausedResult,
+  taskId,
+} from "./fixtures.ts";
 
 type Body = (saver: Checkpointer, webhooks: WebhookStore) => Promise<void>;
 
@@ -71,6 +83,7 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 /** Registers the ladder contracts with `spec`. */
 export function registerLadderSpecs(spec: (title: string, body: Body) => void): void {
+  registerLadderReraiseSpec(spec);
   spec(
     "a ladder reminds twice, escalates, then times out: each step once, audited and emitted in order",
     async (saver, webhooks) => {
@@ -229,6 +242,54 @@ export function registerLadderSpecs(spec: (title: string, body: Body) => void): 
         "interrupt.escalated",
         "interrupt.answered",
       ]);
+    },
+  );
+}
+
+/** A question raised again (its task outcome stored again, same id) keeps the step it reached. */
+export function registerLadderReraiseSpec(spec: (title: string, body: Body) => void): void {
+  spec(
+    "a question raised again after ladder steps keeps its ladder, its step and its widened policy",
+    async (saver) => {
+      const now = new Date();
+      const { ladder, deadline } = planLadder(
+        {
+          remind: "1h",
+          escalate: { after: "2h", approvers: { groups: ["managers"] } },
+          timeout: "3h",
+        },
+        now,
+      );
+      const policy = storedPolicy({ groups: ["support"] }, "rita", { question: "approve r1?" });
+      const fresh = makeInterrupt("re", "r1", {
+        taskId: taskId("task-r1"),
+        deadline,
+        ladder,
+        policy,
+        onTimeout: { kind: "cancel" },
+      });
+      const raise = () =>
+        saver.putTaskOutcome(
+          makeOutcome("re", checkpointId(1), pausedResult("task-r1"), { interrupts: [fresh] }),
+        );
+      await saver.putThread(makeThread("re"));
+      await saver.commitStep(makeCommit(makeCheckpoint("re", checkpointId(1)), null));
+      await raise();
+      for (let step = 0; step < 2; step++) {
+        const record = await saver.getInterrupt(fresh.id);
+        const due = record && dueStep(record);
+        if (!record || !due || due.kind === "timeout") throw new Error("no ladder step due");
+        expect(await saver.takeLadderStep(ladderStepWrite(record, due, now))).toBe(true);
+        // The same step again (another timer, late): not taken.
+        expect(await saver.takeLadderStep(ladderStepWrite(record, due, now))).toBe(false);
+      }
+      await raise();
+      const after = await saver.getInterrupt(fresh.id);
+      expect(after?.stage).toBe("escalated");
+      expect(after?.deadline).toBe(ladder?.timeoutAt);
+      expect(after?.policy?.groups).toEqual(["support", "managers"]);
+      expect(after?.ladder).toEqual(ladder);
+      expect(after?.status).toBe("pending");
     },
   );
 }
