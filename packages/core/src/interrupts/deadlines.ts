@@ -28,10 +28,13 @@ export async function resolveExpiredInterrupts(
   lease: LeaseSettings,
   now: Date,
 ): Promise<number> {
+  let expired = await store.listExpiredInterrupts(now.toISOString(), 500);
   // Ladder steps first: a process that comes late takes every step that fell due (each once,
-  // in order) before the deadline resolves the question.
-  await takeLadderSteps(definition, store, now);
-  const expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  // in order) before the deadline resolves the question. A round with none due reads once.
+  if (expired.some((record) => owns(definition, record) && dueStep(record).kind !== "timeout")) {
+    await takeLadderSteps(definition, store, now, expired);
+    expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  }
   const byThread = new Map<ThreadId, StoredInterrupt[]>();
   for (const record of expired) {
     // A store may hold threads of several graphs: continue only those this graph owns.
@@ -80,11 +83,15 @@ export async function takeLadderSteps(
   definition: GraphDefinition,
   store: Checkpointer,
   now: Date,
+  /** The due rows, when the caller just read them (the first round reads none then). */
+  read?: readonly StoredInterrupt[],
 ): Promise<number> {
   let taken = 0;
   // A late process may find several steps of one question due: each round takes the next.
   for (let round = 0; round < 8; round++) {
-    const due = (await store.listExpiredInterrupts(now.toISOString(), 500)).filter(
+    const rows =
+      round === 0 && read ? read : await store.listExpiredInterrupts(now.toISOString(), 500);
+    const due = rows.filter(
       (record) => owns(definition, record) && dueStep(record).kind !== "timeout",
     );
     if (due.length === 0) break;
