@@ -132,6 +132,17 @@ describe("where a ladder is declared", () => {
     expect(stored[0]?.onTimeout).toEqual({ kind: "value", value: "no" });
   });
 
+  it("a per-tool ladder out of order is refused when the agent is built", () => {
+    expect(() =>
+      agent({
+        model: () => ({ role: "assistant", content: "hi" }),
+        tools: [tool({ name: "refund", run: () => "refunded" })],
+        approve: { refund: { remind: "2h", timeout: "1h" } },
+        checkpointer: new MemorySaver(),
+      }),
+    ).toThrow(InvalidLadderError);
+  });
+
   it("an agent's per-tool approval takes the ladder and onTimeout decision", async () => {
     const saver = new MemorySaver();
     const graph = agent({

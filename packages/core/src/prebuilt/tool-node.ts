@@ -10,6 +10,7 @@ import type { NodeFn } from "../graph/state-graph.ts";
 import type { NodeContext } from "../graph/node.ts";
 import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { ladderOf, type DefinedLadder } from "../interrupts/define.ts";
+import { planLadder } from "../interrupts/ladder.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";
 import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
@@ -234,6 +235,12 @@ function approvalOf(policy: ApprovalPolicy | undefined, name: string): ToolAppro
   return entry === true || entry === undefined ? undefined : entry;
 }
 
+/** Refuses a malformed per-tool ladder when the node is built, not when a call first asks. */
+function checkLadders(policy: ApprovalPolicy | undefined): void {
+  if (!policy || typeof policy === "function" || isToolList(policy)) return;
+  for (const entry of Object.values(policy)) if (entry !== true) planLadder(entry, new Date());
+}
+
 /** The tool message of a declined call: the reviewer's reason, when given. */
 function declined(reason: string | undefined): string {
   return reason ? `The reviewer declined this call: ${reason}` : "The reviewer declined this call.";
@@ -276,8 +283,11 @@ function prepare(t: AnyTool): PreparedTool {
 /**
  * A node that runs the last assistant message's tool calls in parallel and appends one tool
  * message per call, in call order, then any steering given with the answers (marked messages).
+ *
+ * @throws InvalidLadderError when a tool's approval ladder is out of order (see `ToolApproval`).
  */
 export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
+  checkLadders(options.approve);
   const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
   return async (state, ctx) => {
     const byName = await prepared();
