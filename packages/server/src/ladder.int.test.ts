@@ -33,7 +33,7 @@ const ENV = {
 };
 
 /** The ladder of both questions (ms after they are raised). */
-const LADDER = { remindMs: 2500, escalateMs: 6000, timeoutMs: 9000 };
+const LADDER = { remindMs: 2500, escalateMs: 6000, timeoutMs: 10_500 };
 
 const token = (subject: string, extra: Partial<TokenConfig> = {}): TokenConfig => ({
   token: `${subject}-ladder-token-0123456`,
