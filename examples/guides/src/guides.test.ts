@@ -242,6 +242,12 @@ describe("the concept pages' examples", () => {
     expect(await run("concepts/tool-approvals")).toBe("paid $25 | payments: [ 25 ]\n");
   });
 
+  it("the escalation ladder refuses a manager before the escalation and admits one after it", async () => {
+    expect(await run("concepts/escalation-ladder")).toBe(
+      "none\nnot_listed\nescalated [ 'support', 'managers' ]\napprove\n",
+    );
+  });
+
   it("targeted-resume.md: resuming one child leaves its paused siblings as they were", async () => {
     expect(await run("concepts/targeted-resume")).toBe(
       "pending: [ 'research', 'research', 'research' ]\n" +

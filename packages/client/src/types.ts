@@ -10,8 +10,10 @@ import type {
   AuditChainEntry,
   AuditRecord,
   AuditVerification,
+  EscalationTargets,
   Interrupt,
   InterruptApproval,
+  InterruptEscalation,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -27,8 +29,10 @@ export type {
   AuditBreakReason,
   AuditRecord,
   AuditVerification,
+  EscalationTargets,
   Interrupt,
   InterruptApproval,
+  InterruptEscalation,
   InterruptListItem,
   RunResult,
   StateSnapshot,
@@ -236,6 +240,7 @@ export interface Whoami {
 /** An event type of the webhook outbox (see docs/webhooks.md). */
 export type WebhookEventType =
   | "interrupt.pending"
+  | "interrupt.reminded"
   | "interrupt.answered"
   | "interrupt.expired"
   | "interrupt.escalated"

@@ -37,6 +37,7 @@ export const ErrorCodes = {
   NOT_ALLOWED: "not_allowed",
   BULK_REFUSED: "bulk_refused",
   COUNT_MISMATCH: "count_mismatch",
+  INVALID_LADDER: "invalid_ladder",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -105,6 +106,17 @@ export class InvalidUpdateError extends ReinError {
 export class InvalidInputError extends ReinError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(ErrorCodes.INVALID_INPUT, message, details);
+  }
+}
+
+/**
+ * An interrupt's escalation ladder is malformed: a step's time is not after the previous step's
+ * (`remind` < `escalate.after` < `timeout`), or an escalation names nobody. `details.rule` says
+ * which rule it broke. Nothing was stored.
+ */
+export class InvalidLadderError extends ReinError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.INVALID_LADDER, message, details);
   }
 }
 

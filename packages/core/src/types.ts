@@ -39,6 +39,11 @@ export interface Interrupt<Payload = unknown> {
    * when an approval policy applies (see docs/governance.md).
    */
   approval?: InterruptApproval;
+  /**
+   * The escalation ladder (reminders, escalation, timeout) and the step it reached: present only
+   * when the question was asked with `remind` or `escalate` (see docs/interrupts.md).
+   */
+  escalation?: InterruptEscalation;
 }
 
 /**
@@ -72,6 +77,32 @@ export interface InterruptApproval {
   approvals: ApprovalEntry[];
   /** The policy, as resolved when the question was raised. */
   policy: Approvers & { count: number; notRequester: boolean };
+}
+
+/** Principals an escalation lets answer too: any subject, group or role listed. */
+export interface EscalationTargets {
+  subjects?: readonly string[];
+  groups?: readonly string[];
+  roles?: readonly string[];
+}
+
+/**
+ * Where an interrupt's escalation ladder stands (`interrupt(payload, { remind, escalate,
+ * timeout })`), as the queue and the API show it.
+ */
+export interface InterruptEscalation {
+  /** `none` until the first step; `reminded` after a reminder; `escalated` after escalation. */
+  stage: "none" | "reminded" | "escalated";
+  /** When each reminder is (was) due, in order (ISO). */
+  remindAt: string[];
+  /** When the escalation is (was) due; `null` without an escalation step. */
+  escalateAt: string | null;
+  /** Who the escalation lets answer too; `null` without an escalation step. */
+  escalatedTo: EscalationTargets | null;
+  /** When `onTimeout` applies; `null` without a timeout. */
+  timeoutAt: string | null;
+  /** When the timer takes the next step (a reminder, the escalation or the timeout). */
+  nextAt: string | null;
 }
 
 /** Who answers: a subject and the groups and roles its token carries. */
@@ -152,9 +183,20 @@ export interface SteeringRecord {
   createdAt: string;
 }
 
-/** What an audit entry records. */
+/**
+ * What an audit entry records. `remind` and `escalate` are steps of an interrupt's escalation
+ * ladder, taken by the deadline timer (actor `system:timer`).
+ */
 export type AuditAction =
-  "answer" | "approval" | "cancel" | "timeout" | "steer" | "supersede" | "update_state";
+  | "answer"
+  | "approval"
+  | "cancel"
+  | "timeout"
+  | "remind"
+  | "escalate"
+  | "steer"
+  | "supersede"
+  | "update_state";
 
 /** One line of the append-only audit log. */
 export interface AuditRecord {

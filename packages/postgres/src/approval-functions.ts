@@ -9,9 +9,10 @@ import { interruptUpsert } from "./fragments.ts";
 
 /**
  * `task_outcome`: a task's outcome (putTaskOutcome), then (asked) the pending page after it.
- * From migration 7 (`policies`) it also takes the interrupts' approval policies, last.
+ * From migration 7 (`policies`) it also takes the interrupts' approval policies, last; from
+ * migration 10 (`ladder`) a question raised again keeps the ladder step it reached.
  */
-export const TASK_OUTCOME = (s: string, policies = false): string => `
+export const TASK_OUTCOME = (s: string, policies = false, ladder = false): string => `
   CREATE FUNCTION ${s}.task_outcome(text, text, text, text, text, text,
     text[], text[], text[], text[], text[], text[], text[], text[], text[], text[], text[],
     text[], text[], text[], bigint, text[], text[], text[], text[], text[], text[], text[],
@@ -33,7 +34,7 @@ export const TASK_OUTCOME = (s: string, policies = false): string => `
       WHERE t.kind <> 'writes'
       RETURNING 1
     ), interrupts AS (
-      ${interruptUpsert(s, 7, 30, "EXISTS (SELECT 1 FROM result)", policies ? "p_policies" : undefined)}
+      ${interruptUpsert(s, 7, 30, "EXISTS (SELECT 1 FROM result)", policies ? "p_policies" : undefined, ladder)}
     ), superseded AS (
       -- Answered ones too: an answer to an old question must never apply to a new one.
       UPDATE ${s}.interrupts SET status = 'superseded'

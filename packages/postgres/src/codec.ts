@@ -83,6 +83,8 @@ export interface InterruptRow extends InterruptColumns {
   /** The encoded approval policy and approvals (migration 7; NULL or absent: none). */
   policy?: string | null;
   approvals?: string | null;
+  /** The ladder step reached (migration 10; NULL or absent: none). */
+  stage?: string | null;
 }
 
 /** Thirteen parallel arrays, one per interrupt column, for an `unnest` upsert. */

@@ -20,15 +20,23 @@ ON CONFLICT (id) DO UPDATE SET
   thread_id = EXCLUDED.thread_id, run_id = EXCLUDED.run_id, task_id = EXCLUDED.task_id,
   graph = EXCLUDED.graph, root_graph = EXCLUDED.root_graph,
   tenant = EXCLUDED.tenant, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
-  deadline = EXCLUDED.deadline, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
-  answered_at = EXCLUDED.answered_at, record = EXCLUDED.record%PSET
+  %DEADLINE, answer = EXCLUDED.answer, answered_by = EXCLUDED.answered_by,
+  answered_at = EXCLUDED.answered_at, %RECORD%PSET
 WHERE i.status = 'pending'`;
+
+/**
+ * From migration 10: once the timer took a ladder step (`stage`), a question raised again keeps
+ * its ladder (the record), its next step (the deadline) and its policy (widened by escalation).
+ */
+const KEEP = (column: string): string =>
+  `${column} = CASE WHEN i.stage IS NULL THEN EXCLUDED.${column} ELSE i.${column} END`;
 
 /**
  * The interrupt upsert with its arrays at parameters `$first`..`$first+12`, the root graphs
  * (a column added later, so its array is the statement's last parameter) at `$root` and, when
  * given, the approval policies (migration 7) at `policy`. The approvals column is never
- * written here: a question raised again keeps the approvals it gathered.
+ * written here: a question raised again keeps the approvals it gathered. With `ladder`
+ * (migration 10) it also keeps the ladder step it reached.
  */
 export function interruptUpsert(
   s: string,
@@ -36,12 +44,16 @@ export function interruptUpsert(
   root: number,
   condition: string,
   policy?: string,
+  ladder = false,
 ): string {
+  const set = (column: string) => (ladder ? KEEP(column) : `${column} = EXCLUDED.${column}`);
   return INTERRUPT_INSERT.replace("%s", s)
+    .replace("%DEADLINE", set("deadline"))
+    .replace("%RECORD", set("record"))
     .replace("%ROOT", `$${root}`)
     .replace("%PCOL", policy === undefined ? "" : ", policy")
     .replace("%PARR", policy === undefined ? "" : `, ${policy}::text[]`)
-    .replace("%PSET", policy === undefined ? "" : ", policy = EXCLUDED.policy")
+    .replace("%PSET", policy === undefined ? "" : `, ${set("policy")}`)
     .replace(/%(\d+)/g, (_, n: string) => `$${first + Number(n) - 1}`)
     .replace("%COND", condition);
 }

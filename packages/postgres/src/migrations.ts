@@ -12,6 +12,7 @@ import { guarded, storeError } from "./connection.ts";
 import { approvalFunctions, TASK_OUTCOME } from "./approval-functions.ts";
 import { auditChainMigration } from "./audit.ts";
 import { SchemaVersionError } from "@rein/core";
+import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
@@ -232,6 +233,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: "webhook outbox",
     sql: (s) => WEBHOOK_SCHEMA(s),
+  },
+  {
+    version: 10,
+    name: "escalation ladder",
+    sql: (s) => LADDER_SCHEMA(s),
   },
 ];
 

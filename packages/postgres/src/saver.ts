@@ -55,6 +55,7 @@ import { answerBatches, answerInterrupts } from "./answers.ts";
 import { AuditChains } from "./audit.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
+import { expiredInterrupts, takeLadderStep } from "./timer.ts";
 import {
   RowCodec,
   type CheckpointRow,
@@ -409,10 +410,12 @@ export class PostgresSaver implements Checkpointer {
     };
   }
 
-  async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
-    const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
-    return rows.map((row) => this.#codec.interrupt(row));
+  listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
+    return expiredInterrupts(this.pool, this.#sql, this.#codec, now, limit);
   }
+
+  readonly takeLadderStep: Checkpointer["takeLadderStep"] = (step) =>
+    takeLadderStep(this.pool, this.#sql, this.#codec, step);
 
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
     return answerBatches(this.pool, this.#sql, this.#codec, batches);

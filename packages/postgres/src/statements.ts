@@ -19,7 +19,7 @@ export type { Named } from "./fragments.ts";
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals, stage";
 
 /** Columns a run is read from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -88,7 +88,7 @@ export function statementsFor(s: string) {
          WHERE EXISTS (SELECT 1 FROM ok)
          ON CONFLICT DO NOTHING
        ), interrupts AS (
-         ${interruptUpsert(s, 18, 51, "EXISTS (SELECT 1 FROM ok)", "$52")}
+         ${interruptUpsert(s, 18, 51, "EXISTS (SELECT 1 FROM ok)", "$52", true)}
        ), runs AS (
          ${runUpsert(s, 31, "EXISTS (SELECT 1 FROM ok)")}
        ), tasks AS (
@@ -300,6 +300,20 @@ export function statementsFor(s: string) {
     listSteering: named(
       "list_steering",
       `SELECT record FROM ${s}.steering WHERE thread_id = $1 ORDER BY seq`,
+    ),
+    // A ladder step, only while it is due (of two racing timers one changes the row), and its
+    // audit line in the same statement (the chain trigger links it).
+    takeLadderStep: named(
+      "take_ladder_step",
+      `WITH step AS (
+         UPDATE ${s}.interrupts SET deadline = $3, stage = $4,
+           policy = CASE WHEN $5::boolean THEN $6 ELSE policy END
+         WHERE id = $1 AND status = 'pending' AND deadline = $2
+         RETURNING thread_id
+       ), audit AS (
+         INSERT INTO ${s}.audit (thread_id, record) SELECT thread_id, $7 FROM step
+       )
+       SELECT count(*)::int AS taken FROM step`,
     ),
     insertAudit: named(
       "insert_audit",

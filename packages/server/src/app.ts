@@ -15,6 +15,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyServerOptions,
 } from "fastify";
+import { deadlineIntervalFromEnv } from "./deadline-interval.ts";
 import { STATUS_CODES, maxHeaderSize } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthConfig } from "./auth.ts";
@@ -299,6 +300,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       ? []
       : context.registry.all().map((graph) =>
           graph.startDeadlineTimer({
+            intervalMs: deadlineIntervalFromEnv(),
             onError: (error) =>
               app.log.warn({ err: error, graph: graph.name }, "deadline timer failed"),
           }),

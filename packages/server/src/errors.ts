@@ -65,6 +65,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   invalid_graph: 500,
   invalid_update: 400,
   invalid_input: 400,
+  invalid_ladder: 400,
   invalid_id: 400,
   invalid_answer: 422,
   missing_checkpointer: 500,

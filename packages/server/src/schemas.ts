@@ -209,6 +209,26 @@ export const ApprovalSchema = z.object({
   }),
 });
 
+/** Principals an escalation lets answer too. */
+const EscalationTargetsSchema = z.object({
+  subjects: z.array(z.string()).optional(),
+  groups: z.array(z.string()).optional(),
+  roles: z.array(z.string()).optional(),
+});
+
+/**
+ * The escalation ladder of an interrupt and the step it reached: present only when the question
+ * was asked with `remind` or `escalate` (docs/interrupts.md).
+ */
+export const EscalationSchema = z.object({
+  stage: z.enum(["none", "reminded", "escalated"]),
+  remindAt: z.array(z.string()),
+  escalateAt: z.string().nullable(),
+  escalatedTo: EscalationTargetsSchema.nullable(),
+  timeoutAt: z.string().nullable(),
+  nextAt: z.string().nullable(),
+});
+
 /** An interrupt record (SPEC §2). */
 export const InterruptSchema = z.looseObject({
   id: z.string(),
@@ -224,6 +244,7 @@ export const InterruptSchema = z.looseObject({
   checkpointId: z.string(),
   createdAt: z.string(),
   approval: ApprovalSchema.optional(),
+  escalation: EscalationSchema.optional(),
 });
 
 /** An item of the approval queue. */

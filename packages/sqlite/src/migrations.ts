@@ -10,6 +10,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { SchemaVersionError } from "@rein/core";
 import { transactions } from "./driver.ts";
+import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
 /** One schema change. `sql` may hold several statements. */
@@ -266,6 +267,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: "webhook outbox",
     sql: WEBHOOK_SCHEMA,
+  },
+  {
+    version: 9,
+    name: "escalation ladder",
+    sql: LADDER_SCHEMA,
   },
 ];
 

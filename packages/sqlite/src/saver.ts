@@ -30,6 +30,7 @@ import type {
   Fence,
   InterruptPage,
   InterruptQuery,
+  LadderStepWrite,
   LeaseRecord,
   PendingPage,
   RunQuery,
@@ -407,6 +408,27 @@ export class SqliteSaver implements Checkpointer {
     return settle(() =>
       this.#sql.expiredInterrupts.all(now, limit).map((row) => this.#codec.interrupt(row)),
     );
+  }
+
+  takeLadderStep(step: LadderStepWrite): Promise<boolean> {
+    return settle(() => {
+      // Encode first: a value the serializer refuses leaves everything untouched.
+      const audit = this.#codec.ser(step.audit);
+      const policy = step.policy === undefined ? null : step.policy && this.#codec.ser(step.policy);
+      return this.#write(() => {
+        const changed = this.#sql.takeLadderStep.run(
+          step.next,
+          step.stage,
+          step.policy === undefined ? 0 : 1,
+          policy,
+          step.id,
+          step.at,
+        );
+        if (Number(changed.changes) !== 1) return false;
+        appendAuditLine(this.#sql, step.threadId, audit);
+        return true;
+      });
+    });
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

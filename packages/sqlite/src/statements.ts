@@ -85,6 +85,8 @@ export interface InterruptRow extends InterruptColumns {
   /** The encoded approval policy and approvals (NULL: none). */
   policy: string | null;
   approvals: string | null;
+  /** The ladder step reached (NULL: none yet). */
+  stage: string | null;
 }
 
 /** Bind parameters of an interrupt upsert. */
@@ -111,7 +113,7 @@ export interface RunParams {
 
 /** Columns an interrupt is read from. */
 export const INTERRUPT_COLUMNS =
-  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals";
+  "id, thread_id, run_id, task_id, graph, tenant, status, created_at, deadline, answer, answered_by, answered_at, record, policy, approvals, stage";
 
 /** The columns a run record is rebuilt from. */
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
@@ -260,9 +262,16 @@ export function prepareStatements(db: DatabaseSync) {
          thread_id = excluded.thread_id, run_id = excluded.run_id, task_id = excluded.task_id,
          graph = excluded.graph, root_graph = excluded.root_graph,
          tenant = excluded.tenant, status = excluded.status, created_at = excluded.created_at,
-         deadline = excluded.deadline, answer = excluded.answer,
+         answer = excluded.answer,
          answered_by = excluded.answered_by, answered_at = excluded.answered_at,
-         record = excluded.record, policy = excluded.policy
+         -- Once the timer took a ladder step, the question raised again keeps its ladder (its
+         -- record), its next step (the deadline) and its policy (widened by an escalation).
+         deadline = CASE WHEN interrupts.stage IS NULL THEN excluded.deadline
+           ELSE interrupts.deadline END,
+         record = CASE WHEN interrupts.stage IS NULL THEN excluded.record
+           ELSE interrupts.record END,
+         policy = CASE WHEN interrupts.stage IS NULL THEN excluded.policy
+           ELSE interrupts.policy END
        WHERE interrupts.status = 'pending'`,
     ),
     getInterrupt: prep<[string], InterruptRow>(
@@ -311,6 +320,12 @@ export function prepareStatements(db: DatabaseSync) {
       `UPDATE interrupts SET status = 'answered', answer = ?, answered_by = ?, answered_at = ?,
          approvals = coalesce(?, approvals)
        WHERE id = ? AND status = 'pending'`,
+    ),
+    // A ladder step, only while it is due: of two racing timers one changes the row.
+    takeLadderStep: prep<[string | null, string, number, string | null, string, string]>(
+      `UPDATE interrupts SET deadline = ?, stage = ?,
+         policy = CASE WHEN ? THEN ? ELSE policy END
+       WHERE id = ? AND status = 'pending' AND deadline = ?`,
     ),
     setApprovals: prep<[string, string]>(
       `UPDATE interrupts SET approvals = ? WHERE id = ? AND status = 'pending'`,

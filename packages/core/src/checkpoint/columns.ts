@@ -61,7 +61,12 @@ const INTERRUPT_DEFAULTS = { namespace: [] as string[], stream: "" as StreamKey 
  * Fields a body leaves out at their default: those above (filled back on read) and the optional
  * ones whose null reads back absent.
  */
-const INTERRUPT_DROPPED = [...keysOf(INTERRUPT_DEFAULTS), "onTimeout", "answerSchema"] as const;
+const INTERRUPT_DROPPED = [
+  ...keysOf(INTERRUPT_DEFAULTS),
+  "onTimeout",
+  "answerSchema",
+  "ladder",
+] as const;
 
 /** The record fields kept in an interrupt row's columns, not in its body. */
 const INTERRUPT_COLUMN_FIELDS = [
@@ -83,6 +88,8 @@ export function interruptBody(record: StoredInterrupt): InterruptBody {
   // The approval policy and progress are columns of their own (the answer checks them).
   delete body.policy;
   delete body.approvals;
+  // So is the ladder's stage (the timer's step writes it, conditionally).
+  delete body.stage;
   // A set answer lives in the answer columns; an explicit null stays in the body.
   if (body.answer !== undefined) delete body.answer;
   if (body.answeredBy != null) delete body.answeredBy;
@@ -116,6 +123,8 @@ export function joinInterrupt(
     /** The decoded `policy` and `approvals` columns (absent or null: none). */
     policy?: StoredApprovalPolicy | null | undefined;
     approvals?: ApprovalProgress | null | undefined;
+    /** The `stage` column (absent or null: no ladder step taken). */
+    stage?: string | null | undefined;
   },
 ): StoredInterrupt {
   const { up, ...rest } = body;
@@ -139,6 +148,7 @@ export function joinInterrupt(
   if (row.answered_at !== null) record.answeredAt = row.answered_at;
   if (row.policy) record.policy = row.policy;
   if (row.approvals) record.approvals = row.approvals;
+  if (row.stage === "reminded" || row.stage === "escalated") record.stage = row.stage;
   return record;
 }
 

@@ -24,6 +24,7 @@ import { settle } from "./store-kit.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import type {
   AnswerBatch,
+  LadderStepWrite,
   AnswerOutcome,
   AuditChainEntry,
   AuditChainQuery,
@@ -207,6 +208,10 @@ export class MemorySaver implements Checkpointer {
 
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     return settle(() => this.#db.interrupts.expired(now, limit));
+  }
+
+  takeLadderStep(step: LadderStepWrite): Promise<boolean> {
+    return settle(() => this.#db.takeLadderStep(step));
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

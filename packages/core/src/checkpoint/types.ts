@@ -13,6 +13,7 @@ import type { Serializer } from "../serde.ts";
 import type {
   ApprovalPrincipal,
   AuditRecord,
+  EscalationTargets,
   Interrupt,
   RunPathEntry,
   RunStatus,
@@ -94,6 +95,41 @@ export type TaskResult =
       node: string;
     };
 
+/** A ladder step the timer has taken: the latest reminder, or the escalation. */
+export type LadderStage = "reminded" | "escalated";
+
+/**
+ * An interrupt's escalation ladder, its times fixed when the question was raised (ISO, each after
+ * the one before): reminders, then the escalation, then the timeout (`onTimeout`).
+ */
+export interface StoredLadder {
+  remindAt: string[];
+  escalateAt: string | null;
+  /** Who the escalation lets answer too (widening the policy's lists). */
+  escalateTo: EscalationTargets | null;
+  /** When `onTimeout` applies (the deadline); `null` without a timeout. */
+  timeoutAt: string | null;
+}
+
+/**
+ * One ladder step as the timer writes it, in one transaction: taken only while the interrupt is
+ * pending with its `deadline` still at `at` (so of two racing timers one takes it), moving the
+ * deadline to `next`, setting the stage, widening the policy (escalation) and appending the audit
+ * line; the SQL stores' triggers (and the memory store) write the webhook event.
+ */
+export interface LadderStepWrite {
+  threadId: ThreadId;
+  id: InterruptId;
+  /** The step's due time: the row's `deadline` the step is conditional on. */
+  at: string;
+  /** The next step's time (`null`: none). */
+  next: string | null;
+  stage: LadderStage;
+  /** The widened policy an escalation stores; `undefined` leaves the policy as it is. */
+  policy?: StoredApprovalPolicy | null;
+  audit: AuditRecord;
+}
+
 /** How a pending interrupt is resolved at its deadline. */
 export type OnTimeout = { kind: "value"; value: unknown } | { kind: "cancel" };
 
@@ -114,9 +150,20 @@ export interface StoredInterrupt extends Interrupt {
   answer?: unknown;
   answeredBy?: string | null;
   answeredAt?: string | null;
-  /** ISO deadline after which a timer resolves it. */
+  /**
+   * ISO time of the timer's next step: the deadline, after which a timer resolves it, or with an
+   * escalation {@link StoredInterrupt.ladder} the next step of the ladder (a reminder, the
+   * escalation, then the deadline). Each step the timer takes moves it on (`null`: none left).
+   */
   deadline?: string | null;
   onTimeout?: OnTimeout | null;
+  /** The escalation ladder planned when the question was raised (absent or null: none). */
+  ladder?: StoredLadder | null;
+  /**
+   * The ladder step reached (SQL: the `stage` column): absent or null before the first step.
+   * Only the timer's step writes it.
+   */
+  stage?: LadderStage | null;
   /** JSON Schema of the expected answer, when the node declared one. */
   answerSchema?: unknown;
   /**
@@ -721,8 +768,18 @@ export interface InterruptStore {
   getTaskInterrupts(threadId: ThreadId, taskIds: readonly TaskId[]): Promise<StoredInterrupt[]>;
   /** Interrupts across threads, newest first (`createdAt`, then id), one keyset page from an index. */
   listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
-  /** Pending interrupts whose deadline is at or before `now`, oldest deadline first. */
+  /**
+   * Pending interrupts whose deadline (the timer's next step: a ladder step or the deadline) is
+   * at or before `now`, oldest deadline first.
+   */
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
+  /**
+   * Takes one escalation-ladder step (see {@link LadderStepWrite}) atomically, only when the
+   * interrupt is still pending with `deadline = step.at`.
+   *
+   * @returns whether this call took it (`false`: another timer did, or it was answered).
+   */
+  takeLadderStep(step: LadderStepWrite): Promise<boolean>;
   /**
    * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
    * (else nothing is written), the listed tasks are woken, one audit record per interrupt is

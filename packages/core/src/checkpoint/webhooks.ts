@@ -11,6 +11,7 @@ import type { InterruptStatus, RunStatus } from "../types.ts";
 /** Every event type, in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   "interrupt.pending",
+  "interrupt.reminded",
   "interrupt.answered",
   "interrupt.expired",
   "interrupt.escalated",
@@ -18,7 +19,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "run.finished",
 ] as const;
 
-/** One event type. `interrupt.escalated` is declared for escalation; nothing emits it yet. */
+/**
+ * One event type. `interrupt.reminded` and `interrupt.escalated` are the steps of an interrupt's
+ * escalation ladder, written by the deadline timer's step.
+ */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The actor a deadline's resolution is recorded under: its answer is `interrupt.expired`. */

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { RunId, TaskId, ThreadId } from "../ids.ts";
 import type { ApproversSpec } from "../interrupts/approvers.ts";
+import type { Duration, EscalateOption } from "../interrupts/ladder.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Command, Send } from "./command.ts";
 
@@ -58,6 +59,18 @@ export interface InterruptOptions<Answer> {
   timeout?: string | number;
   /** At the deadline: answer with this value, or `"cancel"` the task. Default `"cancel"`. */
   onTimeout?: Answer | "cancel";
+  /**
+   * Escalation ladder, first step: remind the same people (`interrupt.reminded`) after this long;
+   * a list of durations for repeated reminders. Each must come before `escalate.after` and
+   * `timeout` (else `InvalidLadderError`). See docs/interrupts.md.
+   */
+  remind?: Duration | readonly Duration[];
+  /**
+   * Escalation ladder, second step: after `after`, emit `interrupt.escalated` and let
+   * `approvers` answer too (besides those the approval policy lists; count and `notRequester`
+   * stay). Must come after every `remind` and before `timeout`.
+   */
+  escalate?: EscalateOption;
   /** Told who answered, when this call returns a stored answer (e.g. to record an editor). */
   onAnswer?: (info: AnswerInfo) => void;
   /**

@@ -14,7 +14,7 @@ import type { Serializer } from "../serde.ts";
 import { traceInterrupt } from "../telemetry/runtime-spans.ts";
 import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
 import { resolvePolicy } from "./approvers.ts";
-import { parseDuration } from "./duration.ts";
+import { planLadder } from "./ladder.ts";
 
 /** Thrown by `interrupt()` to unwind the node; the runtime turns it into a pause. */
 export class GraphInterrupt extends Error {
@@ -179,10 +179,10 @@ export class InterruptCalls {
     const exec = this.exec;
     const id = interruptIdFor(exec.threadId, exec.namespace, this.task.id, slot, revision);
     const now = new Date();
-    let deadline: string | null = null;
+    // The row's deadline is the timer's first step: a reminder, the escalation or the timeout.
+    const { ladder, deadline } = planLadder(options, now);
     let onTimeout: OnTimeout | null = null;
     if (options.timeout !== undefined) {
-      deadline = new Date(now.getTime() + parseDuration(options.timeout)).toISOString();
       onTimeout =
         options.onTimeout === undefined || options.onTimeout === "cancel"
           ? { kind: "cancel" }
@@ -212,6 +212,7 @@ export class InterruptCalls {
       tenant: exec.tenant,
       deadline,
       onTimeout,
+      ...(ladder ? { ladder } : {}),
       answerSchema: options.answer ? storedAnswerSchema(options.answer) : null,
       policy: resolvePolicy(
         options.approvers ?? exec.approvers,

@@ -11,6 +11,7 @@ import type { ThreadId } from "../ids.ts";
 import { tasksToWake } from "../resume/wake.ts";
 import type { LeaseSettings } from "../thread/lease.ts";
 import { openSession } from "../thread/session.ts";
+import { dueStep, ladderStepWrite } from "./ladder.ts";
 
 /** The actor deadline answers are recorded under. */
 const TIMER = "system:timer";
@@ -27,11 +28,19 @@ export async function resolveExpiredInterrupts(
   lease: LeaseSettings,
   now: Date,
 ): Promise<number> {
-  const expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  let expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  // Ladder steps first: a process that comes late takes every step that fell due (each once,
+  // in order) before the deadline resolves the question. A round with none due reads once.
+  if (expired.some((record) => owns(definition, record) && dueStep(record).kind !== "timeout")) {
+    await takeLadderSteps(definition, store, now, expired);
+    expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  }
   const byThread = new Map<ThreadId, StoredInterrupt[]>();
   for (const record of expired) {
     // A store may hold threads of several graphs: continue only those this graph owns.
-    if ((record.path[0]?.graph ?? record.graph) !== definition.name) continue;
+    if (!owns(definition, record)) continue;
+    // A step another timer has not finished yet is left for the next round.
+    if (dueStep(record).kind !== "timeout") continue;
     byThread.set(record.threadId, [...(byThread.get(record.threadId) ?? []), record]);
   }
   let resolved = 0;
@@ -56,6 +65,46 @@ export async function resolveExpiredInterrupts(
       return answered;
     });
   return resolved;
+}
+
+function owns(definition: GraphDefinition, record: StoredInterrupt): boolean {
+  return (record.path[0]?.graph ?? record.graph) === definition.name;
+}
+
+/**
+ * Takes every escalation-ladder step of `definition`'s graph due at `now` (reminders, then the
+ * escalation), each in its own transaction conditional on the step still being due, so of
+ * several processes' timers exactly one takes each step. Steps neither need the thread's lease
+ * nor continue the run: they notify, widen who may answer and leave the question pending.
+ *
+ * @returns how many steps this call took.
+ */
+export async function takeLadderSteps(
+  definition: GraphDefinition,
+  store: Checkpointer,
+  now: Date,
+  /** The due rows, when the caller just read them (the first round reads none then). */
+  read?: readonly StoredInterrupt[],
+): Promise<number> {
+  let taken = 0;
+  // A late process may find several steps of one question due: each round takes the next.
+  for (let round = 0; round < 8; round++) {
+    const rows =
+      round === 0 && read ? read : await store.listExpiredInterrupts(now.toISOString(), 500);
+    const due = rows.filter(
+      (record) => owns(definition, record) && dueStep(record).kind !== "timeout",
+    );
+    if (due.length === 0) break;
+    let progressed = 0;
+    for (const record of due) {
+      const step = dueStep(record);
+      if (step.kind === "timeout") continue;
+      if (await store.takeLadderStep(ladderStepWrite(record, step, now))) progressed += 1;
+    }
+    taken += progressed;
+    if (progressed === 0) break;
+  }
+  return taken;
 }
 
 /** A running deadline timer. */

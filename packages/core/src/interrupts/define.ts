@@ -8,6 +8,26 @@ import { InvalidInputError } from "../errors.ts";
 import type { InterruptOptions } from "../graph/node.ts";
 import { registerDefinition } from "./answer-schemas.ts";
 import type { ApproversSpec } from "./approvers.ts";
+import { planLadder } from "./ladder.ts";
+
+/**
+ * The deadline and escalation ladder every ask of a declared question gets (an ask's own options
+ * override them): see `interrupt()`'s `remind`, `escalate`, `timeout` and `onTimeout`.
+ */
+export type DefinedLadder<Answer> = Pick<
+  InterruptOptions<Answer>,
+  "remind" | "escalate" | "timeout" | "onTimeout"
+>;
+
+/** The ladder options set in `options` (absent ones left out, so an ask's own still apply). */
+export function ladderOf<Answer>(options: DefinedLadder<Answer>): DefinedLadder<Answer> {
+  return {
+    ...(options.remind !== undefined ? { remind: options.remind } : {}),
+    ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    ...(options.onTimeout !== undefined ? { onTimeout: options.onTimeout } : {}),
+  };
+}
 
 /** A named question with a typed answer, declared once beside the graph's code. */
 export interface InterruptDefinition<Payload, Answer> {
@@ -35,6 +55,7 @@ export interface InterruptDefinition<Payload, Answer> {
  * );
  * graph.addNode("approve", (s) => ({ approved: approval.ask({ amount: s.amount }).approved }));
  * @throws InvalidInputError when the name is empty.
+ * @throws InvalidLadderError when the ladder's steps are out of order (see `interrupt()`).
  */
 export function defineInterrupt<Payload = unknown, Answer = unknown>(
   name: string,
@@ -42,10 +63,11 @@ export function defineInterrupt<Payload = unknown, Answer = unknown>(
     answer: z.ZodType<Answer>;
     /** Who may answer (a policy, a rule or a function of the payload); see docs/governance.md. */
     approvers?: ApproversSpec<Payload>;
-  },
+  } & DefinedLadder<Answer>,
 ): InterruptDefinition<Payload, Answer> {
   if (typeof name !== "string" || name.trim() === "")
     throw new InvalidInputError("defineInterrupt needs a non-empty name.");
+  planLadder(options, new Date()); // a malformed ladder fails at the declaration, not at an ask
   registerDefinition(name, options.answer);
   return {
     name,
@@ -53,6 +75,7 @@ export function defineInterrupt<Payload = unknown, Answer = unknown>(
     ask: (payload, askOptions) =>
       interrupt<Answer>(payload, {
         ...(options.approvers ? { approvers: options.approvers as ApproversSpec } : {}),
+        ...ladderOf(options),
         ...askOptions,
         answer: options.answer,
       }),

@@ -5,6 +5,7 @@ import { approvalView } from "../checkpoint/approvals.ts";
 import type { StoredInterrupt } from "../checkpoint/types.ts";
 import type { EventSink } from "../engine/events.ts";
 import type { Interrupt } from "../types.ts";
+import { escalationView } from "./ladder.ts";
 
 /** Emits an `interrupt` event for a stored interrupt. */
 export function emitInterrupt(sink: EventSink, record: StoredInterrupt): void {
@@ -31,5 +32,6 @@ export function toPublicInterrupt(record: StoredInterrupt): Interrupt {
     checkpointId: record.checkpointId,
     createdAt: record.createdAt,
     ...(record.policy ? { approval: approvalView(record.policy, record.approvals) } : {}),
+    ...(record.ladder ? { escalation: escalationView(record) } : {}),
   };
 }

@@ -9,6 +9,8 @@ import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../graph/state-graph.ts";
 import type { NodeContext } from "../graph/node.ts";
 import type { ApproversSpec } from "../interrupts/approvers.ts";
+import { ladderOf, type DefinedLadder } from "../interrupts/define.ts";
+import { planLadder } from "../interrupts/ladder.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";
 import { traceToolCall } from "../telemetry/agent-spans.ts";
 import {
@@ -180,8 +182,14 @@ const providerDecisionSchema: z.ZodType<ToolDecision> = z.discriminatedUnion("ty
 export type ApprovalPolicy =
   readonly string[] | ((call: ToolCall) => boolean) | Readonly<Record<string, true | ToolApproval>>;
 
-/** How one tool's calls are approved (the record form of {@link ApprovalPolicy}). */
-export interface ToolApproval {
+/**
+ * How one tool's calls are approved (the record form of {@link ApprovalPolicy}): who may decide,
+ * and the deadline and escalation ladder of each call's question (see `interrupt`'s `remind`,
+ * `escalate`, `timeout` and `onTimeout`; `onTimeout` is the decision applied at the deadline).
+ *
+ * @example { refund: { approvers: { groups: ["support"] }, remind: "1h", escalate: { after: "4h", approvers: { groups: ["managers"] } }, timeout: "1d", onTimeout: { type: "ignore", reason: "no answer" } } }
+ */
+export interface ToolApproval extends DefinedLadder<ToolDecision> {
   /** Who may decide, and how many must agree (see `interrupt`'s `approvers`). */
   approvers?: ApproversSpec<ToolDecisionRequest>;
 }
@@ -220,14 +228,17 @@ function isToolList(policy: object): policy is readonly string[] {
   return Array.isArray(policy);
 }
 
-/** The approvers the record form of a policy gives a tool's calls. */
-function approversOf(
-  policy: ApprovalPolicy | undefined,
-  name: string,
-): ApproversSpec<ToolDecisionRequest> | undefined {
+/** The approval options (approvers, ladder) the record form of a policy gives a tool's calls. */
+function approvalOf(policy: ApprovalPolicy | undefined, name: string): ToolApproval | undefined {
   if (!policy || typeof policy === "function" || isToolList(policy)) return undefined;
   const entry = Object.hasOwn(policy, name) ? policy[name] : undefined;
-  return entry === true || entry === undefined ? undefined : entry.approvers;
+  return entry === true || entry === undefined ? undefined : entry;
+}
+
+/** Refuses a malformed per-tool ladder when the node is built, not when a call first asks. */
+function checkLadders(policy: ApprovalPolicy | undefined): void {
+  if (!policy || typeof policy === "function" || isToolList(policy)) return;
+  for (const entry of Object.values(policy)) if (entry !== true) planLadder(entry, new Date());
 }
 
 /** The tool message of a declined call: the reviewer's reason, when given. */
@@ -272,8 +283,11 @@ function prepare(t: AnyTool): PreparedTool {
 /**
  * A node that runs the last assistant message's tool calls in parallel and appends one tool
  * message per call, in call order, then any steering given with the answers (marked messages).
+ *
+ * @throws InvalidLadderError when a tool's approval ladder is out of order (see `ToolApproval`).
  */
 export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
+  checkLadders(options.approve);
   const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
   return async (state, ctx) => {
     const byName = await prepared();
@@ -337,8 +351,8 @@ async function runCall(
       context: toolCallContext(messages, call.id, `The agent asks to run ${call.name}.`),
       ...(t.irreversible === true ? { irreversible: true as const } : {}),
     };
-    const approvers = approversOf(options.approve, call.name);
-    const { decision, review: reviewed } = await ask(ctx, call, request, found.decision, approvers);
+    const approval = approvalOf(options.approve, call.name);
+    const { decision, review: reviewed } = await ask(ctx, call, request, found.decision, approval);
     review = reviewed;
     if (decision.type === "respond")
       return toolMessage(call, decision.message, "responded", { review });
@@ -384,8 +398,9 @@ async function ask(
   call: ToolCall,
   request: ToolDecisionRequest,
   answer: z.ZodType<ToolDecision>,
-  approvers?: ApproversSpec<ToolDecisionRequest>,
+  approval?: ToolApproval,
 ): Promise<{ decision: ToolDecision; review: ToolReview }> {
+  const approvers = approval?.approvers;
   await Promise.resolve(); // let sibling calls reach their interrupts in the same turn
   let answeredBy: { interruptId: string; actor: string | null } = { interruptId: "", actor: null };
   const decision = ctx.interrupt<ToolDecision>(request, {
@@ -393,6 +408,7 @@ async function ask(
     answer,
     onAnswer: (info) => (answeredBy = info),
     ...(approvers ? { approvers: approvers as ApproversSpec } : {}),
+    ...(approval ? ladderOf(approval) : {}),
   });
   const review: ToolReview = {
     decision: decision.type,

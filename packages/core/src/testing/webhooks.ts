@@ -3,6 +3,7 @@
  * operation or transaction as the write), for which subscriptions, and how deliveries are
  * claimed under a lease and recorded.
  */
+import { registerLadderSpecs } from "./ladder.ts";
 import { describe, expect, it } from "vitest";
 import type { AnswerBatch, Checkpointer } from "../checkpoint/types.ts";
 import type {
@@ -119,6 +120,7 @@ export function runWebhookConformance(init: WebhookTestInitializer): void {
   describe(`webhook outbox conformance: ${init.name}`, () => {
     registerEventSpecs(spec);
     registerDeliverySpecs(spec);
+    registerLadderSpecs(spec);
   });
 }
 

@@ -32,7 +32,8 @@ export function toListItem(row: StoredInterrupt, now = Date.now()): InterruptLis
     graph: row.graph,
     subAgentId: row.path.length > 1 ? `${row.graph}:${row.runId}` : null,
     ageMs: Math.max(0, now - Date.parse(row.createdAt)),
-    deadline: row.deadline ?? null,
+    // With a ladder the row's deadline is the next step; the deadline proper is its timeout.
+    deadline: row.ladder ? row.ladder.timeoutAt : (row.deadline ?? null),
     answerSchema: row.answerSchema ?? null,
   };
 }

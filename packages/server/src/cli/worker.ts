@@ -2,6 +2,7 @@
  * `rein worker`: a process that executes background runs, takes over runs of dead processes and
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
+import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
@@ -85,7 +86,9 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
       stderrLog(io),
     );
   delivery?.start();
-  const timers = registry.all().map((graph) => graph.startDeadlineTimer());
+  const timers = registry
+    .all()
+    .map((graph) => graph.startDeadlineTimer({ intervalMs: deadlineIntervalFromEnv() }));
   io.err(
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
   );

@@ -2,7 +2,14 @@
  * The body of a webhook: `{ type, timestamp, data }` (the Standard Webhooks convention), built
  * from the outbox row alone so every attempt sends the same bytes.
  */
-import type { InterruptId, RunId, RunRecord, Serializer, ThreadId } from "@rein/core";
+import type {
+  EscalationTargets,
+  InterruptId,
+  RunId,
+  RunRecord,
+  Serializer,
+  ThreadId,
+} from "@rein/core";
 import type { OutboxEvent, StoredInterrupt, WebhookEventType } from "@rein/core/store";
 
 /** Largest question payload a webhook carries whole (JSON bytes); a larger one is left out. */
@@ -37,6 +44,11 @@ export interface InterruptEventData {
   actor: string | null;
   /** The answer (`interrupt.answered`, or the `onTimeout` value of `interrupt.expired`). */
   decision: unknown;
+  /**
+   * `interrupt.escalated` only: who the escalation lets answer from now on, besides those the
+   * approval policy lists (the `escalate.approvers` of the question's ladder).
+   */
+  escalatedTo?: EscalationTargets;
 }
 
 /** `data` of a `run.finished` event. */
@@ -86,6 +98,9 @@ function interruptData(event: OutboxEvent, serializer: Serializer): InterruptEve
     path: path.map((entry) => ({ graph: entry.graph, node: entry.node })),
     actor: event.actor,
     decision: event.answer === null ? null : serializer.deserialize(event.answer),
+    ...(event.type === "interrupt.escalated"
+      ? { escalatedTo: record.ladder?.escalateTo ?? {} }
+      : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import type { InterruptApproval, InterruptListItem } from "@rein/client";
 import { progressText } from "../approval.ts";
 import { asDecision } from "../decision.ts";
+import { escalationBadge } from "../escalation.ts";
 import {
   deadlineText,
   duration,
@@ -33,6 +34,7 @@ export function QueueRow(props: {
   const ask = decision ? humanize(decision.action) : payloadSummary(item.payload, 90);
   const args = decision ? keyArgs(decision.args, decision.units) : [];
   const where = treePath(item);
+  const escalated = escalationBadge(item.escalation);
   return (
     <li
       id={`row-${item.id}`}
@@ -58,6 +60,11 @@ export function QueueRow(props: {
         </a>
         {decision?.irreversible && <span className="badge irreversible">irreversible</span>}
         {item.approval && <ApprovalBadge approval={item.approval} />}
+        {escalated && (
+          <span className={`badge escalation ${escalated.text}`} title={escalated.title}>
+            {escalated.text}
+          </span>
+        )}
         <span className="kind">{kindOf(item)}</span>
       </p>
       {args.length > 0 && (

@@ -16,7 +16,13 @@ import {
 } from "../store-kit.ts";
 import type { ApprovalProgress } from "../approvals.ts";
 import { rootGraphOf } from "../columns.ts";
-import type { InterruptPage, InterruptQuery, PendingPage, StoredInterrupt } from "../types.ts";
+import type {
+  InterruptPage,
+  InterruptQuery,
+  LadderStepWrite,
+  PendingPage,
+  StoredInterrupt,
+} from "../types.ts";
 
 /** One stored interrupt: its encoded record and the fields queries filter on. */
 export interface InterruptRow {
@@ -105,6 +111,20 @@ export class InterruptTable {
     // Approvals are the answer's to write: a question raised again keeps those it gathered.
     const kept = existing?.governed ? this.#decode(existing).approvals : undefined;
     if (kept) row.data = this.#serializer.serialize({ ...this.#decode(row), approvals: kept });
+    // So are the ladder's steps the timer's: raised again, the question keeps the step it reached.
+    const old = existing ? this.#decode(existing) : undefined;
+    if (old?.stage) {
+      const record = this.#decode(row);
+      row.deadline = old.deadline ?? null;
+      row.data = this.#serializer.serialize({
+        ...record,
+        ladder: old.ladder,
+        stage: old.stage,
+        deadline: old.deadline,
+        policy: old.policy,
+      });
+      row.governed = Boolean(old.policy);
+    }
     this.#rows.set(row.id, row);
     let ids = this.#byThread.get(row.threadId);
     if (!ids) this.#byThread.set(row.threadId, (ids = new Set()));
@@ -161,6 +181,25 @@ export class InterruptTable {
       row.data = this.#serializer.serialize(record);
       this.#onChange?.(row, "pending");
     }
+  }
+
+  /**
+   * Takes a ladder step when the interrupt is pending with its deadline at `write.at`: moves
+   * the deadline on, sets the stage and (escalation) the widened policy.
+   *
+   * @returns the changed row and record, or `undefined` when the step was not due (taken).
+   */
+  step(write: LadderStepWrite): { row: InterruptRow; record: StoredInterrupt } | undefined {
+    const row = this.#rows.get(write.id);
+    if (!row || row.status !== "pending" || row.deadline !== write.at) return undefined;
+    const record = this.#decode(row);
+    record.deadline = write.next;
+    record.stage = write.stage;
+    if (write.policy !== undefined) record.policy = write.policy;
+    row.deadline = write.next;
+    row.governed = Boolean(record.policy);
+    row.data = this.#serializer.serialize(record);
+    return { row, record };
   }
 
   /** Records the approvals a pending interrupt has gathered (it stays pending). */

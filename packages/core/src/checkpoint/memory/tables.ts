@@ -8,7 +8,15 @@ import type { Serializer } from "../../serde.ts";
 import type { AuditRecord } from "../../types.ts";
 import { auditEntryHash } from "../audit-chain.ts";
 import { checkFence, FINAL_RUN_STATUSES } from "../store-kit.ts";
-import type { AuditSeal, Fence, RunRecord, StreamKey, TaskResult, ThreadRecord } from "../types.ts";
+import type {
+  AuditSeal,
+  Fence,
+  LadderStepWrite,
+  RunRecord,
+  StreamKey,
+  TaskResult,
+  ThreadRecord,
+} from "../types.ts";
 import { InterruptTable, type InterruptRow } from "./interrupts.ts";
 import { MemoryWebhooks } from "./webhooks.ts";
 
@@ -99,6 +107,20 @@ export class MemoryTables {
   #interruptChanged(row: InterruptRow): void {
     if (!this.webhooks.listening) return;
     this.webhooks.emitInterrupt(row, this.de(row.data), (value) => this.ser(value));
+  }
+
+  /** Takes a ladder step (see `InterruptStore.takeLadderStep`): row, audit line and event. */
+  takeLadderStep(write: LadderStepWrite): boolean {
+    const audit = this.ser(write.audit);
+    const changed = this.interrupts.step(write);
+    if (!changed) return false;
+    this.storeAudit(write.threadId, audit);
+    if (this.webhooks.listening)
+      this.webhooks.emitStep(
+        changed.row,
+        write.stage === "escalated" ? "interrupt.escalated" : "interrupt.reminded",
+      );
+    return true;
   }
 
   /** Encodes a value (throws for one the serializer refuses, before anything changes). */

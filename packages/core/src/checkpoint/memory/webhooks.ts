@@ -81,6 +81,23 @@ export class MemoryWebhooks implements WebhookStore {
     });
   }
 
+  /** Reports a ladder step of a pending interrupt (`interrupt.reminded`, `interrupt.escalated`). */
+  emitStep(row: InterruptRow, type: "interrupt.reminded" | "interrupt.escalated"): void {
+    this.emit({
+      type,
+      tenant: row.tenant,
+      threadId: row.threadId,
+      runId: row.runId,
+      interruptId: row.id,
+      graph: row.graph,
+      rootGraph: row.rootGraph,
+      status: row.status,
+      actor: null,
+      answer: null,
+      record: row.data,
+    });
+  }
+
   /** Reports a root run that reached a final status. */
   emitRunFinished(run: RunRecord, tenant: string | null, data: string): void {
     this.emit({
