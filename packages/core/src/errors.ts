@@ -37,6 +37,7 @@ export const ErrorCodes = {
   NOT_ALLOWED: "not_allowed",
   BULK_REFUSED: "bulk_refused",
   COUNT_MISMATCH: "count_mismatch",
+  LINKS_NOT_CONFIGURED: "links_not_configured",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */

@@ -8,6 +8,7 @@ import {
   ReinError,
   type ApproversSpec,
   type Checkpointer,
+  type InterruptId,
 } from "@rein/core";
 import Fastify, {
   type FastifyError,
@@ -37,6 +38,9 @@ import { registerWhoamiRoute } from "./routes/whoami.ts";
 import { registerConsole } from "./console.ts";
 import { BackgroundRuns } from "./background.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
+import { registerLinkRoutes } from "./routes/links.ts";
+import type { LinkSettings } from "./notify/config.ts";
+import type { Notifier } from "./notify/notifier.ts";
 import {
   DEFAULT_DELIVERY,
   WebhookDeliveryLoop,
@@ -113,6 +117,16 @@ export interface ServerOptions {
    * routes exist on every store Rein ships.
    */
   webhookDelivery?: WebhookDeliverySettings | false;
+  /**
+   * Notifiers (email, Slack) this process's delivery loop hands `notify:<kind>` subscriptions'
+   * events to (`--notify FILE` in the CLI). See docs/notifications.md.
+   */
+  notifiers?: Notifier[];
+  /**
+   * How decision links are signed and where they point. Given, `/links/<token>` serves them and
+   * `POST /interrupts/:id/links` mints them; without, minting answers `links_not_configured`.
+   */
+  links?: LinkSettings | null;
 }
 
 /** A built server. */
@@ -284,6 +298,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   registerWhoamiRoute(app, context);
   const webhooks = webhookBackendOf(options.store);
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
+  registerLinkRoutes(app, context, options.links ?? null);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
@@ -305,6 +320,10 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
           webhooks.serializer,
           options.webhookDelivery ?? DEFAULT_DELIVERY,
           app.log,
+          {
+            notifiers: options.notifiers ?? [],
+            policyOf: async (id) => (await options.store.getInterrupt(id as InterruptId))?.policy,
+          },
         )
       : null;
   delivery?.start();

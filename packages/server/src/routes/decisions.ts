@@ -105,7 +105,7 @@ async function filtered(
 }
 
 /** Continues the run of each thread a decision answered in (in the background). */
-async function continueThreads(
+export async function continueThreads(
   ctx: ServerContext,
   principal: Principal,
   decided: readonly BulkDecided[],
