@@ -7,7 +7,6 @@
 import type { InterruptId } from "@rein/core";
 import type { StoredInterrupt } from "@rein/core/store";
 import nodemailer from "nodemailer";
-import type { WebhookEventType } from "@rein/core/store";
 import type { InterruptEventData } from "../webhooks/payload.ts";
 import type { LinkSettings, NotifyConfig } from "./config.ts";
 import { mintDecisionLinks } from "./links.ts";
@@ -36,7 +35,7 @@ type NotifiedData = InterruptEventData & { escalatedTo?: Audience | null };
 const TO_APPROVERS = new Set<string>(["interrupt.pending", "interrupt.reminded"]);
 
 /** Why an event sends nothing (it is delivered all the same: there is nothing to retry). */
-function skip(type: WebhookEventType | string, data: NotifiedData): boolean {
+function skip(type: string, data: NotifiedData): boolean {
   return (
     (type !== "interrupt.escalated" && !TO_APPROVERS.has(type)) ||
     typeof data.interruptId !== "string"
@@ -119,7 +118,9 @@ export class EmailNotifier implements Notifier {
       ...(state ? [`Approvals: ${state}`] : []),
       "",
       ...links.map((l) => `${l.decision === "approve" ? "Approve" : "Reject"}: ${l.url}`),
-      ...(expires ? [`(links work once, as ${recipient.person?.subject ?? ""}, until ${expires})`, ""] : []),
+      ...(expires
+        ? [`(links work once, as ${recipient.person?.subject ?? ""}, until ${expires})`, ""]
+        : []),
       `Open in console: ${consoleUrl}`,
     ].join("\n");
     const html = `<p>${escapeHtml(lead)}</p>

@@ -43,7 +43,11 @@ const Name = z.string().min(1).max(256);
 const MintLinksBody = z
   .object({
     principal: z
-      .object({ subject: Name, groups: z.array(Name).max(100).optional(), roles: z.array(Name).max(100).optional() })
+      .object({
+        subject: Name,
+        groups: z.array(Name).max(100).optional(),
+        roles: z.array(Name).max(100).optional(),
+      })
       .strict(),
     /** Lifetime: `90s`, `15m`, `12h`, `3d` or seconds; default the server's (`links.ttl`). */
     ttl: z
@@ -109,7 +113,9 @@ export function registerLinkRoutes(
       );
       return {
         status: 200,
-        body: { links: links.map(({ decision, url, expiresAt }) => ({ decision, url, expiresAt })) },
+        body: {
+          links: links.map(({ decision, url, expiresAt }) => ({ decision, url, expiresAt })),
+        },
       };
     },
   );
@@ -117,15 +123,15 @@ export function registerLinkRoutes(
 
   // The pages live in their own scope: the confirmation form posts urlencoded (an empty body),
   // which the JSON API does not accept anywhere else.
-  void app.register(async (scope) => {
+  void app.register((scope, _options, registered) => {
     scope.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: 1024 },
       (_request, _body, done) => done(null, {}),
     );
-    const params = z.object({ token: z.string().max(10_000) });
+    const tokenOf = (params: unknown): string => (params as { token: string }).token;
     scope.get("/links/:token", async (request, reply) => {
-      const { token } = params.parse(request.params);
+      const token = tokenOf(request.params);
       const found = await inspect(ctx, settings, token);
       if ("status" in found) return send(reply, settings, found);
       const { claims, interrupt } = found;
@@ -134,13 +140,15 @@ export function registerLinkRoutes(
         status: 200,
         title: `${verb} this request?`,
         html:
-          describe(claims, interrupt) + confirmForm(claims.decision, `${settings.publicUrl}/links/${token}`),
+          describe(claims, interrupt) +
+          confirmForm(claims.decision, `${settings.publicUrl}/links/${token}`),
       });
     });
     scope.post("/links/:token", async (request, reply) => {
-      const { token } = params.parse(request.params);
+      const token = tokenOf(request.params);
       return send(reply, settings, await apply(ctx, settings, token));
     });
+    registered();
   });
 }
 
@@ -152,7 +160,12 @@ function send(reply: FastifyReply, settings: LinkSettings, out: Page): FastifyRe
     .header("cache-control", "no-store")
     .header("referrer-policy", "no-referrer")
     .header("x-frame-options", "DENY")
-    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' " + settings.publicUrl + "; frame-ancestors 'none'")
+    .header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' " +
+        settings.publicUrl +
+        "; frame-ancestors 'none'",
+    )
     .send(page(out.title, out.html, `${settings.publicUrl}/`));
 }
 
@@ -186,15 +199,31 @@ async function inspect(
   const verified = verifyLink(settings, token);
   if (!verified.ok)
     return verified.reason === "expired"
-      ? refused(410, "This link has expired", "Decision links work for a limited time. Answer in the console instead.")
-      : refused(400, "This link is not valid", "It was altered or was not issued by this server. Answer in the console instead.");
+      ? refused(
+          410,
+          "This link has expired",
+          "Decision links work for a limited time. Answer in the console instead.",
+        )
+      : refused(
+          400,
+          "This link is not valid",
+          "It was altered or was not issued by this server. Answer in the console instead.",
+        );
   const { claims } = verified;
   const thread = claims.threadId as ThreadId;
   if (await ctx.store.getOnce(thread, USED, claims.nonce))
-    return refused(409, "This link was already used", "A decision link works once; its decision was submitted already. See the question in the console.");
+    return refused(
+      409,
+      "This link was already used",
+      "A decision link works once; its decision was submitted already. See the question in the console.",
+    );
   const interrupt = await ctx.store.getInterrupt(claims.interruptId as InterruptId);
   if (!interrupt || interrupt.threadId !== claims.threadId || interrupt.tenant !== claims.tenant)
-    return refused(410, "This question no longer exists", "Its thread was deleted. Nothing was applied.");
+    return refused(
+      410,
+      "This question no longer exists",
+      "Its thread was deleted. Nothing was applied.",
+    );
   if (interrupt.status !== "pending")
     return refused(
       409,
@@ -202,7 +231,11 @@ async function inspect(
       `It is ${interrupt.status === "superseded" ? "replaced by a newer question" : interrupt.status}${interrupt.answeredBy ? ` (by ${interrupt.answeredBy})` : ""}, so this link no longer applies. Nothing was applied.`,
     );
   if (questionDigest(interrupt) !== claims.digest)
-    return refused(409, "The question changed", "It is not the question this link was sent for. Nothing was applied; look at the new question in the console.");
+    return refused(
+      409,
+      "The question changed",
+      "It is not the question this link was sent for. Nothing was applied; look at the new question in the console.",
+    );
   if (interrupt.policy) {
     const step = approvalStep(
       interrupt.policy,
@@ -229,7 +262,11 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
     at: new Date().toISOString(),
   });
   if ((spent.value as { by?: unknown } | null)?.by !== mine)
-    return refused(409, "This link was already used", "A decision link works once; its decision was submitted already. See the question in the console.");
+    return refused(
+      409,
+      "This link was already used",
+      "A decision link works once; its decision was submitted already. See the question in the console.",
+    );
   const principal: Principal = {
     subject: claims.principal.subject,
     tenant: claims.tenant,
@@ -252,7 +289,11 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
     const refusal = error.details.refused[0];
     return refusal?.code === "not_allowed"
       ? refused(403, "You may not decide this", refusal.message)
-      : refused(409, "The question changed", `${refusal?.message ?? "It changed while your decision was applied."} Nothing was applied.`);
+      : refused(
+          409,
+          "The question changed",
+          `${refusal?.message ?? "It changed while your decision was applied."} Nothing was applied.`,
+        );
   }
   await continueThreads(ctx, principal, decided);
   const after = await ctx.store.getInterrupt(claims.interruptId as InterruptId);
