@@ -16,11 +16,16 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const scratch = mkdtempSync(join(tmpdir(), "rein-notify-demo-"));
 let child: ChildProcess | null = null;
-afterAll(() => {
+afterAll(async () => {
   // The demo forwards SIGTERM to its `rein serve` and exits with it.
-  child?.kill("SIGTERM");
+  const running = child;
+  if (running && running.exitCode === null) {
+    const exited = new Promise((done) => running.once("exit", done));
+    running.kill("SIGTERM");
+    await exited;
+  }
   rmSync(scratch, { recursive: true, force: true });
-});
+}, 60_000);
 
 async function freePort(): Promise<number> {
   const probe = createServer();

@@ -117,7 +117,7 @@ const server = spawn(
   ],
   {
     cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
     // The repository's sources, not a build (see docs/packaging.md).
     env: {
       ...process.env,
@@ -131,6 +131,14 @@ const stop = (): void => {
   server.kill("SIGTERM");
   void demo?.close();
 };
+// The desk's MCP mail server keeps `rein serve` alive once it has stopped (drained, store
+// closed): end the process then, so Ctrl+C ends the demo.
+let stderr = "";
+server.stderr.on("data", (chunk: Buffer) => {
+  process.stderr.write(chunk);
+  stderr = (stderr + chunk.toString()).slice(-200);
+  if (stderr.includes("rein serve: stopped")) server.kill("SIGKILL");
+});
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 server.once("exit", (code) => process.exit(code ?? 0));
