@@ -16,3 +16,16 @@ export { GraphRegistry, loadGraphModule } from "./registry.ts";
 export type { GraphFactory, GraphModule, ServedGraph } from "./registry.ts";
 export { openStore } from "./store.ts";
 export type { OpenedStore, StoreOptions } from "./store.ts";
+export { LinksNotConfiguredError } from "./errors.ts";
+export type { Notifier, NotifierDelivery } from "./notify/notifier.ts";
+export { linkSettings, loadNotifyConfig, parseNotifyConfig } from "./notify/config.ts";
+export type { LinkSettings, NotifyConfig, Person } from "./notify/config.ts";
+export { notifySetup } from "./notify/setup.ts";
+export type { NotifySetup } from "./notify/setup.ts";
+export { ensureNotifySubscription } from "./notify/subscriptions.ts";
+export type {
+  InterruptEventData,
+  RunEventData,
+  WebhookApprovers,
+  WebhookBody,
+} from "./webhooks/payload.ts";
