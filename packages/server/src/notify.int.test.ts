@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
+import { ReinClient } from "@rein/client";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
 import { client } from "./testing/harness.ts";
@@ -271,6 +272,14 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       });
       expect(missing.status).toBe(404);
       expect(missing.body["error"]).toBe("not_found");
+
+      // The client mints too.
+      const viaClient = await new ReinClient({
+        baseUrl: url,
+        token: PEOPLE.admin.token,
+      }).createDecisionLinks(asked.id, { principal: { subject: "bob@acme" }, ttl: "10m" });
+      expect(viaClient.map((l) => l.decision)).toEqual(["approve", "reject"]);
+      expect(Date.parse(viaClient[0]!.expiresAt) - Date.now()).toBeLessThanOrEqual(600_000);
 
       // Dave (support) is not among the approvers: refused 403, nothing recorded.
       const dave = await mint(asked.id, { subject: "dave@acme", groups: ["support"] });
