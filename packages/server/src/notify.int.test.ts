@@ -18,6 +18,7 @@ import { client } from "./testing/harness.ts";
 import { launchRein, type Proc } from "./testing/processes.ts";
 import { TestReceiver } from "./testing/receiver.ts";
 import { TestSmtp, freePort, linksOf, type ReceivedMail } from "./testing/smtp.ts";
+import { mintLink } from "./notify/tokens.ts";
 
 const GRAPHS = join(import.meta.dirname, "testing/governed-graphs.ts");
 
@@ -315,6 +316,21 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       ).toString("base64url");
       expect((await page("POST", `${url}/links/${rewritten}.${signature}`)).status).toBe(400);
       expect((await page("GET", `${url}/links/garbage`)).status).toBe(400);
+      // A question that changed: a link minted for another payload digest of this question.
+      const other = mintLink(
+        { secret: SECRET, previousSecrets: [], publicUrl: url, ttlMs: 60_000 },
+        {
+          interruptId: asked.id,
+          threadId: "n-2",
+          tenant: "acme",
+          digest: `sha256:${"0".repeat(64)}`,
+          principal: { subject: "alice@acme", groups: ["finance"], roles: [] },
+          decision: "approve",
+        },
+      );
+      const changed = await page("POST", other.url);
+      expect(changed.status).toBe(409);
+      expect(changed.html).toContain("The question changed");
       const untouched = await question("n-2");
       expect(untouched.status).toBe("pending");
       expect(untouched.approval?.approvals).toEqual([]);
@@ -367,4 +383,48 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
     const mails = await smtp.waitFor(2, about("n-4"));
     expect(mails.map((m) => m.to[0]).sort()).toEqual(["alice@mail.test", "bob@mail.test"]);
   });
+  it.skipIf(!available || name !== "postgres")(
+    "on Postgres a link is single-use across processes: two servers, one click each at once",
+    async () => {
+      const port = await freePort();
+      const second = await launchRein(
+        [
+          "serve",
+          ...["--postgres", probe.url, "--schema", schema],
+          ...["--graphs", GRAPHS, "--tokens", join(dir, "tokens.json")],
+          ...[
+            "--notify",
+            join(dir, "notify.json"),
+            "--port",
+            String(port),
+            "--log-level",
+            "silent",
+          ],
+        ],
+        /listening on (\S+)/,
+        { REIN_LINK_SECRET: SECRET, REIN_WEBHOOK_POLL_MS: "50" },
+      );
+      try {
+        // Both processes made sure of the one notifier subscription, and both deliver: the
+        // fallback is mailed once.
+        const asked = await refund("n-5", 10);
+        await smtp.waitFor(1, about("n-5"));
+        const alice = await mint(asked.id, { subject: "alice@acme" });
+        const token = alice.approve.slice(alice.approve.lastIndexOf("/"));
+        const outcomes = await Promise.all([
+          page("POST", alice.approve),
+          page("POST", `${second.url ?? ""}/links${token}`),
+        ]);
+        expect(outcomes.map((o) => o.status).sort()).toEqual([200, 409]);
+        await expect
+          .poll(async () => (await as("carol")("GET", "/threads/n-5/state")).body["values"], {
+            timeout: 10_000,
+          })
+          .toMatchObject({ outcome: "refunded 10" });
+        expect(smtp.received.filter(about("n-5"))).toHaveLength(1);
+      } finally {
+        second.child.kill("SIGKILL");
+      }
+    },
+  );
 });
