@@ -6,6 +6,7 @@
  * links are refused with a page and change nothing; an SMTP server that is down gets the mail
  * once it is back.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { ReinClient } from "@rein/client";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
 import { client } from "./testing/harness.ts";
-import { launchRein, type Proc } from "./testing/processes.ts";
+import { REIN_BIN, launchRein, type Proc } from "./testing/processes.ts";
 import { TestReceiver } from "./testing/receiver.ts";
 import { TestSmtp, freePort, linksOf, type ReceivedMail } from "./testing/smtp.ts";
 import { mintLink } from "./notify/tokens.ts";
@@ -427,4 +428,62 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       }
     },
   );
+});
+
+describe("rein serve --notify refuses a bad config at start", () => {
+  const serveWith = (file: string, env: Record<string, string> = {}) =>
+    new Promise<{ code: number; stderr: string }>((done) => {
+      const dir = mkdtempSync(join(tmpdir(), "rein-notify-bad-"));
+      execFile(
+        process.execPath,
+        [
+          REIN_BIN,
+          "serve",
+          "--open",
+          "--db",
+          join(dir, "rein.db"),
+          "--graphs",
+          GRAPHS,
+          "--port",
+          "0",
+          "--notify",
+          file,
+        ],
+        { env: { ...process.env, REIN_LINK_SECRET: "", ...env }, timeout: 30_000 },
+        (error, _stdout, stderr) => {
+          rmSync(dir, { recursive: true, force: true });
+          done({ code: typeof error?.code === "number" ? error.code : 0, stderr });
+        },
+      );
+    });
+
+  it("names what is wrong and exits 2: a bad field, a missing file, email without a link key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rein-notify-cfg-"));
+    try {
+      writeFileSync(
+        join(dir, "bad.json"),
+        JSON.stringify({ publicUrl: "ftp://x", fallback: ["nope"] }),
+      );
+      const bad = await serveWith(join(dir, "bad.json"));
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(
+        "is not a valid notifier config: publicUrl: an http(s) URL; fallback.0",
+      );
+      const missing = await serveWith(join(dir, "missing.json"));
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("cannot be read");
+      writeFileSync(
+        join(dir, "nokey.json"),
+        JSON.stringify({
+          publicUrl: "http://127.0.0.1:1",
+          email: { smtp: "smtp://127.0.0.1:1", from: "r@x.test" },
+        }),
+      );
+      const nokey = await serveWith(join(dir, "nokey.json"), { REIN_LINK_SECRET: "" });
+      expect(nokey.code).toBe(2);
+      expect(nokey.stderr).toContain("set REIN_LINK_SECRET");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

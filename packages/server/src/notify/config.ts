@@ -153,7 +153,7 @@ export function linkSettings(
   config: Pick<NotifyConfig, "publicUrl" | "links">,
   env: NodeJS.ProcessEnv = process.env,
 ): LinkSettings | null {
-  const fromEnv = env["REIN_LINK_SECRET"];
+  const fromEnv = env["REIN_LINK_SECRET"] || undefined; // empty: unset
   if (fromEnv !== undefined && fromEnv.length < 32)
     throw new InvalidInputError("REIN_LINK_SECRET must be at least 32 characters.");
   const secret = fromEnv ?? config.links.secret;
