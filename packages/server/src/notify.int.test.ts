@@ -405,9 +405,20 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
         /listening on (\S+)/,
         { REIN_LINK_SECRET: SECRET, REIN_WEBHOOK_POLL_MS: "50" },
       );
+      // A worker with the same config keeps the one subscription and delivers too.
+      const worker = await launchRein(
+        [
+          "worker",
+          ...["--postgres", probe.url, "--schema", schema, "--graphs", GRAPHS],
+          ...["--notify", join(dir, "notify.json")],
+        ],
+        /worker ready/,
+        { REIN_LINK_SECRET: SECRET, REIN_WEBHOOK_POLL_MS: "50" },
+      );
       try {
-        // Both processes made sure of the one notifier subscription, and both deliver: the
-        // fallback is mailed once.
+        expect(second.log()).toContain("notifier subscription notify:email (kept)");
+        expect(worker.log()).toContain("notifier subscription notify:email (kept)");
+        // Three processes deliver: the fallback is mailed once.
         const asked = await refund("n-5", 10);
         await smtp.waitFor(1, about("n-5"));
         const alice = await mint(asked.id, { subject: "alice@acme" });
@@ -425,6 +436,7 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
         expect(smtp.received.filter(about("n-5"))).toHaveLength(1);
       } finally {
         second.child.kill("SIGKILL");
+        worker.child.kill("SIGKILL");
       }
     },
   );

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import {
   BulkRefusedError,
   NotFoundError,
+  ReinError,
   decideInterrupts,
   type BulkDecided,
   type InterruptId,
@@ -19,7 +20,7 @@ import { approvalStep, refusalText, type StoredInterrupt } from "@rein/core/stor
 import { z } from "zod";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { LinksNotConfiguredError } from "../errors.ts";
+import { LinksNotConfiguredError, statusByCode } from "../errors.ts";
 import { parseDuration, type LinkSettings } from "../notify/config.ts";
 import { mintDecisionLinks, questionDigest } from "../notify/links.ts";
 import { confirmForm, escapeHtml, facts, page } from "../notify/pages.ts";
@@ -285,7 +286,15 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
       ...(ctx.registry.all()[0] ? { lease: ctx.registry.all()[0]?.leaseSettings } : {}),
     });
   } catch (error) {
-    if (!BulkRefusedError.is(error) || !(error instanceof BulkRefusedError)) throw error;
+    if (!ReinError.is(error)) throw error;
+    if (!(error instanceof BulkRefusedError))
+      // The thread stayed busy, the store is unavailable: nothing was applied, and the link is
+      // spent (its use was recorded first, so no two clicks can both apply).
+      return refused(
+        statusByCode[error.code] ?? 500,
+        "Your decision could not be applied",
+        `${error.message} Nothing was applied and this link is now spent: answer in the console.`,
+      );
     const refusal = error.details.refused[0];
     return refusal?.code === "not_allowed"
       ? refused(403, "You may not decide this", refusal.message)
