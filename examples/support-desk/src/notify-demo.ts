@@ -28,6 +28,7 @@ export interface DemoMail {
 interface DemoToken {
   token: string;
   subject: string;
+  tenant?: string;
   scopes: string[];
   groups?: string[];
   roles?: string[];
@@ -198,6 +199,7 @@ export function writeNotifyConfig(options: {
           .filter((t) => !t.scopes.includes("admin"))
           .map((t) => ({
             subject: t.subject,
+            ...(t.tenant ? { tenant: t.tenant } : {}),
             groups: t.groups ?? [],
             roles: t.roles ?? [],
             email: demoAddress(t.subject),

@@ -74,13 +74,23 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       join(dir, "notify.json"),
       JSON.stringify({
         publicUrl: `http://127.0.0.1:${port}`,
-        people: Object.values(PEOPLE)
-          .filter((p) => p.groups.length > 0)
-          .map((p) => ({
-            subject: p.subject,
-            groups: p.groups,
-            email: `${p.subject.split("@")[0]}@mail.test`,
-          })),
+        people: [
+          ...Object.values(PEOPLE)
+            .filter((p) => p.groups.length > 0)
+            .map((p) => ({
+              subject: p.subject,
+              tenant: p.tenant,
+              groups: p.groups,
+              email: `${p.subject.split("@")[0]}@mail.test`,
+            })),
+          // Finance of another tenant: never told about acme's questions.
+          {
+            subject: "gina@globex",
+            tenant: "globex",
+            groups: ["finance"],
+            email: "gina@mail.test",
+          },
+        ],
         fallback: ["ops@mail.test"],
         email: { smtp: smtp.url, from: "Rein <rein@mail.test>" },
         links: { ttl: "1h" },
@@ -188,7 +198,7 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       });
       const asked = await refund("n-1", 5000);
       const mails = await smtp.waitFor(2, about("n-1"));
-      // Finance approves, not the requester (four eyes), not support.
+      // Finance of the tenant approves: not the requester (four eyes), not support, not globex.
       expect(mails.map((m) => m.to[0]).sort()).toEqual(["alice@mail.test", "bob@mail.test"]);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(smtp.received.filter(about("n-1"))).toHaveLength(2);

@@ -42,6 +42,8 @@ const Name = z.string().min(1).max(256);
 export const PersonSchema = z
   .object({
     subject: Name,
+    /** The tenant whose questions this person is told about; omitted: every tenant's. */
+    tenant: Name.optional(),
     groups: z.array(Name).optional(),
     roles: z.array(Name).optional(),
     email: z.email().optional(),

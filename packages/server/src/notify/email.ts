@@ -81,9 +81,8 @@ export class EmailNotifier implements Notifier {
       notRequester: policy?.notRequester ?? false,
       requester: policy?.requester ?? null,
     };
-    if (type === "interrupt.escalated")
-      return recipientsOf(people, fallback, data.escalatedTo ?? policy ?? null, exclude);
-    return recipientsOf(people, fallback, policy, exclude);
+    const audience = type === "interrupt.escalated" ? (data.escalatedTo ?? policy) : policy;
+    return recipientsOf(people, fallback, audience, exclude, interrupt.tenant);
   }
 
   message(

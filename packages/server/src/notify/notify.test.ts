@@ -155,6 +155,20 @@ describe("who is told", () => {
     ).toEqual(["riley@x.test"]);
   });
 
+  it("never people of another tenant", () => {
+    const tenants = [
+      { subject: "alice", tenant: "acme", groups: ["finance"], email: "alice@x.test" },
+      { subject: "gina", tenant: "globex", groups: ["finance"], email: "gina@x.test" },
+      { subject: "ops", groups: ["finance"], email: "ops@x.test" },
+    ];
+    const none = { notRequester: false, requester: null };
+    const to = (tenant: string | null) =>
+      recipientsOf(tenants, [], { groups: ["finance"] }, none, tenant).map((r) => r.address);
+    expect(to("acme")).toEqual(["alice@x.test", "ops@x.test"]);
+    expect(to("globex")).toEqual(["gina@x.test", "ops@x.test"]);
+    expect(to(null)).toEqual(["ops@x.test"]);
+  });
+
   it("the fallback without a policy; everyone for a policy that lists no one", () => {
     const none = { notRequester: false, requester: null };
     expect(recipientsOf(people, ["ops@x.test", "ops@x.test"], null, none)).toEqual([

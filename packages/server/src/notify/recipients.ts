@@ -29,13 +29,15 @@ export type Recipient = { person: Person; address: string } | { person: null; ad
 /**
  * The recipients of a question for `audience` (the policy's approvers, or an escalation's
  * `escalatedTo`); `null` audience means the question has no policy: the fallback addresses.
- * `requester` is left out when `notRequester`. Each address once.
+ * `requester` is left out when `notRequester`, and people of another `tenant` than the
+ * question's. Each address once.
  */
 export function recipientsOf(
   people: readonly Person[],
   fallback: readonly string[],
   audience: Audience | null,
   exclude: { notRequester: boolean; requester: string | null },
+  tenant: string | null = null,
 ): Recipient[] {
   const seen = new Set<string>();
   const out: Recipient[] = [];
@@ -49,6 +51,8 @@ export function recipientsOf(
   }
   for (const person of people) {
     if (!person.email || seen.has(person.email) || !matches(person, audience)) continue;
+    // A person of another tenant never hears of (nor gets a link to) this tenant's questions.
+    if (person.tenant !== undefined && person.tenant !== tenant) continue;
     if (exclude.notRequester && exclude.requester !== null && person.subject === exclude.requester)
       continue;
     seen.add(person.email);
