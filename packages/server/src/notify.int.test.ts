@@ -205,7 +205,9 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       const alice = mails.find((m) => m.to[0] === "alice@mail.test")!;
       expect(alice.subject).toBe('[governed] Approval needed: refund {"amount":5000}');
       expect(alice.text).toContain("Approvals: 0 of 2");
-      expect(alice.text).toContain(`Open in console: ${url}/`);
+      expect(alice.text).toContain(
+        `Open in console: ${url}/#/threads/n-1/interrupts/${encodeURIComponent(asked.id)}`,
+      );
       expect(alice.html).toContain(">Approve</a>");
       const links = linksOf(alice);
       expect(links.approve).toMatch(new RegExp(`^${url}/links/`));

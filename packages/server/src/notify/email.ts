@@ -12,7 +12,7 @@ import type { LinkSettings, NotifyConfig } from "./config.ts";
 import { mintDecisionLinks } from "./links.ts";
 import type { Notifier, NotifierDelivery } from "./notifier.ts";
 import { escapeHtml } from "./pages.ts";
-import { approvalState, questionSummary } from "./question.ts";
+import { approvalState, consoleLink, questionSummary } from "./question.ts";
 import { recipientsOf, type Audience, type Recipient } from "./recipients.ts";
 import type { MintedLink } from "./tokens.ts";
 
@@ -90,7 +90,7 @@ export class EmailNotifier implements Notifier {
     interrupt: StoredInterrupt,
     recipient: Recipient,
   ): { text: string; html: string } {
-    const consoleUrl = `${this.options.config.publicUrl.replace(/\/+$/, "")}/`;
+    const consoleUrl = consoleLink(this.options.config.publicUrl, interrupt.threadId, interrupt.id);
     const links: MintedLink[] =
       this.options.links && recipient.person
         ? mintDecisionLinks(this.options.links, interrupt, {

@@ -55,3 +55,9 @@ export function approvalState(
   const who = approvals.map((a) => a.actor).join(", ");
   return `${approvals.length} of ${policy.count}${who ? `: ${who}` : ""}`;
 }
+
+/** The console's page of one question: `{publicUrl}/#/threads/<thread>/interrupts/<id>`. */
+export function consoleLink(publicUrl: string, threadId: string, interruptId: string): string {
+  const e = encodeURIComponent;
+  return `${publicUrl.replace(/\/+$/, "")}/#/threads/${e(threadId)}/interrupts/${e(interruptId)}`;
+}
