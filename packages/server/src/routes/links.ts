@@ -7,8 +7,9 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import {
-  BulkRefusedError,
+  ErrorCodes,
   NotFoundError,
+  type BulkRefusedError,
   ReinError,
   decideInterrupts,
   type BulkDecided,
@@ -287,7 +288,7 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
     });
   } catch (error) {
     if (!ReinError.is(error)) throw error;
-    if (!(error instanceof BulkRefusedError))
+    if (error.code !== ErrorCodes.BULK_REFUSED)
       // The thread stayed busy, the store is unavailable: nothing was applied, and the link is
       // spent (its use was recorded first, so no two clicks can both apply).
       return refused(
@@ -295,7 +296,7 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
         "Your decision could not be applied",
         `${error.message} Nothing was applied and this link is now spent: answer in the console.`,
       );
-    const refusal = error.details.refused[0];
+    const refusal = (error as BulkRefusedError).details.refused[0];
     return refusal?.code === "not_allowed"
       ? refused(403, "You may not decide this", refusal.message)
       : refused(
