@@ -362,6 +362,24 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
     },
   );
 
+  it.skipIf(!available)("a link to a question another question replaced is refused", async () => {
+    const first = await refund("n-6", 5000);
+    const alice = await mint(first.id, { subject: "alice@acme", groups: ["finance"] });
+    // New input cancels the waiting question; the run asks again, for another amount.
+    const again = await as("carol")("POST", "/threads/n-6/runs", {
+      input: { amount: 6000 },
+      onPending: "cancel",
+      wait: true,
+    });
+    expect(again.body["status"]).toBe("interrupted");
+    const second = await question("n-6");
+    expect(second.id).not.toBe(first.id);
+    const stale = await page("POST", alice.approve);
+    expect(stale.status).toBe(409);
+    expect(stale.html).toContain("This question was already settled");
+    expect((await question("n-6")).approval?.approvals).toEqual([]);
+  });
+
   it.skipIf(!available)(
     "two concurrent POSTs of one link: one applies, one is told it was used",
     async () => {
