@@ -297,13 +297,20 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
         `${error.message} Nothing was applied and this link is now spent: answer in the console.`,
       );
     const refusal = (error as BulkRefusedError).details.refused[0];
-    return refusal?.code === "not_allowed"
-      ? refused(403, "You may not decide this", refusal.message)
-      : refused(
-          409,
-          "The question changed",
-          `${refusal?.message ?? "It changed while your decision was applied."} Nothing was applied.`,
-        );
+    if (refusal?.code === "not_allowed")
+      return refused(403, "You may not decide this", refusal.message);
+    if (refusal?.code === "invalid_answer")
+      // The graph's answer schema refuses the decision convention's answer.
+      return refused(
+        422,
+        "This question does not take this decision",
+        `${refusal.message} Nothing was applied: answer in the console.`,
+      );
+    return refused(
+      409,
+      "The question changed",
+      `${refusal?.message ?? "It changed while your decision was applied."} Nothing was applied.`,
+    );
   }
   await continueThreads(ctx, principal, decided);
   const after = await ctx.store.getInterrupt(claims.interruptId as InterruptId);
