@@ -20,11 +20,10 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { ReinApiError, ReinClient } from "@rein/client";
 import { largeTicket } from "./desk-data.ts";
 import { readTokens, startNotifyDemo, writeNotifyConfig, type NotifyDemo } from "./notify-demo.ts";
@@ -155,7 +154,7 @@ const url = await new Promise<string>((resolveUrl, reject) => {
 
 if (demo && demoAdmin) {
   // One subscription for the demo's receiver: those of earlier demo runs are replaced (their
-  // secrets were printed to terminals that are gone).
+  // secrets died with the processes that made them).
   const admin = new ReinClient({ baseUrl: url, token: demoAdmin });
   for (const old of await admin.listWebhooks())
     if (old.url.endsWith("/demo/hook")) await admin.deleteWebhook(old.id);
