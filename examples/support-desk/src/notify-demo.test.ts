@@ -76,13 +76,13 @@ describe("npm start -- --notify-demo", () => {
     );
     // The $1,450 refund needs finance, not rita who opened it: alice and bob are mailed.
     const mail =
-      /mail to alice@support-desk\.test: \[refund_agent\] Approval needed: issue_refund \{"orderId":"2077"[^\n]*\n\[notify-demo\] +(\S+\/links\/\S+)/;
+      /mail to alice@support-desk\.test: \[support-desk › refund_agent\] Approval needed: issue_refund \{"orderId":"2077"[^\n]*\n\[notify-demo\] +(\S+\/links\/\S+)/;
     const approve = (await until(mail, "email with links"))[1]!;
-    await until(/mail to bob@support-desk\.test: \[refund_agent\]/, "bob's email");
-    expect(out).not.toContain("mail to rita@support-desk.test: [refund_agent]");
+    await until(/mail to bob@support-desk\.test: \[support-desk › refund_agent\]/, "bob's email");
+    expect(out).not.toContain("mail to rita@support-desk.test: [support-desk › refund_agent]");
 
     const page = await (await fetch(mailPage)).text();
-    expect(page).toContain("[refund_agent] Approval needed: issue_refund");
+    expect(page).toContain("[support-desk › refund_agent] Approval needed: issue_refund");
 
     const shown = await fetch(approve);
     expect(shown.status).toBe(200);

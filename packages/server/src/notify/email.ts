@@ -12,7 +12,7 @@ import type { LinkSettings, NotifyConfig } from "./config.ts";
 import { mintDecisionLinks } from "./links.ts";
 import type { Notifier, NotifierDelivery } from "./notifier.ts";
 import { escapeHtml } from "./pages.ts";
-import { approvalState, consoleLink, questionSummary } from "./question.ts";
+import { approvalState, consoleLink, graphLabel, questionSummary } from "./question.ts";
 import { recipientsOf, type Audience, type Recipient } from "./recipients.ts";
 import type { MintedLink } from "./tokens.ts";
 
@@ -112,7 +112,7 @@ export class EmailNotifier implements Notifier {
       lead,
       "",
       `Question: ${summary}`,
-      `Graph: ${interrupt.graph}`,
+      `Graph: ${graphLabel(interrupt)}`,
       `Thread: ${interrupt.threadId}`,
       ...(state ? [`Approvals: ${state}`] : []),
       "",
@@ -124,7 +124,7 @@ export class EmailNotifier implements Notifier {
     ].join("\n");
     const html = `<p>${escapeHtml(lead)}</p>
 <p><strong>${escapeHtml(summary)}</strong></p>
-<p>Graph: ${escapeHtml(interrupt.graph)}<br>Thread: ${escapeHtml(interrupt.threadId)}${state ? `<br>Approvals: ${escapeHtml(state)}` : ""}</p>
+<p>Graph: ${escapeHtml(graphLabel(interrupt))}<br>Thread: ${escapeHtml(interrupt.threadId)}${state ? `<br>Approvals: ${escapeHtml(state)}` : ""}</p>
 ${links.map((l) => `<p><a href="${escapeHtml(l.url)}">${l.decision === "approve" ? "Approve" : "Reject"}</a></p>`).join("\n")}
 ${expires ? `<p style="color:#555">Each link opens a confirmation page, works once, as ${escapeHtml(recipient.person?.subject ?? "")}, until ${escapeHtml(expires)}.</p>` : ""}
 <p><a href="${escapeHtml(consoleUrl)}">Open in console</a></p>`;
@@ -145,5 +145,5 @@ function subjectLine(type: string, interrupt: StoredInterrupt): string {
       : type === "interrupt.reminded"
         ? "Reminder"
         : "Approval needed";
-  return `[${interrupt.graph}] ${what}: ${questionSummary(interrupt.payload, 80)}`;
+  return `[${graphLabel(interrupt)}] ${what}: ${questionSummary(interrupt.payload, 80)}`;
 }

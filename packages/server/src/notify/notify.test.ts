@@ -7,7 +7,7 @@ import { InvalidInputError } from "@rein/core";
 import type { StoredInterrupt } from "@rein/core/store";
 import { linkSettings, parseDuration, parseNotifyConfig, type LinkSettings } from "./config.ts";
 import { EmailNotifier } from "./email.ts";
-import { approvalState, linkDecisions, questionSummary } from "./question.ts";
+import { approvalState, graphLabel, linkDecisions, questionSummary } from "./question.ts";
 import { recipientsOf } from "./recipients.ts";
 import { mintLink, verifyLink, type LinkClaims } from "./tokens.ts";
 import type { InterruptEventData } from "../webhooks/payload.ts";
@@ -226,6 +226,16 @@ describe("a question outside the console", () => {
     expect(questionSummary(refund)).toBe('issue_refund {"amount":1450}: Refund order 2077');
     expect(questionSummary({ question: "Ship\nit?" })).toBe("Ship it?");
     expect(questionSummary("x".repeat(300), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+
+  it("names a sub-agent's graph after its app's", () => {
+    expect(graphLabel({ graph: "ask", path: [{ graph: "ask" }] })).toBe("ask");
+    expect(
+      graphLabel({
+        graph: "refund_agent",
+        path: [{ graph: "support-desk" }, { graph: "refund_agent" }],
+      }),
+    ).toBe("support-desk › refund_agent");
   });
 
   it("offers approve and reject as allow permits; a plain question gets no links", () => {

@@ -61,3 +61,15 @@ export function consoleLink(publicUrl: string, threadId: string, interruptId: st
   const e = encodeURIComponent;
   return `${publicUrl.replace(/\/+$/, "")}/#/threads/${e(threadId)}/interrupts/${e(interruptId)}`;
 }
+
+/**
+ * Where a question comes from, in words: its graph, after the app's (the run tree's root) when a
+ * sub-agent asks, e.g. `support-desk › refund_agent`.
+ */
+export function graphLabel(interrupt: {
+  graph: string;
+  path: readonly { graph: string }[];
+}): string {
+  const root = interrupt.path[0]?.graph ?? interrupt.graph;
+  return root === interrupt.graph ? interrupt.graph : `${root} › ${interrupt.graph}`;
+}

@@ -25,7 +25,7 @@ import { LinksNotConfiguredError, statusByCode } from "../errors.ts";
 import { parseDuration, type LinkSettings } from "../notify/config.ts";
 import { mintDecisionLinks, questionDigest } from "../notify/links.ts";
 import { confirmForm, escapeHtml, facts, page } from "../notify/pages.ts";
-import { approvalState, questionSummary } from "../notify/question.ts";
+import { approvalState, graphLabel, questionSummary } from "../notify/question.ts";
 import { decisionValue, verifyLink, type LinkClaims } from "../notify/tokens.ts";
 import { defineRoute } from "../route.ts";
 import { Id } from "../schemas.ts";
@@ -176,7 +176,7 @@ function describe(claims: LinkClaims, interrupt: StoredInterrupt): string {
   const state = approvalState(interrupt.policy, interrupt.approvals);
   return facts([
     ["Question", questionSummary(interrupt.payload, 400)],
-    ["Graph", interrupt.graph],
+    ["Graph", graphLabel(interrupt)],
     ["Thread", interrupt.threadId],
     ["Decision", claims.decision],
     ["As", claims.principal.subject],
