@@ -11,14 +11,22 @@
  * those tokens instead of open mode, on `.rein/support-desk-governed.db`: the threads are opened
  * by the file's first token that may run (the requester), and one more ticket asks for a $1,450
  * refund, which two people from `finance` other than the requester must approve.
+ *
+ * `--notify-demo` (implies the tokens of `examples/support-desk/tokens.json` unless `--tokens`
+ * names others) starts, in this process, a webhook receiver that verifies and prints each webhook
+ * and an SMTP server that prints each email's subject and links (the last ones at
+ * `GET /demo/mail` on the receiver's port), subscribes the receiver to every event, and serves
+ * with `--notify`: each token's subject becomes a person at `<subject>@support-desk.test`.
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { ReinApiError, ReinClient } from "@rein/client";
 import { largeTicket } from "./desk-data.ts";
+import { readTokens, startNotifyDemo, writeNotifyConfig, type NotifyDemo } from "./notify-demo.ts";
 
 /** The first token of a tokens file that may start runs (`run` or `admin` scope). */
 function requesterToken(file: string): { token: string; subject: string } {
@@ -39,10 +47,17 @@ const { values } = parseArgs({
     db: { type: "string", default: ".rein/support-desk.db" },
     more: { type: "boolean", default: false },
     tokens: { type: "string" },
+    "notify-demo": { type: "boolean", default: false },
   },
 });
+const notifyDemo = values["notify-demo"];
 /** The tokens file, and the requester: its first token that may start runs. */
-const tokensFile = values.tokens === undefined ? undefined : resolve(values.tokens);
+const tokensFile =
+  values.tokens !== undefined
+    ? resolve(values.tokens)
+    : notifyDemo
+      ? resolve(import.meta.dirname, "../tokens.json")
+      : undefined;
 const requester = tokensFile ? requesterToken(tokensFile) : undefined;
 const db =
   tokensFile && values.db === ".rein/support-desk.db"
@@ -52,12 +67,44 @@ const root = resolve(import.meta.dirname, "../../..");
 const bin = resolve(root, "packages/server/bin/rein.mjs");
 const graphs = resolve(import.meta.dirname, "graphs.ts");
 
+/**
+ * With `--notify-demo`: the receiver and SMTP server, the notifier config, and the tokens the
+ * server gets (the demo's plus an admin token of this process, to subscribe the receiver).
+ */
+let demo: NotifyDemo | null = null;
+let demoAdmin: string | null = null;
+let served = tokensFile;
+let notifyFile: string | null = null;
+if (notifyDemo && tokensFile) {
+  demo = await startNotifyDemo((line) => process.stdout.write(`[notify-demo] ${line}\n`));
+  const dir = dirname(resolve(root, db));
+  const tokens = readTokens(tokensFile);
+  notifyFile = resolve(dir, "notify-demo.json");
+  writeNotifyConfig({
+    file: notifyFile,
+    publicUrl: `http://127.0.0.1:${values.port}`,
+    smtpUrl: demo.smtpUrl,
+    tokens,
+  });
+  demoAdmin = `demo-admin-${randomBytes(18).toString("base64url")}`;
+  const tenant = (tokens[0] as { tenant?: string } | undefined)?.tenant ?? "demo";
+  served = resolve(dir, "notify-demo-tokens.json");
+  writeFileSync(
+    served,
+    JSON.stringify({
+      tokens: [...tokens, { token: demoAdmin, subject: "notify-demo", tenant, scopes: ["admin"] }],
+    }),
+    { mode: 0o600 },
+  );
+}
+
 const server = spawn(
   process.execPath,
   [
     bin,
     "serve",
-    ...(tokensFile ? ["--tokens", tokensFile] : ["--open"]),
+    ...(served ? ["--tokens", served] : ["--open"]),
+    ...(notifyFile ? ["--notify", notifyFile] : []),
     "--db",
     db,
     "--graphs",
@@ -69,17 +116,28 @@ const server = spawn(
   ],
   {
     cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
     // The repository's sources, not a build (see docs/packaging.md).
     env: {
       ...process.env,
       NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --conditions=@rein/source`,
+      // The demo's deliveries go out within a quarter second.
+      ...(notifyDemo ? { REIN_WEBHOOK_POLL_MS: process.env["REIN_WEBHOOK_POLL_MS"] ?? "250" } : {}),
     },
   },
 );
 const stop = (): void => {
   server.kill("SIGTERM");
+  void demo?.close();
 };
+// The desk's MCP mail server keeps `rein serve` alive once it has stopped (drained, store
+// closed): end the process then, so Ctrl+C ends the demo.
+let stderr = "";
+server.stderr.on("data", (chunk: Buffer) => {
+  process.stderr.write(chunk);
+  stderr = (stderr + chunk.toString()).slice(-200);
+  if (stderr.includes("rein serve: stopped")) server.kill("SIGKILL");
+});
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 server.once("exit", (code) => process.exit(code ?? 0));
@@ -93,6 +151,26 @@ const url = await new Promise<string>((resolveUrl, reject) => {
   });
   server.once("exit", (code) => reject(new Error(`rein serve exited with code ${code}`)));
 });
+
+if (demo && demoAdmin) {
+  // One subscription for the demo's receiver: those of earlier demo runs are replaced (their
+  // secrets died with the processes that made them).
+  const admin = new ReinClient({ baseUrl: url, token: demoAdmin });
+  for (const old of await admin.listWebhooks())
+    if (old.url.endsWith("/demo/hook")) await admin.deleteWebhook(old.id);
+  const created = await admin.createWebhook({
+    url: demo.hookUrl,
+    events: [
+      "interrupt.pending",
+      "interrupt.answered",
+      "interrupt.expired",
+      "interrupt.escalated",
+      "interrupt.cancelled",
+      "run.finished",
+    ],
+  });
+  demo.setSecret(created.secret);
+}
 
 const client = new ReinClient({ baseUrl: url, ...(requester ? { token: requester.token } : {}) });
 const opened: string[] = [];
@@ -148,6 +226,17 @@ ${waiting} approval(s) are waiting in them (refund and email of each ticket, in 
     ? `
 The $1,450 refund of ticket-2077-demo needs two approvers from finance, not ${requester.subject}
 (who opened it): sign in to the console with alice's and then bob's token from ${tokensFile}.`
+    : ""
+}${
+  demo
+    ? `
+
+Notifications (--notify-demo):
+  Webhook receiver: ${demo.hookUrl}  (every event, verified with standardwebhooks, printed here)
+  SMTP server:      ${demo.smtpUrl}  (each email's subject and links printed here)
+  Mailbox page:     ${demo.mailUrl}  (the last 50 emails, with their decision links)
+  Notifier config:  ${notifyFile ?? ""}  (people: one per token, <subject>@support-desk.test)
+A decision link opens a confirmation page; approving there applies once, as that person.`
     : ""
 }
 Press Ctrl+C to stop.

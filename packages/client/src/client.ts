@@ -32,6 +32,7 @@ import type {
   WebhookDelivery,
   WebhookEventType,
   CreatedWebhook,
+  DecisionLink,
   RotatedWebhook,
   Whoami,
 } from "./types.ts";
@@ -158,6 +159,7 @@ export const clientRoutes = [
   "DELETE /webhooks/{id}",
   "POST /webhooks/{id}/rotate",
   "GET /webhooks/{id}/deliveries",
+  "POST /interrupts/{id}/links",
 ] as const;
 
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -434,6 +436,27 @@ export class ReinClient {
   }
 
   // Webhooks ------------------------------------------------------------------------------------
+
+  /**
+   * `POST /interrupts/:id/links` (admin): signed, single-use decision links of a pending question
+   * for one principal, one per decision it offers (none for a plain question). `ttl`: `90s`,
+   * `15m`, `12h`, `3d` or seconds; default the server's. See docs/notifications.md.
+   */
+  async createDecisionLinks(
+    interruptId: string,
+    request: {
+      principal: { subject: string; groups?: string[]; roles?: string[] };
+      ttl?: string | number;
+    },
+  ): Promise<DecisionLink[]> {
+    return (
+      await this.json<{ links: DecisionLink[] }>(
+        "POST",
+        `/interrupts/${enc(interruptId)}/links`,
+        request,
+      )
+    ).links;
+  }
 
   /** `POST /webhooks` (admin): subscribes `url` to events of your tenant; keep the secret. */
   createWebhook(request: {

@@ -267,6 +267,15 @@ export interface CreatedWebhook extends Webhook {
   secret: string;
 }
 
+/** One signed decision link of `POST /interrupts/:id/links`. */
+export interface DecisionLink {
+  /** `approve` (answers `{ type: "accept" }`) or `reject` (`{ type: "ignore" }`). */
+  decision: "approve" | "reject";
+  /** `{publicUrl}/links/<token>`: `GET` shows a confirmation page, its `POST` applies once. */
+  url: string;
+  expiresAt: string;
+}
+
 /** `POST /webhooks/:id/rotate`: the new secret, shown only here. */
 export interface RotatedWebhook {
   id: string;

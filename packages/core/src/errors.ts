@@ -38,6 +38,7 @@ export const ErrorCodes = {
   BULK_REFUSED: "bulk_refused",
   COUNT_MISMATCH: "count_mismatch",
   INVALID_LADDER: "invalid_ladder",
+  LINKS_NOT_CONFIGURED: "links_not_configured",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */

@@ -44,6 +44,7 @@ export {
   approvalView,
   canonicalJson,
   payloadDigest,
+  refusalText,
   storedPolicy,
 } from "./checkpoint/approvals.ts";
 export type {

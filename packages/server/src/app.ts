@@ -8,6 +8,7 @@ import {
   ReinError,
   type ApproversSpec,
   type Checkpointer,
+  type InterruptId,
 } from "@rein/core";
 import Fastify, {
   type FastifyError,
@@ -40,6 +41,9 @@ import { BackgroundRuns } from "./background.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import { registerSlackRoutes } from "./routes/slack.ts";
 import { parseSlackConfig, type SlackOptions } from "./notify/slack-config.ts";
+import { registerLinkRoutes } from "./routes/links.ts";
+import type { LinkSettings } from "./notify/config.ts";
+import type { Notifier } from "./notify/notifier.ts";
 import {
   DEFAULT_DELIVERY,
   WebhookDeliveryLoop,
@@ -121,6 +125,16 @@ export interface ServerOptions {
    * Approve / Reject clicks, signed by Slack, as the mapped people. See docs/slack.md.
    */
   slack?: SlackOptions;
+  /**
+   * Notifiers (email, Slack) this process's delivery loop hands `notify:<kind>` subscriptions'
+   * events to (`--notify FILE` in the CLI). See docs/notifications.md.
+   */
+  notifiers?: Notifier[];
+  /**
+   * How decision links are signed and where they point. Given, `/links/<token>` serves them and
+   * `POST /interrupts/:id/links` mints them; without, minting answers `links_not_configured`.
+   */
+  links?: LinkSettings | null;
 }
 
 /** A built server. */
@@ -293,6 +307,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   const webhooks = webhookBackendOf(options.store);
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
   if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
+  registerLinkRoutes(app, context, options.links ?? null);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
@@ -315,6 +330,10 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
           webhooks.serializer,
           options.webhookDelivery ?? DEFAULT_DELIVERY,
           app.log,
+          {
+            notifiers: options.notifiers ?? [],
+            policyOf: async (id) => (await options.store.getInterrupt(id as InterruptId))?.policy,
+          },
         )
       : null;
   delivery?.start();

@@ -89,6 +89,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   not_allowed: 403,
   bulk_refused: 409,
   count_mismatch: 409,
+  // Decision links need a signing key (REIN_LINK_SECRET or links.secret): the server has none.
+  links_not_configured: 409,
   payload_too_large: 413,
   headers_too_large: 431,
   request_timeout: 408,
@@ -97,6 +99,16 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   // The model provider failed or cut its answer short: a fault upstream of this server.
   model_failed: 502,
 };
+
+/** Decision links were asked for, and the server has no key to sign them with. */
+export class LinksNotConfiguredError extends ReinError {
+  constructor() {
+    super(
+      ErrorCodes.LINKS_NOT_CONFIGURED,
+      "This server mints no decision links: start it with --notify FILE and a link secret (REIN_LINK_SECRET or links.secret, at least 32 characters).",
+    );
+  }
+}
 
 /** The JSON body of every error response. */
 export interface ErrorBody {

@@ -21,3 +21,15 @@ export type { SlackNotifierOptions } from "./notify/slack.ts";
 export type { Notifier, NotifierDelivery } from "./notify/notifier.ts";
 export { SlackConfigSchema, parseSlackConfig } from "./notify/slack-config.ts";
 export type { SlackOptions, SlackPerson } from "./notify/slack-config.ts";
+export { LinksNotConfiguredError } from "./errors.ts";
+export { linkSettings, loadNotifyConfig, parseNotifyConfig } from "./notify/config.ts";
+export type { LinkSettings, NotifyConfig, Person } from "./notify/config.ts";
+export { notifySetup } from "./notify/setup.ts";
+export type { NotifySetup } from "./notify/setup.ts";
+export { ensureNotifySubscription } from "./notify/subscriptions.ts";
+export type {
+  InterruptEventData,
+  RunEventData,
+  WebhookApprovers,
+  WebhookBody,
+} from "./webhooks/payload.ts";

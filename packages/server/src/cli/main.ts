@@ -41,8 +41,9 @@ const HELP = `rein — serve and steer durable agent runs
 Processes:
   rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
               [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors ORIGIN]...
-              [--log-level info|silent] [--policies FILE]
+              [--log-level info|silent] [--policies FILE] [--notify FILE]
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE [--policies FILE]
+              [--notify FILE]
               runs queued background runs, takes over runs of dead processes, fires deadlines
 
 Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
@@ -66,6 +67,9 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
   rein webhooks add URL --events a,b [--graph G1,G2]   subscribe (admin); prints the secret once
   rein webhooks list | remove ID | rotate ID [--grace SECONDS] | deliveries ID [--limit N]
 
+--notify FILE (or $REIN_NOTIFY_FILE) configures notifiers (email) and signed decision links;
+the link key comes from $REIN_LINK_SECRET or the file (docs/notifications.md).
+
 Serving with --audit-key KEY (or $REIN_AUDIT_KEY) signs the audit chains' heads at each verify,
 so a deleted tail is found too.
 
@@ -82,6 +86,7 @@ const OPTIONS = {
   host: { type: "string" },
   tokens: { type: "string" },
   policies: { type: "string" },
+  notify: { type: "string" },
   open: { type: "boolean", default: false },
   cors: { type: "string", multiple: true },
   "log-level": { type: "string" },
@@ -163,6 +168,7 @@ export async function main(
             host: v.host,
             tokens: v.tokens,
             policies: v.policies,
+            notify: v.notify,
             open: v.open,
             cors: v.cors,
             logLevel: v["log-level"] ?? "info",
@@ -180,6 +186,7 @@ export async function main(
             schema: v.schema,
             graphs: v.graphs,
             policies: v.policies,
+            notify: v.notify,
             concurrency: int("concurrency", v.concurrency) ?? 4,
           },
           io,

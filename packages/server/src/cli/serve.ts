@@ -10,6 +10,9 @@ import { loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
 import { deliverySettingsFromEnv } from "../webhooks/delivery.ts";
+import { webhookBackendOf } from "../webhooks/store.ts";
+import { loadNotifyConfig } from "../notify/config.ts";
+import { notifySetup } from "../notify/setup.ts";
 import { ExitCode, type Io } from "./output.ts";
 
 /** Options of `rein serve`. */
@@ -22,6 +25,8 @@ export interface ServeOptions {
   tokens?: string | undefined;
   /** A JSON file of default approval policies per graph (see docs/governance.md). */
   policies?: string | undefined;
+  /** A JSON notifier config (`--notify FILE` or `REIN_NOTIFY_FILE`; see docs/notifications.md). */
+  notify?: string | undefined;
   open: boolean;
   cors?: string[] | undefined;
   /** Log level of the JSON request log on stdout; `silent` turns it off. */
@@ -87,7 +92,13 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     throw new UsageError("Pass --graphs MODULE (a module exporting `graphs`) or set REIN_GRAPHS.");
   const { auth, host } = authFrom(options, io);
   const graphs = await loadGraphModule(graphsModule);
+  const notifyConfig = loadNotifyConfig({ file: options.notify });
   const opened = await openStore(storeOptions(options));
+  const notify = notifyConfig ? notifySetup(notifyConfig, opened.store) : null;
+  const webhookStore = webhookBackendOf(opened.store)?.webhooks;
+  if (notify && webhookStore)
+    for (const line of await notify.subscribe(webhookStore))
+      io.err(`rein serve: notifier subscription ${line}\n`);
   const consoleDir = installedConsoleDir();
   const scale = opened.postgres
     ? await startScaleOut({
@@ -104,6 +115,8 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ...(options.policies ? { policies: loadPolicies(options.policies) } : {}),
     leaseTtlMs: leaseTtlMs(),
     webhookDelivery: deliverySettingsFromEnv(),
+    ...(notify ? { notifiers: notify.notifiers, links: notify.links } : {}),
+    ...(notify?.slack ? { slack: notify.slack } : {}),
     concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),
     ...(consoleDir ? { consoleDir } : {}),
@@ -131,6 +144,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   });
   io.err("rein serve: shutting down, draining running work...\n");
   await server.close();
+  notify?.close();
   await scale?.stop();
   await opened.store.close();
   io.err("rein serve: stopped\n");

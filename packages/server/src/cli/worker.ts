@@ -3,6 +3,7 @@
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
 import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
+import type { InterruptId } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
@@ -11,6 +12,8 @@ import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
 import { deliverySettingsFromEnv, WebhookDeliveryLoop } from "../webhooks/delivery.ts";
 import { webhookBackendOf } from "../webhooks/store.ts";
+import { loadNotifyConfig } from "../notify/config.ts";
+import { notifySetup } from "../notify/setup.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -22,6 +25,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** A JSON file of default approval policies per graph (as `rein serve --policies`). */
   policies?: string | undefined;
+  /** A notifier config, as `rein serve --notify` (its notifiers deliver here too). */
+  notify?: string | undefined;
 }
 
 /** The worker's log: one JSON line per entry on stderr. */
@@ -53,6 +58,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   if (options.concurrency < 1)
     throw new UsageError("--concurrency must be at least 1 for a worker.");
   const factories = await loadGraphModule(graphsModule);
+  const notifyConfig = loadNotifyConfig({ file: options.notify });
   const opened = await openStore({ postgres: url, schema: options.schema });
   const saver = opened.postgres?.saver;
   if (!saver) throw new UsageError("rein worker needs a Postgres store.");
@@ -77,6 +83,10 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   });
   background.start();
   const webhooks = webhookBackendOf(opened.store);
+  const notify = notifyConfig ? notifySetup(notifyConfig, opened.store) : null;
+  if (notify && webhooks)
+    for (const line of await notify.subscribe(webhooks.webhooks))
+      io.err(`rein worker: notifier subscription ${line}\n`);
   const delivery =
     webhooks &&
     new WebhookDeliveryLoop(
@@ -84,6 +94,10 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
       webhooks.serializer,
       deliverySettingsFromEnv(),
       stderrLog(io),
+      {
+        notifiers: notify?.notifiers ?? [],
+        policyOf: async (id) => (await opened.store.getInterrupt(id as InterruptId))?.policy,
+      },
     );
   delivery?.start();
   const timers = registry
@@ -102,6 +116,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   io.err("rein worker: shutting down, finishing running work...\n");
   for (const timer of timers) timer.stop();
   await delivery?.stop();
+  notify?.close();
   await background.stop();
   await runs.drain(30_000);
   stopRelay();

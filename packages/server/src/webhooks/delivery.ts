@@ -6,8 +6,14 @@
  * last attempt. Runs never wait for it: it shares nothing with them but the store.
  */
 import type { Serializer } from "@rein/core";
-import type { ClaimedDelivery, WebhookAttemptResult, WebhookStore } from "@rein/core/store";
-import { webhookBody } from "./payload.ts";
+import type {
+  ClaimedDelivery,
+  StoredApprovalPolicy,
+  WebhookAttemptResult,
+  WebhookStore,
+} from "@rein/core/store";
+import { notifierKind, type Notifier } from "../notify/notifier.ts";
+import { webhookBodyOf } from "./payload.ts";
 import { signAttempt } from "./signing.ts";
 
 /** How the loop paces itself. Every field has a default (see {@link deliverySettingsFromEnv}). */
@@ -97,8 +103,20 @@ export interface DeliveryLog {
   warn(details: object, message: string): void;
 }
 
-/** What one request came to. */
+/** What the loop needs beyond the outbox: notifiers, and where approval policies are. */
+export interface DeliveryExtras {
+  /** The notifiers that deliver `notify:<kind>` subscriptions in this process. */
+  notifiers?: readonly Notifier[];
+  /**
+   * The stored approval policy of an interrupt, for the body's `approvers` (the SQL stores keep
+   * it out of the outbox record).
+   */
+  policyOf?: (interruptId: string) => Promise<StoredApprovalPolicy | null | undefined>;
+}
+
+/** What one request (or notifier call) came to. */
 interface Sent {
+  ok: boolean;
   statusCode: number | null;
   error: string | null;
 }
@@ -116,7 +134,12 @@ export class WebhookDeliveryLoop {
     private readonly serializer: Serializer,
     private readonly settings: WebhookDeliverySettings = DEFAULT_DELIVERY,
     private readonly log?: DeliveryLog,
-  ) {}
+    private readonly extras: DeliveryExtras = {},
+  ) {
+    for (const notifier of extras.notifiers ?? []) this.#notifiers.set(notifier.kind, notifier);
+  }
+
+  readonly #notifiers = new Map<string, Notifier>();
 
   /** Starts looking for due deliveries, now and every `pollMs`. */
   start(): void {
@@ -180,9 +203,9 @@ export class WebhookDeliveryLoop {
     const attempt = claim.attempts + 1;
     const at = new Date();
     const started = performance.now();
-    const sent = await this.#send(claim, at);
+    const sent = await this.#send(claim, at, attempt);
     const durationMs = performance.now() - started;
-    const delivered = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+    const delivered = sent.ok;
     const dead = !delivered && attempt >= this.settings.maxAttempts;
     const result: WebhookAttemptResult = {
       subscriptionId: claim.subscription.id,
@@ -201,13 +224,26 @@ export class WebhookDeliveryLoop {
     await this.store.recordAttempt(result);
   }
 
-  async #send(claim: ClaimedDelivery, at: Date): Promise<Sent> {
+  async #send(claim: ClaimedDelivery, at: Date, attempt: number): Promise<Sent> {
     let body: string;
+    let parsed: ReturnType<typeof webhookBodyOf>;
     try {
-      body = webhookBody(claim.event, this.serializer);
+      const { interruptId, type } = claim.event;
+      const policy =
+        interruptId !== null && type !== "run.finished" && this.extras.policyOf
+          ? await this.extras.policyOf(interruptId)
+          : null;
+      parsed = webhookBodyOf(claim.event, this.serializer, policy);
+      body = JSON.stringify(parsed);
     } catch (error) {
-      return { statusCode: null, error: `the event could not be encoded: ${message(error)}` };
+      return {
+        ok: false,
+        statusCode: null,
+        error: `the event could not be encoded: ${message(error)}`,
+      };
     }
+    const kind = notifierKind(claim.subscription.url);
+    if (kind !== null) return this.#notify(kind, claim.event.eventId, attempt, parsed);
     try {
       const response = await fetch(claim.subscription.url, {
         method: "POST",
@@ -223,13 +259,44 @@ export class WebhookDeliveryLoop {
       });
       await response.body?.cancel();
       const ok = response.status >= 200 && response.status < 300;
-      return { statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
+      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === "TimeoutError";
       return {
+        ok: false,
         statusCode: null,
         error: timedOut ? `no answer within ${this.settings.timeoutMs} ms` : message(error),
       };
+    }
+  }
+
+  /** Hands the event to this process's notifier of `kind`, within the timeout. */
+  async #notify(
+    kind: string,
+    id: string,
+    attempt: number,
+    body: ReturnType<typeof webhookBodyOf>,
+  ): Promise<Sent> {
+    const notifier = this.#notifiers.get(kind);
+    // Another process may have it: this attempt fails and a later one (anywhere) retries.
+    if (!notifier)
+      return { ok: false, statusCode: null, error: `no "${kind}" notifier in this process` };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        notifier.send({ id, attempt, body }),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.settings.timeoutMs} ms`)),
+            this.settings.timeoutMs,
+          );
+        }),
+      ]);
+      return { ok: true, statusCode: null, error: null };
+    } catch (error) {
+      return { ok: false, statusCode: null, error: message(error) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

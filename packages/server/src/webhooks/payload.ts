@@ -10,7 +10,12 @@ import type {
   Serializer,
   ThreadId,
 } from "@rein/core";
-import type { OutboxEvent, StoredInterrupt, WebhookEventType } from "@rein/core/store";
+import type {
+  OutboxEvent,
+  StoredApprovalPolicy,
+  StoredInterrupt,
+  WebhookEventType,
+} from "@rein/core/store";
 
 /** Largest question payload a webhook carries whole (JSON bytes); a larger one is left out. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024;
@@ -19,6 +24,17 @@ export const MAX_PAYLOAD_BYTES = 16 * 1024;
 export interface WebhookPathEntry {
   graph: string;
   node: string;
+}
+
+/** Who may answer a question, as its approval policy was resolved when it was asked. */
+export interface WebhookApprovers {
+  subjects?: string[];
+  groups?: string[];
+  roles?: string[];
+  /** Distinct approvals that apply the answer. */
+  count: number;
+  /** The run's requester may not answer. */
+  notRequester: boolean;
 }
 
 /** `data` of an `interrupt.*` event. */
@@ -49,6 +65,8 @@ export interface InterruptEventData {
    * approval policy lists (the `escalate.approvers` of the question's ladder).
    */
   escalatedTo?: EscalationTargets;
+  /** Who may answer (the stored approval policy); `null`: anyone who may resume. */
+  approvers: WebhookApprovers | null;
 }
 
 /** `data` of a `run.finished` event. */
@@ -77,7 +95,23 @@ export interface WebhookBody {
  */
 type EncodedInterrupt = Partial<StoredInterrupt> & { up?: StoredInterrupt["path"] };
 
-function interruptData(event: OutboxEvent, serializer: Serializer): InterruptEventData {
+/** The public part of a stored policy (never its requester or digest). */
+function approversOf(policy: StoredApprovalPolicy | null | undefined): WebhookApprovers | null {
+  if (!policy) return null;
+  return {
+    ...(policy.subjects ? { subjects: [...policy.subjects] } : {}),
+    ...(policy.groups ? { groups: [...policy.groups] } : {}),
+    ...(policy.roles ? { roles: [...policy.roles] } : {}),
+    count: policy.count,
+    notRequester: policy.notRequester,
+  };
+}
+
+function interruptData(
+  event: OutboxEvent,
+  serializer: Serializer,
+  policy: StoredApprovalPolicy | null | undefined,
+): InterruptEventData {
   const record = serializer.deserialize(event.record) as EncodedInterrupt;
   const json = JSON.stringify(record.payload ?? null);
   const fits = Buffer.byteLength(json) <= MAX_PAYLOAD_BYTES;
@@ -101,6 +135,8 @@ function interruptData(event: OutboxEvent, serializer: Serializer): InterruptEve
     ...(event.type === "interrupt.escalated"
       ? { escalatedTo: record.ladder?.escalateTo ?? {} }
       : {}),
+    // The SQL stores keep the policy in a column of its own, out of the outbox's record.
+    approvers: approversOf(record.policy ?? policy),
   };
 }
 
@@ -117,13 +153,31 @@ function runData(event: OutboxEvent, serializer: Serializer): RunEventData {
   };
 }
 
-/** The JSON text of `event`'s webhook body. */
-export function webhookBody(event: OutboxEvent, serializer: Serializer): string {
-  const body: WebhookBody = {
+/**
+ * `event`'s webhook body. `policy` is the interrupt's stored approval policy, for a store whose
+ * outbox record leaves it out (it never changes once the question is asked, so every attempt
+ * still sends the same bytes).
+ */
+export function webhookBodyOf(
+  event: OutboxEvent,
+  serializer: Serializer,
+  policy?: StoredApprovalPolicy | null,
+): WebhookBody {
+  return {
     type: event.type,
     timestamp: event.createdAt,
     data:
-      event.type === "run.finished" ? runData(event, serializer) : interruptData(event, serializer),
+      event.type === "run.finished"
+        ? runData(event, serializer)
+        : interruptData(event, serializer, policy),
   };
-  return JSON.stringify(body);
+}
+
+/** The JSON text of `event`'s webhook body (see {@link webhookBodyOf}). */
+export function webhookBody(
+  event: OutboxEvent,
+  serializer: Serializer,
+  policy?: StoredApprovalPolicy | null,
+): string {
+  return JSON.stringify(webhookBodyOf(event, serializer, policy));
 }
