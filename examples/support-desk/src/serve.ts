@@ -26,6 +26,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { ReinApiError, ReinClient } from "@rein/client";
 import { largeTicket } from "./desk-data.ts";
+import { followUpLadder } from "./follow-up.ts";
 import { readTokens, startNotifyDemo, writeNotifyConfig, type NotifyDemo } from "./notify-demo.ts";
 
 /** The first token of a tokens file that may start runs (`run` or `admin` scope). */
@@ -51,6 +52,8 @@ const { values } = parseArgs({
   },
 });
 const notifyDemo = values["notify-demo"];
+/** The follow-up question's ladder (checked before anything starts). */
+const ladder = followUpLadder();
 /** The tokens file, and the requester: its first token that may start runs. */
 const tokensFile =
   values.tokens !== undefined
@@ -209,6 +212,14 @@ if (requester) {
     opened.push(threadId);
   }
 }
+/** With `--notify-demo`: a question that goes up its escalation ladder while nobody answers. */
+let followUp: string | null = null;
+if (demo) {
+  followUp = `follow-up-${Date.now().toString(36)}`;
+  await client.createThread({ graph: "follow-up", threadId: followUp });
+  await client.startRun(followUp, { input: {}, wait: true });
+  opened.push(followUp);
+}
 let waiting = 0;
 for (const threadId of [...reused, ...opened])
   waiting += (await client.listInterrupts({ status: "pending", threadId })).items.length;
@@ -236,7 +247,13 @@ Notifications (--notify-demo):
   SMTP server:      ${demo.smtpUrl}  (each email's subject and links printed here)
   Mailbox page:     ${demo.mailUrl}  (the last 50 emails, with their decision links)
   Notifier config:  ${notifyFile ?? ""}  (people: one per token, <subject>@support-desk.test)
-A decision link opens a confirmation page; approving there applies once, as that person.`
+A decision link opens a confirmation page; approving there applies once, as that person.
+
+The escalation ladder: nobody is asked to answer ${followUp ?? ""} ("call the customer back?",
+for support). Leave it: after ${ladder.remind} s support is reminded, after ${ladder.escalate} s it is escalated to
+finance, after ${ladder.timeout} s it is declined by default — each step a webhook and emails above,
+a line in its audit log: ${url}/#/threads/${followUp ?? ""} in the console, or
+  REIN_TOKEN=${demoAdmin ?? ""} npx rein audit export --thread ${followUp ?? ""}${values.port === "8080" ? "" : ` --url ${url}`}`
     : ""
 }
 Press Ctrl+C to stop.
