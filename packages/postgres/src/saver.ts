@@ -40,6 +40,7 @@ import {
   type InterruptQuery,
   type LeaseRecord,
   type PendingPage,
+  type PendingSummary,
   type RunQuery,
   type RunRecord,
   type StepCommit,
@@ -412,6 +413,21 @@ export class PostgresSaver implements Checkpointer {
   async listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     const rows = await this.#rows<InterruptRow>(this.#sql.expiredInterrupts, [now, limit]);
     return rows.map((row) => this.#codec.interrupt(row));
+  }
+
+  async summarizePending(): Promise<PendingSummary[]> {
+    const rows = await this.#rows<{
+      tenant: string | null;
+      root_graph: string;
+      count: number;
+      oldest: string;
+    }>(this.#sql.pendingSummary, []);
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      rootGraph: row.root_graph,
+      count: row.count,
+      oldestCreatedAt: row.oldest,
+    }));
   }
 
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {

@@ -32,6 +32,7 @@ import type {
   InterruptQuery,
   LeaseRecord,
   PendingPage,
+  PendingSummary,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -406,6 +407,17 @@ export class SqliteSaver implements Checkpointer {
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     return settle(() =>
       this.#sql.expiredInterrupts.all(now, limit).map((row) => this.#codec.interrupt(row)),
+    );
+  }
+
+  summarizePending(): Promise<PendingSummary[]> {
+    return settle(() =>
+      this.#sql.pendingSummary.all().map((row) => ({
+        tenant: row.tenant,
+        rootGraph: row.root_graph,
+        count: row.count,
+        oldestCreatedAt: row.oldest,
+      })),
     );
   }
 

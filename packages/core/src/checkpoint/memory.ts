@@ -38,6 +38,7 @@ import type {
   InterruptQuery,
   LeaseRecord,
   PendingPage,
+  PendingSummary,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -207,6 +208,10 @@ export class MemorySaver implements Checkpointer {
 
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]> {
     return settle(() => this.#db.interrupts.expired(now, limit));
+  }
+
+  summarizePending(): Promise<PendingSummary[]> {
+    return settle(() => this.#db.interrupts.pendingSummary());
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {
