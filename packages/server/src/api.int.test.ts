@@ -79,6 +79,7 @@ function suite(backend: Backend): void {
           "/interrupts",
           "/interrupts/decisions",
           "/interrupts/stream",
+          "/metrics",
           "/openapi.json",
           "/threads",
           "/threads/{id}",

@@ -98,6 +98,8 @@ export class WebhookDeliveryLoop {
     private readonly serializer: Serializer,
     private readonly settings: WebhookDeliverySettings = DEFAULT_DELIVERY,
     private readonly log?: DeliveryLog,
+    /** Told of each attempt once it is recorded (metrics). */
+    private readonly onAttempt?: (result: WebhookAttemptResult) => void,
   ) {}
 
   /** Starts looking for due deliveries, now and every `pollMs`. */
@@ -166,6 +168,7 @@ export class WebhookDeliveryLoop {
           : new Date(Date.now() + backoffDelay(attempt, this.settings)).toISOString(),
     };
     await this.store.recordAttempt(result);
+    this.onAttempt?.(result);
   }
 
   async #send(claim: ClaimedDelivery, at: Date): Promise<Sent> {
