@@ -415,19 +415,8 @@ export class PostgresSaver implements Checkpointer {
     return rows.map((row) => this.#codec.interrupt(row));
   }
 
-  async summarizePending(): Promise<PendingSummary[]> {
-    const rows = await this.#rows<{
-      tenant: string | null;
-      root_graph: string;
-      count: number;
-      oldest: string;
-    }>(this.#sql.pendingSummary, []);
-    return rows.map((row) => ({
-      tenant: row.tenant,
-      rootGraph: row.root_graph,
-      count: row.count,
-      oldestCreatedAt: row.oldest,
-    }));
+  summarizePending(): Promise<PendingSummary[]> {
+    return this.#rows<PendingSummary & pg.QueryResultRow>(this.#sql.pendingSummary, []);
   }
 
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
@@ -579,11 +568,8 @@ export class PostgresSaver implements Checkpointer {
 
   async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     validateThreadId(threadId);
-    const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, [
-      threadId,
-      owner,
-      ttlMs,
-    ]);
+    const values = [threadId, owner, ttlMs];
+    const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, values);
     return row ? Number(row.token) : null;
   }
 

@@ -237,7 +237,8 @@ export function statementsFor(s: string) {
     ),
     pendingSummary: named(
       "pending_summary",
-      `SELECT tenant, root_graph, count(*)::int AS count, min(created_at) AS oldest
+      `SELECT tenant, root_graph AS "rootGraph", count(*)::int AS count,
+         min(created_at) AS "oldestCreatedAt"
        FROM ${s}.interrupts WHERE status = 'pending' GROUP BY tenant, root_graph`,
     ),
     getRequest: named("get_request", `SELECT result FROM ${s}.requests WHERE request_id = $1`),

@@ -43,8 +43,7 @@ import {
   type WebhookDeliverySettings,
 } from "./webhooks/delivery.ts";
 import { webhookBackendOf } from "./webhooks/store.ts";
-import { observeAnswers } from "./metrics/answers.ts";
-import { ReinMetrics } from "./metrics/recorder.ts";
+import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./runs.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
@@ -208,17 +207,17 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
   });
-  const metrics =
+  // Every answer applied through the store this server compiles its graphs against is counted:
+  // resumes, bulk decisions, the deadline timer, cancellations.
+  const wired =
     options.metrics === false
       ? null
-      : new ReinMetrics({
-          pending: options.store.summarizePending?.bind(options.store),
+      : wireMetrics(options.store, {
           pendingCacheMs: options.metrics?.pendingCacheMs,
           processMetrics: options.metrics?.processMetrics,
         });
-  // Every answer applied through the store this server compiles its graphs against is counted:
-  // resumes, bulk decisions, the deadline timer, cancellations.
-  const store = metrics ? observeAnswers(options.store, metrics) : options.store;
+  const metrics = wired?.metrics ?? null;
+  const store = wired?.store ?? options.store;
   const registry = new GraphRegistry(
     store,
     options.graphs,
@@ -226,11 +225,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     options.policies,
   );
   const runs = new RunManager(options.scale?.mirror ?? null);
-  if (metrics)
-    runs.observe({
-      started: (kind) => metrics.runStarted(kind),
-      finished: (kind, status) => metrics.runFinished(kind, status),
-    });
+  if (wired) runs.observe(wired.runs);
   const leaseTtlMs = options.leaseTtlMs ?? registry.all()[0]?.leaseSettings.ttlMs ?? 30_000;
   const concurrency = options.concurrency ?? 4;
   if (concurrency < 1 && !options.scale) {
@@ -355,9 +350,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
           webhooks.serializer,
           options.webhookDelivery ?? DEFAULT_DELIVERY,
           app.log,
-          metrics
-            ? (attempt) => metrics.webhookAttempt(attempt.outcome, attempt.durationMs / 1000)
-            : undefined,
+          wired?.onAttempt,
         )
       : null;
   delivery?.start();

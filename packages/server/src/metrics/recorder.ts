@@ -121,7 +121,9 @@ export class ReinMetrics {
         labelNames: spec.labels,
         registers: [this.registry],
         async collect() {
-          const groups = await pending();
+          // A store that cannot be read leaves the series out (alert on `absent()`), rather
+          // than failing the whole scrape.
+          const groups = await pending().catch(() => []);
           const now = Date.now();
           this.reset();
           for (const group of groups)
