@@ -17,6 +17,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openAuth, tokenAuth, type TokenConfig } from "./auth.ts";
+import { countEscalation } from "./metrics/recorder.ts";
 import {
   TOKENS,
   client,
@@ -248,6 +249,23 @@ function suite(backend: Backend): void {
       ).toBeGreaterThanOrEqual(0.2);
     });
 
+    it("new input that cancels the pending questions counts them as cancel", async () => {
+      await ask(alice(), "ask", "c-1");
+      await ask(alice(), "ask", "c-2");
+      const run = await alice()<Json>("POST", "/threads/c-1/runs", {
+        input: { question: "Again?" },
+        onPending: "cancel",
+        wait: true,
+      });
+      expect(run.body["status"]).toBe("interrupted");
+      const samples = await scrape();
+      expect(series(samples, "rein_approval_answers_total")).toEqual({
+        "graph=ask,decision=cancel,actor_type=human": 1,
+      });
+      // c-2's question and c-1's new one.
+      expect(series(samples, "rein_approvals_pending")).toEqual({ "tenant=acme,graph=ask": 2 });
+    });
+
     it("a webhook delivery to a failing receiver counts a retry, then a dead letter", async () => {
       receiver.answer = () => 500;
       const hook = await admin()<Json>("POST", "/webhooks", {
@@ -379,6 +397,35 @@ describe("metrics through OpenTelemetry", () => {
       { method: "POST", route: "/threads/:id/resume", status_class: "2xx" },
       1,
     ]);
+  });
+
+  it("countEscalation counts in every live server, and once in OpenTelemetry", async () => {
+    const other = await startTestServer(store.store, { auth: openAuth() });
+    try {
+      countEscalation("remind", "ask");
+      countEscalation("escalate", "ask");
+      countEscalation("escalate", "ask");
+      for (const running of [server, other]) {
+        const text = await running.server.context.metrics!.render();
+        expect(series(parse(text), "rein_approval_escalations_total")).toEqual({
+          "stage=remind,graph=ask": 1,
+          "stage=escalate,graph=ask": 2,
+        });
+      }
+      const points = await otelPoints("rein.approvals.escalations");
+      expect(points.map((p) => [p.attributes, p.value])).toEqual([
+        [{ stage: "remind", graph: "ask" }, 1],
+        [{ stage: "escalate", graph: "ask" }, 2],
+      ]);
+    } finally {
+      await other.close();
+    }
+    // A closed server counts no more.
+    countEscalation("remind", "ask");
+    const text = await server.server.context.metrics!.render();
+    expect(series(parse(text), "rein_approval_escalations_total")["stage=remind,graph=ask"]).toBe(
+      2,
+    );
   });
 
   it("is open in open mode, and off with metrics: false", async () => {
