@@ -1,11 +1,12 @@
 /**
  * How an applied answer is labelled: the decision read from the answer value, the actor type,
- * and which rows of a batch count (resolved ones, with the time since they were asked).
+ * which ids of a batch count (resolved ones, with the time since they were asked), and what the
+ * store view remembers of the interrupts read through it.
  */
 import { describe, expect, it } from "vitest";
 import { makeInterrupt } from "@rein/core/testing";
 import type { AnswerBatch } from "@rein/core/store";
-import { actorTypeOf, decisionOf, resolvedBy } from "./answers.ts";
+import { SeenInterrupts, actorTypeOf, decisionOf, resolvedBy } from "./answers.ts";
 
 describe("decisionOf", () => {
   it.each([
@@ -41,6 +42,11 @@ describe("actorTypeOf", () => {
 describe("resolvedBy", () => {
   const createdAt = "2025-01-01T00:00:00.000Z";
   const at = Date.parse(createdAt) + 90_000;
+  const asked = new Map([
+    ["a", { createdAt, graph: "support" }],
+    ["p", { createdAt, graph: "support" }],
+    ["c", { createdAt, graph: "agent" }],
+  ]);
   const batch = (over: Partial<AnswerBatch>): AnswerBatch => ({
     threadId: "t" as AnswerBatch["threadId"],
     answers: [],
@@ -49,45 +55,54 @@ describe("resolvedBy", () => {
     action: "answer",
     ...over,
   });
+  const id = (text: string) => text as AnswerBatch["answers"][number]["id"];
 
-  it("counts resolved rows under their root graph, with the seconds since they were asked", () => {
-    const answered = makeInterrupt("t", "a", {
-      status: "answered",
-      createdAt,
-      graph: "refund",
-      path: [
-        { runId: "r0", graph: "support", node: "delegate", taskId: "t0" },
-        { runId: "r1", graph: "refund", node: "review", taskId: "t1" },
-      ] as never,
-    });
-    const stillPending = makeInterrupt("t", "p", { status: "pending", createdAt });
-    const cancelled = makeInterrupt("t", "c", { status: "cancelled", createdAt });
+  it("counts answered and cancelled ids, not those that only gained an approval", () => {
     const applied = batch({
       answers: [
-        { id: answered.id, value: { type: "accept" } },
-        { id: stillPending.id, value: { type: "accept" } },
+        { id: id("a"), value: { type: "accept" } },
+        { id: id("p"), value: { type: "accept" } },
       ],
-      cancel: [cancelled.id],
+      cancel: [id("c")],
     });
-    expect(resolvedBy(applied, [answered, stillPending, cancelled], at)).toEqual([
+    expect(resolvedBy(applied, ["p"], asked, at)).toEqual([
       { graph: "support", decision: "approve", actorType: "human", seconds: 90 },
       { graph: "agent", decision: "cancel", actorType: "human", seconds: 90 },
     ]);
   });
 
   it("labels everything the deadline timer resolved as timeout, answered or cancelled", () => {
-    const valued = makeInterrupt("t", "v", { status: "answered", createdAt });
-    const cancelled = makeInterrupt("t", "c", { status: "cancelled", createdAt });
     const timer = batch({
       actor: "system:timer",
       action: "timeout",
-      answers: [{ id: valued.id, value: { approved: false } }],
-      cancel: [cancelled.id],
+      answers: [{ id: id("a"), value: { approved: false } }],
+      cancel: [id("c")],
     });
-    expect(resolvedBy(timer, [valued, cancelled], at).map((r) => r.decision)).toEqual([
-      "timeout",
-      "timeout",
+    expect(resolvedBy(timer, [], asked, at)).toEqual([
+      { graph: "support", decision: "timeout", actorType: "timer", seconds: 90 },
+      { graph: "agent", decision: "timeout", actorType: "timer", seconds: 90 },
     ]);
-    expect(resolvedBy(timer, [valued], at)[0]?.actorType).toBe("timer");
+  });
+});
+
+describe("SeenInterrupts", () => {
+  it("remembers the records of reads, and a page's only once the caller decodes it", () => {
+    const seen = new SeenInterrupts();
+    seen.add([makeInterrupt("t", "x", { createdAt: "2025-01-01T00:00:05.000Z" })]);
+    let decoded = 0;
+    const page = seen.page({
+      get items() {
+        decoded += 1;
+        return [makeInterrupt("t", "y")];
+      },
+      total: 1,
+    });
+    expect(decoded).toBe(0);
+    expect(seen.take("y")).toBeUndefined();
+    expect(page.items.map((i) => i.id)).toEqual(["y"]);
+    expect(seen.take("y")).toEqual({ createdAt: "2025-01-01T00:00:00.000Z", graph: "agent" });
+    expect(seen.take("x")).toEqual({ createdAt: "2025-01-01T00:00:05.000Z", graph: "agent" });
+    // Taken once: an answered interrupt is forgotten.
+    expect(seen.take("x")).toBeUndefined();
   });
 });
