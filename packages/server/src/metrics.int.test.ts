@@ -309,6 +309,15 @@ function suite(backend: Backend): void {
         }
         expect((await scrape(METRICS_TOKEN)).length).toBeGreaterThan(0);
         expect((await scrape(SCRAPER.token)).length).toBeGreaterThan(0);
+        // The OpenAPI document says so.
+        const doc = await client(server.url, null)<{ paths: Record<string, { get: Json }> }>(
+          "GET",
+          "/openapi.json",
+        );
+        expect(doc.body.paths["/metrics"]!.get).toMatchObject({
+          security: [{ bearer: ["metrics"] }],
+          "x-rein-scope": "metrics",
+        });
         // The scraper's token does nothing else.
         expect((await client(server.url, SCRAPER.token)("GET", "/interrupts")).status).toBe(403);
         // The refusals were counted, by route pattern.

@@ -62,6 +62,7 @@ export function registerMetricsRoute(
       summary:
         "This process's metrics in the Prometheus text format: pending approvals and their age by tenant and graph, time to decision, answers, escalations, webhook deliveries, runs and HTTP requests (see docs/metrics.md). Open in open mode; with tokens it needs the `--metrics-token` or a token with the `metrics` scope.",
       scope: null,
+      checksScope: "metrics",
       contentType: "text/plain; version=0.0.4",
       responses: { 200: z.string() },
     },
