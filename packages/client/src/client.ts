@@ -134,6 +134,7 @@ export function apiErrorOf(status: number, body: ErrorBody): ReinApiError {
 export const clientRoutes = [
   "GET /healthz",
   "GET /openapi.json",
+  "GET /metrics",
   "POST /threads",
   "GET /threads",
   "GET /threads/{id}",
@@ -199,6 +200,14 @@ export class ReinClient {
   /** `GET /openapi.json`: the server's OpenAPI 3.1 document. */
   openapi(): Promise<Record<string, unknown>> {
     return this.json("GET", "/openapi.json");
+  }
+
+  /**
+   * `GET /metrics`: the server's metrics in the Prometheus text format (the client's token needs
+   * the `metrics` scope, or is the server's metrics token). See docs/metrics.md.
+   */
+  async metrics(): Promise<string> {
+    return (await this.request("GET", "/metrics")).text();
   }
 
   /** `GET /whoami`: the token's subject, tenant, scopes, and the groups and roles policies match. */

@@ -230,7 +230,7 @@ export interface Whoami {
   subject: string;
   /** The only tenant whose threads the token sees; null in open mode. */
   tenant: string | null;
-  scopes: ("read" | "run" | "resume" | "admin")[];
+  scopes: ("read" | "run" | "resume" | "admin" | "metrics")[];
   /** Groups of the token, which approval policies may name. */
   groups: string[];
   /** Roles of the token, which approval policies may name. */

@@ -40,6 +40,7 @@ import {
   type InterruptQuery,
   type LeaseRecord,
   type PendingPage,
+  type PendingSummary,
   type RunQuery,
   type RunRecord,
   type StepCommit,
@@ -417,6 +418,10 @@ export class PostgresSaver implements Checkpointer {
   readonly takeLadderStep: Checkpointer["takeLadderStep"] = (step) =>
     takeLadderStep(this.pool, this.#sql, this.#codec, step);
 
+  summarizePending(): Promise<PendingSummary[]> {
+    return this.#rows<PendingSummary & pg.QueryResultRow>(this.#sql.pendingSummary, []);
+  }
+
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
     return answerBatches(this.pool, this.#sql, this.#codec, batches);
   }
@@ -566,11 +571,8 @@ export class PostgresSaver implements Checkpointer {
 
   async acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     validateThreadId(threadId);
-    const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, [
-      threadId,
-      owner,
-      ttlMs,
-    ]);
+    const values = [threadId, owner, ttlMs];
+    const [row] = await this.#rows<{ token: string }>(this.#sql.acquireLease, values);
     return row ? Number(row.token) : null;
   }
 

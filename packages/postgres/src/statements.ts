@@ -235,6 +235,12 @@ export function statementsFor(s: string) {
        WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= $1
        ORDER BY deadline, id LIMIT $2`,
     ),
+    pendingSummary: named(
+      "pending_summary",
+      `SELECT tenant, root_graph AS "rootGraph", count(*)::int AS count,
+         min(created_at) AS "oldestCreatedAt"
+       FROM ${s}.interrupts WHERE status = 'pending' GROUP BY tenant, root_graph`,
+    ),
     getRequest: named("get_request", `SELECT result FROM ${s}.requests WHERE request_id = $1`),
 
     putRequestResult: named(

@@ -80,6 +80,7 @@ function suite(backend: Backend): void {
           "/interrupts/decisions",
           "/interrupts/stream",
           "/interrupts/{id}/links",
+          "/metrics",
           "/openapi.json",
           "/threads",
           "/threads/{id}",

@@ -50,6 +50,8 @@ import {
   type WebhookDeliverySettings,
 } from "./webhooks/delivery.ts";
 import { webhookBackendOf } from "./webhooks/store.ts";
+import { wireMetrics } from "./metrics/wiring.ts";
+import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./runs.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./threads.ts";
@@ -135,6 +137,25 @@ export interface ServerOptions {
    * `POST /interrupts/:id/links` mints them; without, minting answers `links_not_configured`.
    */
   links?: LinkSettings | null;
+  /**
+   * Metrics: `GET /metrics` (Prometheus text) and the OpenTelemetry instruments of
+   * `metrics.getMeter("rein")`, or `false` for neither. Default: on, with no extra token. See
+   * docs/metrics.md.
+   */
+  metrics?: MetricsOptions | false;
+}
+
+/** Options of a server's metrics (see docs/metrics.md). */
+export interface MetricsOptions {
+  /**
+   * A bearer token that may scrape `/metrics` (`--metrics-token`), beside tokens with the
+   * `metrics` scope. Ignored in open mode, where `/metrics` is open.
+   */
+  token?: string | undefined;
+  /** Also export prom-client's default process metrics (`--metrics-process`). Default false. */
+  processMetrics?: boolean | undefined;
+  /** How long one store read of the pending approvals serves scrapes, ms. Default 2000. */
+  pendingCacheMs?: number | undefined;
 }
 
 /** A built server. */
@@ -208,21 +229,35 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
   });
+  // Every answer applied through the store this server compiles its graphs against is counted:
+  // resumes, bulk decisions, the deadline timer, cancellations.
+  const wired =
+    options.metrics === false
+      ? null
+      : wireMetrics(options.store, {
+          pendingCacheMs: options.metrics?.pendingCacheMs,
+          processMetrics: options.metrics?.processMetrics,
+        });
+  const metrics = wired?.metrics ?? null;
+  const store = wired?.store ?? options.store;
   const registry = new GraphRegistry(
-    options.store,
+    store,
     options.graphs,
     options.leaseTtlMs !== undefined ? { ttlMs: options.leaseTtlMs } : undefined,
     options.policies,
   );
   const runs = new RunManager(options.scale?.mirror ?? null);
+  if (wired) runs.observe(wired.runs);
   const leaseTtlMs = options.leaseTtlMs ?? registry.all()[0]?.leaseSettings.ttlMs ?? 30_000;
   const concurrency = options.concurrency ?? 4;
-  if (concurrency < 1 && !options.scale)
+  if (concurrency < 1 && !options.scale) {
+    metrics?.close();
     throw new InvalidInputError(
       "A server without scale-out executes its background runs itself: concurrency must be at least 1.",
     );
+  }
   const background = new BackgroundRuns({
-    store: options.store,
+    store,
     registry,
     runs,
     concurrency,
@@ -232,7 +267,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     log: app.log,
   });
   const context: ServerContext = {
-    store: options.store,
+    store,
     storeKind: options.storeKind ?? "custom",
     registry,
     auth: options.auth,
@@ -244,6 +279,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     streams: new Set(),
     scale: options.scale ?? null,
     auditKey: options.auditKey ?? null,
+    metrics,
   };
   if (options.scale) relayFanout(options.scale.fanout, runs);
   app.setReplySerializer((payload) => toWireJson(payload));
@@ -297,6 +333,15 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     );
     return reply.code(status).send(body);
   });
+  if (metrics) {
+    countRequests(app, metrics);
+    registerMetricsRoute(
+      app,
+      context,
+      metrics,
+      options.metrics ? (options.metrics.token ?? null) : null,
+    );
+  }
   registerMetaRoutes(app, context);
   registerThreadRoutes(app, context);
   registerRunRoutes(app, context);
@@ -333,6 +378,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
           {
             notifiers: options.notifiers ?? [],
             policyOf: async (id) => (await options.store.getInterrupt(id as InterruptId))?.policy,
+            onAttempt: wired?.onAttempt,
           },
         )
       : null;
@@ -344,6 +390,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     await background.stop();
     await context.runs.drain(drainMs);
     for (const stream of context.streams) stream.close();
+    metrics?.close();
   });
   return {
     app,

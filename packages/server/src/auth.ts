@@ -9,8 +9,11 @@ import { InvalidInputError, type ApprovalPrincipal } from "@rein/core";
 import { z } from "zod";
 import { ForbiddenError, UnauthorizedError } from "./errors.ts";
 
-/** What a token may do. `admin` implies every other scope. */
-export type Scope = "read" | "run" | "resume" | "admin";
+/**
+ * What a token may do. `admin` implies every other scope but `metrics` (scraping `/metrics`,
+ * which counts every tenant's approvals).
+ */
+export type Scope = "read" | "run" | "resume" | "admin" | "metrics";
 
 /** The caller of a request. */
 export interface Principal {
@@ -30,7 +33,7 @@ const TokenSchema = z
     token: z.string().min(16, "tokens must be at least 16 characters"),
     subject: z.string().min(1).max(256),
     tenant: z.string().min(1).max(256),
-    scopes: z.array(z.enum(["read", "run", "resume", "admin"])).min(1),
+    scopes: z.array(z.enum(["read", "run", "resume", "admin", "metrics"])).min(1),
     groups: z.array(z.string().min(1).max(256)).optional(),
     roles: z.array(z.string().min(1).max(256)).optional(),
   })
@@ -134,8 +137,8 @@ export function answerPrincipal(principal: Principal): ApprovalPrincipal {
   return { subject: principal.subject, groups: principal.groups, roles: principal.roles };
 }
 
-/** @throws ForbiddenError when the principal lacks `scope` (and `admin`). */
+/** @throws ForbiddenError when the principal lacks `scope` (and `admin`, for any but `metrics`). */
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.has(scope) && !principal.scopes.has("admin"))
+  if (!principal.scopes.has(scope) && (scope === "metrics" || !principal.scopes.has("admin")))
     throw new ForbiddenError(scope, principal.subject);
 }

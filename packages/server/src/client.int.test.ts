@@ -35,6 +35,23 @@ describe("@rein/client over HTTP", () => {
     expect([...clientRoutes].sort()).toEqual(documented.sort());
   });
 
+  it("reads the metrics with a metrics token; another token is refused with the scope named", async () => {
+    const scraping = await startTestServer(store.store, {
+      metrics: { token: "scrape-0123456789" },
+    });
+    try {
+      const scraper = new ReinClient({ baseUrl: scraping.url, token: "scrape-0123456789" });
+      expect(await scraper.metrics()).toContain("# TYPE rein_approvals_pending gauge");
+      const alice = new ReinClient({ baseUrl: scraping.url, token: TOKENS["alice"]!.token });
+      const refused = await alice.metrics().catch((e: unknown) => e as ReinApiError);
+      expect(refused).toBeInstanceOf(ReinApiError);
+      expect((refused as ReinApiError).status).toBe(403);
+      expect((refused as ReinApiError).code).toBe("forbidden");
+    } finally {
+      await scraping.close();
+    }
+  });
+
   it("tells a token who it is: subject, tenant and scopes", async () => {
     expect(await rein.whoami()).toEqual({
       subject: "alice@acme",

@@ -4,6 +4,7 @@
 import type { Checkpointer } from "@rein/core";
 import type { AuthConfig } from "./auth.ts";
 import type { BackgroundRuns } from "./background.ts";
+import type { ReinMetrics } from "./metrics/recorder.ts";
 import type { GraphRegistry } from "./registry.ts";
 import type { RouteSpec } from "./route-spec.ts";
 import type { RunManager } from "./runs.ts";
@@ -32,4 +33,6 @@ export interface ServerContext {
   scale: ScaleOut | null;
   /** The HMAC key of the audit chains' signed heads, or null (no signed heads). */
   auditKey: string | null;
+  /** This server's metrics (`GET /metrics`), or null when metrics are off. */
+  metrics: ReinMetrics | null;
 }

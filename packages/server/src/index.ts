@@ -5,7 +5,11 @@
  * @packageDocumentation
  */
 export { createServer } from "./app.ts";
-export type { ReinServer, ServerOptions } from "./app.ts";
+export type { MetricsOptions, ReinServer, ServerOptions } from "./app.ts";
+export { ReinMetrics, countEscalation } from "./metrics/recorder.ts";
+export type { ReinMetricsOptions, ResolvedInterrupt } from "./metrics/recorder.ts";
+export { Metrics } from "./metrics/names.ts";
+export type { ActorType, Decision, EscalationStage, MetricSpec } from "./metrics/names.ts";
 export { authenticate, loadTokens, openAuth, parseTokens, tokenAuth } from "./auth.ts";
 export type { AuthConfig, Principal, Scope, TokenConfig } from "./auth.ts";
 export { ForbiddenError, PayloadTooLargeError, UnauthorizedError, statusByCode } from "./errors.ts";

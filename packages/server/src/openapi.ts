@@ -66,8 +66,11 @@ export function buildOpenApi(routes: readonly RouteSpec[], version = "0.1.0"): J
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      ...(route.scope
-        ? { security: [{ bearer: [route.scope] }], "x-rein-scope": route.scope }
+      ...(route.scope || route.checksScope
+        ? {
+            security: [{ bearer: [route.scope ?? route.checksScope] }],
+            "x-rein-scope": route.scope ?? route.checksScope,
+          }
         : { security: [] }),
       parameters: [
         ...parametersOf(route.params, "path"),

@@ -12,8 +12,13 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   url: string;
   operationId: string;
   summary: string;
-  /** Scope the token needs; `null`: no token needed. */
+  /** Scope the token needs; `null`: no token needed (or the handler checks it, see below). */
   scope: Scope | null;
+  /**
+   * With `scope: null`: the scope the handler checks itself (it also takes another credential,
+   * as `/metrics` its metrics token), for the OpenAPI document.
+   */
+  checksScope?: Scope;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;

@@ -64,6 +64,23 @@ export interface RunMirror {
 /** Called when a thread's pending interrupts may have changed. */
 export type ChangeListener = (threadId: string) => void;
 
+/**
+ * Told when a run starts executing and when it finishes (metrics). `kind`: `run` (new input),
+ * `resume` (an answer) or `continue`; `status`: the result's, or `failed` when the call threw.
+ */
+export interface RunObserver {
+  started(kind: RunKind): void;
+  finished(kind: RunKind, status: RunResult["status"] | "failed"): void;
+}
+
+/** What a run executes, as metrics label it. */
+export type RunKind = "run" | "resume" | "continue";
+
+function kindOf(work: RunWork): RunKind {
+  if (work.kind === "resume") return "resume";
+  return work.input === null ? "continue" : "run";
+}
+
 /** Starts runs, keeps their hubs for late joiners, and drains them at shutdown. */
 export class RunManager {
   private readonly hubs = new Map<string, RunHub>();
@@ -71,6 +88,7 @@ export class RunManager {
   private readonly controllers = new Map<string, AbortController>();
   private readonly changeListeners = new Set<ChangeListener>();
   private readonly startListeners = new Map<string, Set<(hub: RunHub) => void>>();
+  private observer: RunObserver | null = null;
 
   /**
    * @param mirror receives every event of every run and every change notice, to hand them to
@@ -80,6 +98,11 @@ export class RunManager {
     private readonly mirror: RunMirror | null = null,
     private readonly retainMs = 5 * 60_000,
   ) {}
+
+  /** Reports every run's start and end to `observer` from now on. */
+  observe(observer: RunObserver): void {
+    this.observer = observer;
+  }
 
   /** The hub of a run of this process, while it runs and for a while after. */
   hub(runId: string): RunHub | undefined {
@@ -180,9 +203,11 @@ export class RunManager {
       resolveStarted = resolve;
       failStart = reject;
     });
+    const kind = kindOf(work);
     const markStarted = (): void => {
       if (didStart) return;
       didStart = true;
+      this.observer?.started(kind);
       resolveStarted();
       // Joiners waiting for this run (it was queued) follow it from here.
       const waiting = this.startListeners.get(runId);
@@ -196,6 +221,7 @@ export class RunManager {
     const settled = result.then(
       (r) => {
         markStarted();
+        this.observer?.finished(kind, r.status);
         hub.publish("end", { type: "end", namespace: [], result: r });
         return r;
       },
@@ -207,6 +233,7 @@ export class RunManager {
           if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
           throw error;
         }
+        this.observer?.finished(kind, "failed");
         hub.publish(
           "error",
           ReinError.is(error)

@@ -441,7 +441,7 @@ export const HealthSchema = z.object({
 export const WhoamiSchema = z.object({
   subject: z.string(),
   tenant: z.string().nullable(),
-  scopes: z.array(z.enum(["read", "run", "resume", "admin"])),
+  scopes: z.array(z.enum(["read", "run", "resume", "admin", "metrics"])),
   /** Groups of the token (approval policies may name them). */
   groups: z.array(z.string()),
   /** Roles of the token (approval policies may name them). */

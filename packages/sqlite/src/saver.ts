@@ -33,6 +33,7 @@ import type {
   LadderStepWrite,
   LeaseRecord,
   PendingPage,
+  PendingSummary,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -429,6 +430,17 @@ export class SqliteSaver implements Checkpointer {
         return true;
       });
     });
+  }
+
+  summarizePending(): Promise<PendingSummary[]> {
+    return settle(() =>
+      this.#sql.pendingSummary.all().map((row) => ({
+        tenant: row.tenant,
+        rootGraph: row.root_graph,
+        count: row.count,
+        oldestCreatedAt: row.oldest,
+      })),
+    );
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

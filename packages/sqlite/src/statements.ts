@@ -76,6 +76,14 @@ export type BlobValues = [
   value: string,
 ];
 
+/** One group of {@link InterruptStore.summarizePending}'s read. */
+export interface PendingSummaryRow {
+  tenant: string | null;
+  root_graph: string;
+  count: number;
+  oldest: string;
+}
+
 /** The columns an interrupt record is rebuilt from. */
 export interface InterruptRow extends InterruptColumns {
   record: string;
@@ -289,6 +297,12 @@ export function prepareStatements(db: DatabaseSync) {
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_by_deadline
        WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= ?
        ORDER BY deadline, id LIMIT ?`,
+    ),
+    // The queue index holds pending rows first by status: one range of it, grouped.
+    pendingSummary: prep<[], PendingSummaryRow>(
+      `SELECT tenant, root_graph, count(*) AS count, min(created_at) AS oldest
+       FROM interrupts INDEXED BY interrupts_queue WHERE status = 'pending'
+       GROUP BY tenant, root_graph`,
     ),
     interruptsById: prep<[string], InterruptRow>(
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,

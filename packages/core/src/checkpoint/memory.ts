@@ -39,6 +39,7 @@ import type {
   InterruptQuery,
   LeaseRecord,
   PendingPage,
+  PendingSummary,
   RunQuery,
   RunRecord,
   StepCommit,
@@ -212,6 +213,10 @@ export class MemorySaver implements Checkpointer {
 
   takeLadderStep(step: LadderStepWrite): Promise<boolean> {
     return settle(() => this.#db.takeLadderStep(step));
+  }
+
+  summarizePending(): Promise<PendingSummary[]> {
+    return settle(() => this.#db.interrupts.pendingSummary());
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

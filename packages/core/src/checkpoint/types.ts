@@ -794,6 +794,24 @@ export interface InterruptStore {
    * nothing of any is written. A store without it is driven batch by batch (not atomically).
    */
   answerBatches?(batches: readonly AnswerBatch[]): Promise<BatchesOutcome>;
+  /**
+   * Optional: the pending interrupts across threads, grouped by tenant and root graph, with each
+   * group's count and oldest `createdAt`, in one read of an index over pending rows (what a
+   * metrics scrape reads). A store without it reports no pending approvals to metrics.
+   */
+  summarizePending?(): Promise<PendingSummary[]>;
+}
+
+/** Pending interrupts of one tenant and root graph (see {@link InterruptStore.summarizePending}). */
+export interface PendingSummary {
+  /** The tenant of the interrupts' threads; `null` for threads without a tenant. */
+  tenant: string | null;
+  /** The root graph of the interrupts' run tree: the app. */
+  rootGraph: string;
+  /** How many are pending. */
+  count: number;
+  /** The oldest one's `createdAt` (ISO). */
+  oldestCreatedAt: string;
 }
 
 /** Result of {@link InterruptStore.answerBatches}. Nothing is written unless `ok`. */

@@ -42,8 +42,10 @@ Processes:
   rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
               [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors ORIGIN]...
               [--log-level info|silent] [--policies FILE] [--notify FILE]
+              [--metrics-token TOKEN] [--metrics-process] [--no-metrics]
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE [--policies FILE]
-              [--notify FILE]
+              [--notify FILE] [--metrics-port PORT [--metrics-host 127.0.0.1]
+              [--metrics-token TOKEN] [--metrics-process]]
               runs queued background runs, takes over runs of dead processes, fires deadlines
 
 Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
@@ -69,6 +71,8 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
 
 --notify FILE (or $REIN_NOTIFY_FILE) configures notifiers (email) and signed decision links;
 the link key comes from $REIN_LINK_SECRET or the file (docs/notifications.md).
+GET /metrics (Prometheus text) is open in --open mode; with tokens it takes the --metrics-token
+(or $REIN_METRICS_TOKEN) or a token with the "metrics" scope. See docs/metrics.md.
 
 Serving with --audit-key KEY (or $REIN_AUDIT_KEY) signs the audit chains' heads at each verify,
 so a deleted tail is found too.
@@ -117,6 +121,11 @@ const OPTIONS = {
   schema: { type: "string" },
   tenant: { type: "string" },
   "audit-key": { type: "string" },
+  "metrics-token": { type: "string" },
+  "metrics-port": { type: "string" },
+  "metrics-host": { type: "string" },
+  "metrics-process": { type: "boolean", default: false },
+  "no-metrics": { type: "boolean", default: false },
   events: { type: "string" },
   grace: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
@@ -175,6 +184,9 @@ export async function main(
             schema: v.schema,
             concurrency: int("concurrency", v.concurrency) ?? 2,
             auditKey: v["audit-key"] ?? process.env["REIN_AUDIT_KEY"],
+            metricsToken: v["metrics-token"] ?? (process.env["REIN_METRICS_TOKEN"] || undefined),
+            metricsProcess: v["metrics-process"],
+            noMetrics: v["no-metrics"],
           },
           io,
           stop,
@@ -188,6 +200,10 @@ export async function main(
             policies: v.policies,
             notify: v.notify,
             concurrency: int("concurrency", v.concurrency) ?? 4,
+            metricsPort: int("metrics-port", v["metrics-port"]),
+            metricsHost: v["metrics-host"],
+            metricsToken: v["metrics-token"] ?? (process.env["REIN_METRICS_TOKEN"] || undefined),
+            metricsProcess: v["metrics-process"],
           },
           io,
           stop,

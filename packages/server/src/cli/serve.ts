@@ -37,6 +37,12 @@ export interface ServeOptions {
   concurrency: number;
   /** HMAC key of the audit chains' signed heads (`--audit-key` or `REIN_AUDIT_KEY`). */
   auditKey?: string | undefined;
+  /** A bearer token that may scrape `/metrics` (`--metrics-token` or `REIN_METRICS_TOKEN`). */
+  metricsToken?: string | undefined;
+  /** Also export the default process metrics (`--metrics-process`). */
+  metricsProcess?: boolean | undefined;
+  /** No `/metrics` and no OpenTelemetry instruments (`--no-metrics`). */
+  noMetrics?: boolean | undefined;
 }
 
 /**
@@ -121,6 +127,9 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ...(options.cors ? { corsOrigins: options.cors } : {}),
     ...(consoleDir ? { consoleDir } : {}),
     ...(options.auditKey ? { auditKey: options.auditKey } : {}),
+    metrics: options.noMetrics
+      ? false
+      : { token: options.metricsToken, processMetrics: options.metricsProcess ?? false },
     logger:
       options.logLevel === "silent"
         ? false

@@ -14,6 +14,9 @@ import { deliverySettingsFromEnv, WebhookDeliveryLoop } from "../webhooks/delive
 import { webhookBackendOf } from "../webhooks/store.ts";
 import { loadNotifyConfig } from "../notify/config.ts";
 import { notifySetup } from "../notify/setup.ts";
+import { serveMetrics, type MetricsEndpoint } from "../metrics/endpoint.ts";
+import type { ReinMetrics } from "../metrics/recorder.ts";
+import { wireMetrics } from "../metrics/wiring.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -27,7 +30,17 @@ export interface WorkerOptions {
   policies?: string | undefined;
   /** A notifier config, as `rein serve --notify` (its notifiers deliver here too). */
   notify?: string | undefined;
+  /** Serve `GET /metrics` on this port (see docs/metrics.md). Default: no endpoint. */
+  metricsPort?: number | undefined;
+  /** The metrics endpoint's host. Default 127.0.0.1; another needs a metrics token. */
+  metricsHost?: string | undefined;
+  /** A bearer token scrapes of the metrics endpoint must send. */
+  metricsToken?: string | undefined;
+  /** Also export the default process metrics. */
+  metricsProcess?: boolean | undefined;
 }
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** The worker's log: one JSON line per entry on stderr. */
 function stderrLog(io: Io): BackgroundLog {
@@ -45,6 +58,30 @@ function flatten(details: object): Record<string, unknown> {
   );
 }
 
+/** A metrics endpoint on a host other than loopback needs a token. */
+function checkMetricsHost(options: WorkerOptions): void {
+  const host = options.metricsHost ?? "127.0.0.1";
+  if (options.metricsPort !== undefined && !LOOPBACK.has(host) && !options.metricsToken)
+    throw new UsageError(
+      `--metrics-host ${host} is not loopback: pass --metrics-token (or set REIN_METRICS_TOKEN) so only your scraper reads the metrics.`,
+    );
+}
+
+/** Serves the worker's metrics on `--metrics-port` and says where. */
+async function startEndpoint(
+  metrics: ReinMetrics,
+  options: WorkerOptions,
+  io: Io,
+): Promise<MetricsEndpoint> {
+  const endpoint = await serveMetrics(metrics, {
+    port: options.metricsPort ?? 0,
+    host: options.metricsHost,
+    token: options.metricsToken ?? null,
+  });
+  io.err(`rein worker: metrics at ${endpoint.url}/metrics\n`);
+  return endpoint;
+}
+
 /** Runs a worker until a signal. Resolves with the exit code. */
 export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal): Promise<number> {
   const url = options.postgres ?? process.env["REIN_POSTGRES_URL"];
@@ -57,6 +94,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     throw new UsageError("Pass --graphs MODULE (a module exporting `graphs`) or set REIN_GRAPHS.");
   if (options.concurrency < 1)
     throw new UsageError("--concurrency must be at least 1 for a worker.");
+  checkMetricsHost(options);
   const factories = await loadGraphModule(graphsModule);
   const notifyConfig = loadNotifyConfig({ file: options.notify });
   const opened = await openStore({ postgres: url, schema: options.schema });
@@ -68,11 +106,18 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   });
   const ttlMs = leaseTtlMs();
   const policies = options.policies ? loadPolicies(options.policies) : {};
-  const registry = new GraphRegistry(opened.store, factories, { ttlMs }, policies);
+  // The deadline timers and the runs of this worker answer through the wired store: counted.
+  const wired =
+    options.metricsPort === undefined
+      ? null
+      : wireMetrics(opened.store, { processMetrics: options.metricsProcess });
+  const store = wired?.store ?? opened.store;
+  const registry = new GraphRegistry(store, factories, { ttlMs }, policies);
   const runs = new RunManager(scale.mirror);
+  if (wired) runs.observe(wired.runs);
   const stopRelay = relayFanout(scale.fanout, runs);
   const background = new BackgroundRuns({
-    store: opened.store,
+    store,
     registry,
     runs,
     concurrency: options.concurrency,
@@ -97,9 +142,11 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
       {
         notifiers: notify?.notifiers ?? [],
         policyOf: async (id) => (await opened.store.getInterrupt(id as InterruptId))?.policy,
+        onAttempt: wired?.onAttempt,
       },
     );
   delivery?.start();
+  const endpoint = wired ? await startEndpoint(wired.metrics, options, io) : null;
   const timers = registry
     .all()
     .map((graph) => graph.startDeadlineTimer({ intervalMs: deadlineIntervalFromEnv() }));
@@ -120,6 +167,8 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   await background.stop();
   await runs.drain(30_000);
   stopRelay();
+  await endpoint?.close();
+  wired?.metrics.close();
   await scale.stop();
   await opened.store.close();
   io.err("rein worker: stopped\n");

@@ -107,6 +107,8 @@ export interface DeliveryLog {
 export interface DeliveryExtras {
   /** The notifiers that deliver `notify:<kind>` subscriptions in this process. */
   notifiers?: readonly Notifier[];
+  /** Told of each attempt once it is recorded (metrics). */
+  onAttempt?: ((result: WebhookAttemptResult) => void) | undefined;
   /**
    * The stored approval policy of an interrupt, for the body's `approvers` (the SQL stores keep
    * it out of the outbox record).
@@ -222,6 +224,7 @@ export class WebhookDeliveryLoop {
           : new Date(Date.now() + backoffDelay(attempt, this.settings)).toISOString(),
     };
     await this.store.recordAttempt(result);
+    this.extras.onAttempt?.(result);
   }
 
   async #send(claim: ClaimedDelivery, at: Date, attempt: number): Promise<Sent> {

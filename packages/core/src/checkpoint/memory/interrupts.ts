@@ -21,6 +21,7 @@ import type {
   InterruptQuery,
   LadderStepWrite,
   PendingPage,
+  PendingSummary,
   StoredInterrupt,
 } from "../types.ts";
 
@@ -320,6 +321,28 @@ export class InterruptTable {
           : 1,
     );
     return rows.slice(0, limit).map((row) => this.#decode(row));
+  }
+
+  /** Pending interrupts grouped by tenant and root graph, from the pending queues only. */
+  pendingSummary(): PendingSummary[] {
+    const groups = new Map<string, PendingSummary>();
+    for (const queue of this.#pending.values())
+      for (const row of queue) {
+        const key = JSON.stringify([row.tenant, row.rootGraph]);
+        const group = groups.get(key);
+        if (!group)
+          groups.set(key, {
+            tenant: row.tenant,
+            rootGraph: row.rootGraph,
+            count: 1,
+            oldestCreatedAt: row.createdAt,
+          });
+        else {
+          group.count += 1;
+          if (row.createdAt < group.oldestCreatedAt) group.oldestCreatedAt = row.createdAt;
+        }
+      }
+    return [...groups.values()];
   }
 
   /** Forgets every interrupt of the thread. */

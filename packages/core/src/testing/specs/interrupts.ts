@@ -209,5 +209,57 @@ export const interruptSpecs: SpecModule = {
         expect(await ids(2)).toEqual(["due-early", "due-late"]);
       },
     );
+
+    spec(
+      "summarizePending counts pending interrupts by tenant and root graph, with the oldest createdAt",
+      async (saver) => {
+        // Optional in the interface; every store Rein ships has it.
+        if (!saver.summarizePending) return;
+        expect(await saver.summarizePending()).toEqual([]);
+        const support = (graph: string) => ({
+          graph,
+          path: [
+            { runId: runId("root"), graph: "support", node: "delegate", taskId: taskId("tp") },
+            { runId: runId("run-1"), graph, node: "review", taskId: taskId("task-1") },
+          ],
+        });
+        await store(saver, [
+          makeInterrupt("t1", "s-late", {
+            tenant: "acme",
+            createdAt: at(10),
+            ...support("refund"),
+          }),
+          makeInterrupt("t2", "s-early", {
+            tenant: "acme",
+            createdAt: at(5),
+            ...support("support"),
+          }),
+          makeInterrupt("t3", "agent-acme", { tenant: "acme", createdAt: at(20) }),
+          makeInterrupt("t4", "agent-globex", { tenant: "globex", createdAt: at(30) }),
+          makeInterrupt("t5", "no-tenant", { createdAt: at(40) }),
+          makeInterrupt("t6", "answered", {
+            tenant: "acme",
+            createdAt: at(1),
+            status: "answered",
+            answer: 1,
+            ...support("support"),
+          }),
+          makeInterrupt("t7", "cancelled", {
+            tenant: "acme",
+            createdAt: at(2),
+            status: "cancelled",
+          }),
+        ]);
+        const key = (g: { tenant: string | null; rootGraph: string }) =>
+          `${g.tenant ?? ""}/${g.rootGraph}`;
+        const groups = (await saver.summarizePending()).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+        expect(groups).toEqual([
+          { tenant: null, rootGraph: "agent", count: 1, oldestCreatedAt: at(40) },
+          { tenant: "acme", rootGraph: "agent", count: 1, oldestCreatedAt: at(20) },
+          { tenant: "acme", rootGraph: "support", count: 2, oldestCreatedAt: at(5) },
+          { tenant: "globex", rootGraph: "agent", count: 1, oldestCreatedAt: at(30) },
+        ]);
+      },
+    );
   },
 };
