@@ -3,7 +3,8 @@
  * `rein serve` with the notifier config, its webhook receiver and SMTP server; the four-eyes
  * refund's approval arrives as a verified webhook and as emails to finance with decision links;
  * approving from alice's link applies once (her approval is recorded), and a second click is
- * told the link was used.
+ * told the link was used; the follow-up question nobody answers is reminded, escalated and
+ * declined by default, each step a verified webhook, an email, an audit line and a metric.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,7 +37,7 @@ async function freePort(): Promise<number> {
 }
 
 describe("npm start -- --notify-demo", () => {
-  it("delivers the pending approval as a verified webhook and an email whose link applies once", async () => {
+  it("delivers the pending approval as a verified webhook and an email whose link applies once; an unanswered question is reminded, escalated and defaulted", async () => {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
     const serve = fileURLToPath(new URL("./serve.ts", import.meta.url));
     const port = await freePort();
@@ -49,7 +50,12 @@ describe("npm start -- --notify-demo", () => {
         serve,
         ...["--notify-demo", "--port", String(port), "--db", join(scratch, "desk.db")],
       ],
-      { cwd: resolve(import.meta.dirname, "../../.."), stdio: ["ignore", "pipe", "pipe"] },
+      {
+        cwd: resolve(import.meta.dirname, "../../.."),
+        stdio: ["ignore", "pipe", "pipe"],
+        // The follow-up question's ladder in seconds: reminded, escalated, declined by default.
+        env: { ...process.env, REIN_DEMO_LADDER: "2,4,6" },
+      },
     );
     child = started;
     let out = "";
@@ -99,5 +105,37 @@ describe("npm start -- --notify-demo", () => {
     const again = await post();
     expect(again.status).toBe(409);
     expect(await again.text()).toContain("This link was already used");
-  }, 90_000);
+
+    // The follow-up nobody answers goes up its ladder: support reminded, finance told of the
+    // escalation, then declined by default — as webhooks, emails, audit lines and metrics.
+    const followUp = (await until(/Escalation ladder: (follow-up-\S+)/, "follow-up"))[1]!;
+    const token = (await until(/REIN_TOKEN=(\S+)/, "the demo admin token"))[1]!;
+    for (const type of ["reminded", "escalated", "expired"])
+      await until(
+        new RegExp(`webhook interrupt\\.${type} \\(signature verified\\): ${followUp}`),
+        `the follow-up's interrupt.${type} webhook`,
+      );
+    await until(/mail to riley@support-desk\.test: \[follow-up\] Reminder: /, "the reminder");
+    await until(/mail to alice@support-desk\.test: \[follow-up\] Escalated: /, "the escalation");
+    const headers = { authorization: `Bearer ${token}` };
+    const url = `http://127.0.0.1:${port}`;
+    const audit = (await (
+      await fetch(`${url}/audit?threadId=${followUp}`, { headers })
+    ).json()) as { items: { action: string; actor: string }[] };
+    expect(audit.items.filter((a) => a.actor === "system:timer").map((a) => a.action)).toEqual([
+      "remind",
+      "escalate",
+      "timeout",
+    ]);
+    const metrics = await (await fetch(`${url}/metrics`, { headers })).text();
+    expect(metrics).toMatch(
+      /rein_approval_escalations_total\{stage="remind",graph="follow-up"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /rein_approval_escalations_total\{stage="escalate",graph="follow-up"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /rein_approval_answers_total\{graph="follow-up",decision="timeout",actor_type="timer"\} 1/,
+    );
+  }, 120_000);
 });

@@ -208,7 +208,7 @@ export function writeNotifyConfig(options: {
         email: {
           smtp: options.smtpUrl,
           from: "Rein support desk <rein@support-desk.test>",
-          events: ["interrupt.pending", "interrupt.escalated"],
+          events: ["interrupt.pending", "interrupt.reminded", "interrupt.escalated"],
         },
         links: { ttl: "3d", secret },
       },

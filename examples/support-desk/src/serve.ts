@@ -95,7 +95,10 @@ if (notifyDemo && tokensFile) {
   writeFileSync(
     served,
     JSON.stringify({
-      tokens: [...tokens, { token: demoAdmin, subject: "notify-demo", tenant, scopes: ["admin"] }],
+      tokens: [
+        ...tokens,
+        { token: demoAdmin, subject: "notify-demo", tenant, scopes: ["admin", "metrics"] },
+      ],
     }),
     { mode: 0o600 },
   );
@@ -165,6 +168,7 @@ if (demo && demoAdmin) {
     url: demo.hookUrl,
     events: [
       "interrupt.pending",
+      "interrupt.reminded",
       "interrupt.answered",
       "interrupt.expired",
       "interrupt.escalated",
@@ -249,11 +253,13 @@ Notifications (--notify-demo):
   Notifier config:  ${notifyFile ?? ""}  (people: one per token, <subject>@support-desk.test)
 A decision link opens a confirmation page; approving there applies once, as that person.
 
-The escalation ladder: nobody is asked to answer ${followUp ?? ""} ("call the customer back?",
-for support). Leave it: after ${ladder.remind} s support is reminded, after ${ladder.escalate} s it is escalated to
+Escalation ladder: ${followUp ?? ""} asks support "call the customer back?". Leave it
+unanswered: after ${ladder.remind} s support is reminded, after ${ladder.escalate} s it is escalated to
 finance, after ${ladder.timeout} s it is declined by default — each step a webhook and emails above,
 a line in its audit log: ${url}/#/threads/${followUp ?? ""} in the console, or
-  REIN_TOKEN=${demoAdmin ?? ""} npx rein audit export --thread ${followUp ?? ""}${values.port === "8080" ? "" : ` --url ${url}`}`
+  REIN_TOKEN=${demoAdmin ?? ""} npx rein audit export --thread ${followUp ?? ""}${values.port === "8080" ? "" : ` --url ${url}`}
+and on /metrics (rein_approval_escalations_total, rein_approval_answers_total):
+  curl -s -H "authorization: Bearer ${demoAdmin ?? ""}" ${url}/metrics | grep rein_approval`
     : ""
 }
 Press Ctrl+C to stop.

@@ -88,7 +88,11 @@ describe("the notifier config", () => {
       }),
       "notify.json",
     );
-    expect(config.email?.events).toEqual(["interrupt.pending", "interrupt.escalated"]);
+    expect(config.email?.events).toEqual([
+      "interrupt.pending",
+      "interrupt.reminded",
+      "interrupt.escalated",
+    ]);
     expect(config.people).toEqual([]);
     expect(linkSettings(config, {})).toEqual({
       secret: "c".repeat(32),
