@@ -418,9 +418,8 @@ export class PostgresSaver implements Checkpointer {
   readonly takeLadderStep: Checkpointer["takeLadderStep"] = (step) =>
     takeLadderStep(this.pool, this.#sql, this.#codec, step);
 
-  summarizePending(): Promise<PendingSummary[]> {
-    return this.#rows<PendingSummary & pg.QueryResultRow>(this.#sql.pendingSummary, []);
-  }
+  readonly summarizePending = (): Promise<PendingSummary[]> =>
+    this.#rows<PendingSummary & pg.QueryResultRow>(this.#sql.pendingSummary, []);
 
   answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome> {
     return answerBatches(this.pool, this.#sql, this.#codec, batches);

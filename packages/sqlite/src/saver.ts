@@ -59,6 +59,7 @@ import {
   verifyAuditChains,
 } from "@rein/core/store";
 import { AuditChains, appendAuditLine } from "./audit.ts";
+import { writeLadderStep } from "./ladder.ts";
 import { openDatabase, transactions, type Transactions } from "./driver.ts";
 import { settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
@@ -414,33 +415,17 @@ export class SqliteSaver implements Checkpointer {
   takeLadderStep(step: LadderStepWrite): Promise<boolean> {
     return settle(() => {
       // Encode first: a value the serializer refuses leaves everything untouched.
-      const audit = this.#codec.ser(step.audit);
-      const policy = step.policy === undefined ? null : step.policy && this.#codec.ser(step.policy);
-      return this.#write(() => {
-        const changed = this.#sql.takeLadderStep.run(
-          step.next,
-          step.stage,
-          step.policy === undefined ? 0 : 1,
-          policy,
-          step.id,
-          step.at,
-        );
-        if (Number(changed.changes) !== 1) return false;
-        appendAuditLine(this.#sql, step.threadId, audit);
-        return true;
-      });
+      const encoded = {
+        audit: this.#codec.ser(step.audit),
+        policy: step.policy ? this.#codec.ser(step.policy) : null,
+      };
+      return this.#write(() => writeLadderStep(this.#sql, step, encoded));
     });
   }
 
   summarizePending(): Promise<PendingSummary[]> {
-    return settle(() =>
-      this.#sql.pendingSummary.all().map((row) => ({
-        tenant: row.tenant,
-        rootGraph: row.root_graph,
-        count: row.count,
-        oldestCreatedAt: row.oldest,
-      })),
-    );
+    // The statement names its columns as the summary does.
+    return settle(() => this.#sql.pendingSummary.all().map((row) => ({ ...row })));
   }
 
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome> {

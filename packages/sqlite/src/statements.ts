@@ -79,9 +79,9 @@ export type BlobValues = [
 /** One group of {@link InterruptStore.summarizePending}'s read. */
 export interface PendingSummaryRow {
   tenant: string | null;
-  root_graph: string;
+  rootGraph: string;
   count: number;
-  oldest: string;
+  oldestCreatedAt: string;
 }
 
 /** The columns an interrupt record is rebuilt from. */
@@ -300,7 +300,8 @@ export function prepareStatements(db: DatabaseSync) {
     ),
     // The queue index holds pending rows first by status: one range of it, grouped.
     pendingSummary: prep<[], PendingSummaryRow>(
-      `SELECT tenant, root_graph, count(*) AS count, min(created_at) AS oldest
+      `SELECT tenant, root_graph AS rootGraph, count(*) AS count,
+         min(created_at) AS oldestCreatedAt
        FROM interrupts INDEXED BY interrupts_queue WHERE status = 'pending'
        GROUP BY tenant, root_graph`,
     ),

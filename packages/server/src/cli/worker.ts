@@ -3,7 +3,7 @@
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
 import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
-import type { InterruptId } from "@rein/core";
+import type { Checkpointer, InterruptId } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
@@ -12,11 +12,11 @@ import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
 import { deliverySettingsFromEnv, WebhookDeliveryLoop } from "../webhooks/delivery.ts";
 import { webhookBackendOf } from "../webhooks/store.ts";
-import { loadNotifyConfig } from "../notify/config.ts";
-import { notifySetup } from "../notify/setup.ts";
+import { loadNotifyConfig, type NotifyConfig } from "../notify/config.ts";
+import { notifySetup, type NotifySetup } from "../notify/setup.ts";
 import { serveMetrics, type MetricsEndpoint } from "../metrics/endpoint.ts";
 import type { ReinMetrics } from "../metrics/recorder.ts";
-import { wireMetrics } from "../metrics/wiring.ts";
+import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -83,6 +83,38 @@ async function startEndpoint(
 }
 
 /** Runs a worker until a signal. Resolves with the exit code. */
+/**
+ * The worker's webhook delivery loop, started, with the notifiers of its `--notify` config (whose
+ * subscriptions it makes sure of first): a worker delivers like a server.
+ */
+async function startDelivery(
+  store: Checkpointer,
+  notifyConfig: NotifyConfig | null,
+  wired: MetricsWiring | null,
+  io: Io,
+): Promise<{ delivery: WebhookDeliveryLoop | null; notify: NotifySetup | null }> {
+  const webhooks = webhookBackendOf(store);
+  const notify = notifyConfig ? notifySetup(notifyConfig, store) : null;
+  if (notify && webhooks)
+    for (const line of await notify.subscribe(webhooks.webhooks))
+      io.err(`rein worker: notifier subscription ${line}\n`);
+  const delivery = webhooks
+    ? new WebhookDeliveryLoop(
+        webhooks.webhooks,
+        webhooks.serializer,
+        deliverySettingsFromEnv(),
+        stderrLog(io),
+        {
+          notifiers: notify?.notifiers ?? [],
+          policyOf: async (id) => (await store.getInterrupt(id as InterruptId))?.policy,
+          onAttempt: wired?.onAttempt,
+        },
+      )
+    : null;
+  delivery?.start();
+  return { delivery, notify };
+}
+
 export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal): Promise<number> {
   const url = options.postgres ?? process.env["REIN_POSTGRES_URL"];
   if (!url)
@@ -127,25 +159,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     log: stderrLog(io),
   });
   background.start();
-  const webhooks = webhookBackendOf(opened.store);
-  const notify = notifyConfig ? notifySetup(notifyConfig, opened.store) : null;
-  if (notify && webhooks)
-    for (const line of await notify.subscribe(webhooks.webhooks))
-      io.err(`rein worker: notifier subscription ${line}\n`);
-  const delivery =
-    webhooks &&
-    new WebhookDeliveryLoop(
-      webhooks.webhooks,
-      webhooks.serializer,
-      deliverySettingsFromEnv(),
-      stderrLog(io),
-      {
-        notifiers: notify?.notifiers ?? [],
-        policyOf: async (id) => (await opened.store.getInterrupt(id as InterruptId))?.policy,
-        onAttempt: wired?.onAttempt,
-      },
-    );
-  delivery?.start();
+  const { delivery, notify } = await startDelivery(opened.store, notifyConfig, wired, io);
   const endpoint = wired ? await startEndpoint(wired.metrics, options, io) : null;
   const timers = registry
     .all()

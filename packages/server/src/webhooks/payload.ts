@@ -52,7 +52,7 @@ export interface InterruptEventData {
   node: string;
   /** The question (`interrupt(payload)`), when its JSON is at most 16 KiB; else `null`. */
   payload: unknown;
-  /** Whether `payload` was left out for its size (read it with `GET /interrupts/:id`). */
+  /** Whether `payload` was left out for its size (read it with `GET /interrupts?threadId=…`). */
   payloadOmitted: boolean;
   /** Run-tree path of the asking task, root first. */
   path: WebhookPathEntry[];
