@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { slackSignature } from "./notify/slack-signature.ts";
+import { acmePerson } from "./testing/people.ts";
 import { client } from "./testing/harness.ts";
 import { launchRein, type Proc } from "./testing/processes.ts";
 import { SlackStub, type SlackCall } from "./testing/slack-stub.ts";
@@ -19,18 +20,11 @@ const GRAPHS = join(import.meta.dirname, "testing/governed-graphs.ts");
 const LINK_SECRET = "channels-link-secret-0123456789abcdef";
 const SIGNING_SECRET = "channels-signing-secret-0123456789";
 
-const person = (name: string, groups: string[], scopes = ["read", "run", "resume"]) => ({
-  token: `${name}-channels-token-0123456789`,
-  subject: `${name}@acme`,
-  tenant: "acme",
-  scopes,
-  groups,
-});
 /** Carol starts the refunds; alice (on Slack) and bob (by email) approve for finance. */
 const PEOPLE = {
-  alice: person("alice", ["finance"]),
-  bob: person("bob", ["finance"]),
-  carol: person("carol", ["finance"]),
+  alice: acmePerson("alice", ["finance"]),
+  bob: acmePerson("bob", ["finance"]),
+  carol: acmePerson("carol", ["finance"]),
 };
 
 type Button = { action_id: string; value?: string };

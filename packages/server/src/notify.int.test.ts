@@ -15,6 +15,7 @@ import { Webhook } from "standardwebhooks";
 import { ReinClient } from "@rein/client";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
+import { acmePerson } from "./testing/people.ts";
 import { client } from "./testing/harness.ts";
 import { REIN_BIN, launchRein, type Proc } from "./testing/processes.ts";
 import { TestReceiver } from "./testing/receiver.ts";
@@ -23,20 +24,13 @@ import { mintLink } from "./notify/tokens.ts";
 
 const GRAPHS = join(import.meta.dirname, "testing/governed-graphs.ts");
 
-const person = (name: string, groups: string[], scopes = ["read", "run", "resume"]) => ({
-  token: `${name}-notify-token-0123456789`,
-  subject: `${name}@acme`,
-  tenant: "acme",
-  scopes,
-  groups,
-});
 /** Alice and bob approve for finance; carol (finance too) starts the runs; dave is in support. */
 const PEOPLE = {
-  alice: person("alice", ["finance"]),
-  bob: person("bob", ["finance"]),
-  carol: person("carol", ["finance"]),
-  dave: person("dave", ["support"]),
-  admin: person("root", [], ["admin"]),
+  alice: acmePerson("alice", ["finance"]),
+  bob: acmePerson("bob", ["finance"]),
+  carol: acmePerson("carol", ["finance"]),
+  dave: acmePerson("dave", ["support"]),
+  admin: acmePerson("root", [], ["admin"]),
 };
 
 const SECRET = "test-link-secret-0123456789abcdefghij";

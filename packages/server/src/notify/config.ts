@@ -66,11 +66,9 @@ export const EmailConfigSchema = z
     events: z
       .array(EventType)
       .min(1)
-      .default([
-        "interrupt.pending",
-        "interrupt.reminded",
-        "interrupt.escalated",
-      ] as z.infer<typeof EventType>[]),
+      .default(["interrupt.pending", "interrupt.reminded", "interrupt.escalated"] as z.infer<
+        typeof EventType
+      >[]),
   })
   .strict();
 
