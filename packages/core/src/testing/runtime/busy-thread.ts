@@ -181,16 +181,23 @@ export function busyThreadContracts(env: RuntimeEnv): void {
       const threadId = threadName("lost-handover");
       const { log, gate, open } = gateAndLog();
       const acquires = countingAcquires(saver);
-      const graph = gatedGraph(acquires.store, log, gate, 30_000, 150);
+      // A 600 ms lease, renewed every 200 ms: short, yet a loaded machine's event-loop stalls
+      // do not lose it (a 150 ms lease did, now and then, on CI).
+      const graph = gatedGraph(acquires.store, log, gate, 30_000, 600);
       const running = graph.invoke({ tags: ["first"] }, { threadId });
       await until(log, "start first");
       // What a new owner does after a loss: continue the thread's unfinished run.
       const waiting = graph.invoke(null, { threadId });
-      // The store refuses the first call's renewals (as when another owner took the thread):
-      // within a renewal period (50 ms here) the first call's lease is lost.
+      // The store refuses the first call's next renewal (as when another owner took the thread):
+      // within a renewal period (200 ms here) the first call's lease is lost. Only that one is
+      // refused: the waiting call may take its new lease before the pause below ends, and a
+      // refused renewal of its own would lose that one too.
       const renew = saver.renewLease.bind(saver);
-      saver.renewLease = () => Promise.resolve(false);
-      await new Promise((done) => setTimeout(done, 120));
+      saver.renewLease = () => {
+        saver.renewLease = renew;
+        return Promise.resolve(false);
+      };
+      await new Promise((done) => setTimeout(done, 450));
       saver.renewLease = renew;
       open();
       const lost = await rejection(running);
