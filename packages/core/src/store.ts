@@ -39,10 +39,12 @@ export {
 } from "./checkpoint/audit-chain.ts";
 export type { AuditChainSource } from "./checkpoint/audit-chain.ts";
 export { answerTargets, appliedOutcome, planAnswerBatch } from "./checkpoint/answer-plan.ts";
+export { storeView } from "./checkpoint/view.ts";
 export {
   approvalStep,
   approvalView,
   canonicalJson,
+  listed,
   payloadDigest,
   refusalText,
   storedPolicy,

@@ -94,8 +94,18 @@ export function approvalView(
   return { required: policy.count, approvals: progress?.approvals ?? [], policy: rule };
 }
 
-/** Whether `principal` is listed by the policy (no lists: anyone). */
-function listed(policy: StoredApprovalPolicy, principal: ApprovalPrincipal): boolean {
+/**
+ * Whether `principal` is listed by a policy's subjects, groups or roles (no lists: anyone). The
+ * one rule for who may answer, and for whom a notifier tells.
+ */
+export function listed(
+  policy: {
+    subjects?: readonly string[] | undefined;
+    groups?: readonly string[] | undefined;
+    roles?: readonly string[] | undefined;
+  },
+  principal: ApprovalPrincipal,
+): boolean {
   const { subjects, groups, roles } = policy;
   if (!subjects && !groups && !roles) return true;
   return (

@@ -13,6 +13,7 @@ import type {
 } from "./types.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
 import type { TaskId, ThreadId } from "../ids.ts";
+import { storeView } from "./view.ts";
 
 /**
  * Returns `store` with `fence` attached to every write; reads go straight through.
@@ -61,19 +62,6 @@ export function fencedStore(
     appendSteering: (record: SteeringRecord) => store.appendSteering(record, own(record.threadId)),
     appendAudit: (record: AuditRecord) => store.appendAudit(record, own(record.threadId)),
   } satisfies Partial<Checkpointer>;
-  // Reads are the store's own methods, bound to it (stores keep private fields, so a prototype
-  // view would not do). Every write of the interface is listed above.
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
-    get(target, property): unknown {
-      // A store without the optional answerBatches shows none through the view either.
-      if (property === "answerBatches" && !target.answerBatches) return undefined;
-      if (Object.hasOwn(writes, property)) return writes[property as keyof typeof writes];
-      if (bound.has(property)) return bound.get(property);
-      let value: unknown = Reflect.get(target, property, target);
-      if (typeof value === "function") value = (value as () => unknown).bind(target);
-      bound.set(property, value);
-      return value;
-    },
-  });
+  // Every write of the interface is listed above; reads are the store's own.
+  return storeView(store, writes);
 }

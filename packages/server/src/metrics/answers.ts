@@ -12,6 +12,7 @@
 import type { Checkpointer, InterruptId } from "@rein/core";
 import {
   rootGraphOf,
+  storeView,
   type AnswerBatch,
   type AnswerOutcome,
   type BatchesOutcome,
@@ -248,18 +249,5 @@ export function observeAnswers(store: Checkpointer, metrics: ReinMetrics): Check
       return outcome;
     };
   }
-  // The store's own members, bound to it (stores keep private fields, so a prototype view
-  // would not do), but those above.
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
-    get(target, property): unknown {
-      if (Object.hasOwn(wrapped, property)) return wrapped[property as keyof Checkpointer];
-      if (property === "answerBatches" || property === "acquireLeaseAndRead") return undefined;
-      if (bound.has(property)) return bound.get(property);
-      let value: unknown = Reflect.get(target, property, target);
-      if (typeof value === "function") value = (value as () => unknown).bind(target);
-      bound.set(property, value);
-      return value;
-    },
-  });
+  return storeView(store, wrapped);
 }

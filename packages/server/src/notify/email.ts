@@ -13,7 +13,7 @@ import { mintDecisionLinks } from "./links.ts";
 import type { Notifier, NotifierDelivery } from "./notifier.ts";
 import { escapeHtml } from "./pages.ts";
 import { approvalState, consoleLink, graphLabel, questionSummary } from "./question.ts";
-import { recipientsOf, type Audience, type Recipient } from "./recipients.ts";
+import { recipientsOf, type Recipient } from "./recipients.ts";
 import type { MintedLink } from "./tokens.ts";
 
 /** What the email notifier needs besides its config section. */
@@ -25,17 +25,11 @@ export interface EmailNotifierOptions {
   getInterrupt: (id: InterruptId) => Promise<StoredInterrupt | undefined>;
 }
 
-/**
- * The event data of escalations and reminders, which may carry an `escalatedTo` audience (typed
- * here until the escalation ladder declares it).
- */
-type NotifiedData = InterruptEventData & { escalatedTo?: Audience | null };
-
 /** Event types whose recipients are the policy's approvers. */
 const TO_APPROVERS = new Set<string>(["interrupt.pending", "interrupt.reminded"]);
 
 /** Why an event sends nothing (it is delivered all the same: there is nothing to retry). */
-function skip(type: string, data: NotifiedData): boolean {
+function skip(type: string, data: InterruptEventData): boolean {
   return (
     (type !== "interrupt.escalated" && !TO_APPROVERS.has(type)) ||
     typeof data.interruptId !== "string"
@@ -54,7 +48,7 @@ export class EmailNotifier implements Notifier {
   /** Sends the event's messages; throws (so the loop retries) when the SMTP server refuses. */
   async send(delivery: NotifierDelivery): Promise<void> {
     const { type } = delivery.body;
-    const data = delivery.body.data as NotifiedData;
+    const data = delivery.body.data as InterruptEventData;
     if (skip(type, data)) return;
     const interrupt = await this.options.getInterrupt(data.interruptId);
     // Answered or gone since: a message would only carry links that are refused.
@@ -74,7 +68,7 @@ export class EmailNotifier implements Notifier {
   }
 
   /** Who is told: the policy's approvers, an escalation's audience, or the fallback. */
-  recipients(type: string, data: NotifiedData, interrupt: StoredInterrupt): Recipient[] {
+  recipients(type: string, data: InterruptEventData, interrupt: StoredInterrupt): Recipient[] {
     const { people, fallback } = this.options.config;
     const policy = interrupt.policy ?? null;
     const exclude = {

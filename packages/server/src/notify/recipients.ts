@@ -3,6 +3,7 @@
  * requester under four eyes), the people an escalation names, or the fallback addresses when the
  * question has no policy.
  */
+import { listed } from "@rein/core/store";
 import type { Person } from "./config.ts";
 
 /** Who a policy or an escalation names. */
@@ -10,17 +11,6 @@ export interface Audience {
   subjects?: readonly string[] | undefined;
   groups?: readonly string[] | undefined;
   roles?: readonly string[] | undefined;
-}
-
-/** Whether `person` is named by `audience` (an audience that names no one names everyone). */
-export function matches(person: Person, audience: Audience): boolean {
-  const { subjects, groups, roles } = audience;
-  if (!subjects && !groups && !roles) return true;
-  return (
-    (subjects?.includes(person.subject) ?? false) ||
-    (groups?.some((g) => person.groups?.includes(g)) ?? false) ||
-    (roles?.some((r) => person.roles?.includes(r)) ?? false)
-  );
 }
 
 /** The recipients of one event: people (with their principal) or bare fallback addresses. */
@@ -50,7 +40,7 @@ export function recipientsOf(
     return out;
   }
   for (const person of people) {
-    if (!person.email || seen.has(person.email) || !matches(person, audience)) continue;
+    if (!person.email || seen.has(person.email) || !listed(audience, person)) continue;
     // A person of another tenant never hears of (nor gets a link to) this tenant's questions.
     if (person.tenant !== undefined && person.tenant !== tenant) continue;
     if (exclude.notRequester && exclude.requester !== null && person.subject === exclude.requester)

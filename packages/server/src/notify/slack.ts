@@ -5,6 +5,7 @@
  * once per event, retried with backoff, dead-lettered after the last attempt.
  */
 import type { Checkpointer } from "@rein/core";
+import type { WebhookEventType } from "@rein/core/store";
 import type { InterruptEventData } from "../webhooks/payload.ts";
 import type { Notifier, NotifierDelivery } from "./notifier.ts";
 import { SlackApi } from "./slack-api.ts";
@@ -29,10 +30,18 @@ export interface SlackNotifierOptions extends Pick<
   store: Checkpointer;
 }
 
-/** Events that post a message. `interrupt.reminded` is handled for when escalation emits it. */
-const POSTING = new Set(["interrupt.pending", "interrupt.reminded", "interrupt.escalated"]);
+/** Events that post a message: the question, and each step of its escalation ladder. */
+const POSTING = new Set<WebhookEventType>([
+  "interrupt.pending",
+  "interrupt.reminded",
+  "interrupt.escalated",
+]);
 /** Events that close a question: its message is updated and loses its buttons. */
-const CLOSING = new Set(["interrupt.answered", "interrupt.expired", "interrupt.cancelled"]);
+const CLOSING = new Set<WebhookEventType>([
+  "interrupt.answered",
+  "interrupt.expired",
+  "interrupt.cancelled",
+]);
 
 function factsOf(data: InterruptEventData): EventFacts {
   return {
@@ -65,7 +74,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier {
 
   async function post(delivery: NotifierDelivery, data: InterruptEventData): Promise<void> {
     if (await postedFor(store, data.threadId, delivery.id)) return;
-    const type: string = delivery.body.type;
+    const type = delivery.body.type;
     // A second `pending` of a question already posted (a re-raise) adds no message.
     const first = await messageOf(store, data.threadId, data.interruptId);
     if (first && type === "interrupt.pending") {
@@ -95,7 +104,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier {
   return {
     kind: "slack",
     async send(delivery: NotifierDelivery): Promise<void> {
-      const type: string = delivery.body.type;
+      const type = delivery.body.type;
       if (!type.startsWith("interrupt.")) return;
       const data = delivery.body.data as InterruptEventData;
       if (POSTING.has(type)) await post(delivery, data);

@@ -36,6 +36,20 @@ function matches(subscription: StoredWebhookSubscription, event: EmittedEvent): 
 
 const copy = <T>(value: T): T => structuredClone(value);
 
+/** What every event of an interrupt row reports of the row as it is after the change. */
+function interruptFacts(row: InterruptRow) {
+  return {
+    tenant: row.tenant,
+    threadId: row.threadId,
+    runId: row.runId,
+    interruptId: row.id,
+    graph: row.graph,
+    rootGraph: row.rootGraph,
+    status: row.status,
+    record: row.data,
+  };
+}
+
 /** The in-memory {@link WebhookStore}. Methods are synchronous underneath, so atomic. */
 export class MemoryWebhooks implements WebhookStore {
   readonly #subscriptions = new Map<string, StoredWebhookSubscription>();
@@ -67,35 +81,16 @@ export class MemoryWebhooks implements WebhookStore {
             ? "interrupt.expired"
             : "interrupt.cancelled";
     this.emit({
+      ...interruptFacts(row),
       type,
-      tenant: row.tenant,
-      threadId: row.threadId,
-      runId: row.runId,
-      interruptId: row.id,
-      graph: row.graph,
-      rootGraph: row.rootGraph,
-      status: row.status,
       actor: answered ? (record.answeredBy ?? null) : null,
       answer: answered ? encode(record.answer ?? null) : null,
-      record: row.data,
     });
   }
 
   /** Reports a ladder step of a pending interrupt (`interrupt.reminded`, `interrupt.escalated`). */
   emitStep(row: InterruptRow, type: "interrupt.reminded" | "interrupt.escalated"): void {
-    this.emit({
-      type,
-      tenant: row.tenant,
-      threadId: row.threadId,
-      runId: row.runId,
-      interruptId: row.id,
-      graph: row.graph,
-      rootGraph: row.rootGraph,
-      status: row.status,
-      actor: null,
-      answer: null,
-      record: row.data,
-    });
+    this.emit({ ...interruptFacts(row), type, actor: null, answer: null });
   }
 
   /** Reports a root run that reached a final status. */
