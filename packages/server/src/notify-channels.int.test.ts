@@ -102,6 +102,13 @@ describe("email and Slack from one notifier config", { timeout: 90_000 }, () => 
     const link = linksOf(mail!).approve;
     expect(link).toBeDefined();
 
+    const pendingOf = async () =>
+      (
+        await carol<{ items: { approval: { approvals: { actor: string }[] } | null }[] }>(
+          "GET",
+          "/interrupts?threadId=both&status=pending",
+        )
+      ).body.items;
     // Alice approves in Slack: 1 of 2, still pending.
     const payload = {
       type: "block_actions",
@@ -123,13 +130,8 @@ describe("email and Slack from one notifier config", { timeout: 90_000 }, () => 
       body,
     });
     expect(clicked.status).toBe(200);
-    const pendingOf = async () =>
-      (
-        await carol<{ items: { approval: { approvals: { actor: string }[] } | null }[] }>(
-          "GET",
-          "/interrupts?threadId=both&status=pending",
-        )
-      ).body.items;
+    // The 200 comes once the approval is stored: a crash after it loses no click.
+    expect((await pendingOf())[0]?.approval?.approvals.map((a) => a.actor)).toEqual(["alice@acme"]);
     await expect
       .poll(async () => (await pendingOf())[0]?.approval?.approvals.map((a) => a.actor))
       .toEqual(["alice@acme"]);

@@ -1,7 +1,7 @@
 /**
- * What follows a click, after Slack has its 200: the click applied (or refused), the question's
- * message updated to show who decided or the approvals so far, and the clicking user told the
- * outcome in an ephemeral reply through the click's `response_url`.
+ * What a click does: applied (or refused) before Slack has its 200; then the question's message
+ * updated to show who decided or the approvals so far, and the clicking user told the outcome in
+ * an ephemeral reply through the click's `response_url`.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ServerContext } from "../context.ts";
@@ -11,26 +11,42 @@ import type { SlackOptions } from "./slack-config.ts";
 import { renderMessage } from "./slack-message.ts";
 import { messageOf, questionView } from "./slack-state.ts";
 
-/** Applies a click and tells Slack what came of it. Never throws: failures are logged. */
-export async function answerClick(
+/**
+ * Applies a click: its decision is stored (or refused) before Slack gets its 200, so an accepted
+ * click is never lost to a crash between the answer and the store. Never throws: a failure is a
+ * refusal the user is told of.
+ */
+export async function decideClick(
   ctx: ServerContext,
   options: SlackOptions,
-  api: SlackApi,
   click: SlackClick,
   log: FastifyBaseLogger,
-): Promise<void> {
-  let outcome: ClickOutcome;
+): Promise<ClickOutcome> {
   try {
-    outcome = await applyClick(ctx, options.people, click);
+    return await applyClick(ctx, options.people, click);
   } catch (error) {
     log.error({ err: error }, "slack click failed");
-    outcome = {
+    return {
       kind: "refused",
       reason: "busy",
       message:
         "Rein could not apply this click (the error is logged): nothing was applied. Try again.",
     };
   }
+}
+
+/**
+ * Tells Slack what came of a click, after its 200: the message updated to the approval state,
+ * and the clicking user told in an ephemeral reply. Never throws: failures are logged.
+ */
+export async function reportClick(
+  ctx: ServerContext,
+  options: SlackOptions,
+  api: SlackApi,
+  click: SlackClick,
+  outcome: ClickOutcome,
+  log: FastifyBaseLogger,
+): Promise<void> {
   if (outcome.kind === "ignored") return;
   log.info(
     {

@@ -1,8 +1,9 @@
 /**
  * `POST /slack/interactivity`: Slack's request URL for button clicks. The request's signature is
- * checked against the raw body before anything is read from it; Slack gets its 200 at once (it
- * allows three seconds), and the click is applied after: the outcome reaches the user as an
- * ephemeral reply (`response_url`) and the message is updated to show the approval state.
+ * checked against the raw body before anything is read from it; the click is applied (or refused)
+ * before Slack gets its 200 (it allows three seconds), so a 200 never stands for a lost click;
+ * then the outcome reaches the user as an ephemeral reply (`response_url`) and the message is
+ * updated to show the approval state.
  */
 import type { FastifyInstance } from "fastify";
 import type { ServerContext } from "../context.ts";
@@ -10,7 +11,7 @@ import { defineRoute } from "../route.ts";
 import { SlackApi } from "../notify/slack-api.ts";
 import { parseInteraction } from "../notify/slack-actions.ts";
 import { SLACK_API_URL, type SlackOptions } from "../notify/slack-config.ts";
-import { answerClick } from "../notify/slack-replies.ts";
+import { decideClick, reportClick } from "../notify/slack-replies.ts";
 import { verifySlackRequest } from "../notify/slack-signature.ts";
 
 /** Registers the interactivity endpoint (only when Slack is configured). */
@@ -20,7 +21,7 @@ export function registerSlackRoutes(
   options: SlackOptions,
 ): void {
   const api = new SlackApi(options.apiUrl ?? SLACK_API_URL, options.botToken);
-  // Clicks being applied after their 200: shutdown waits for them before draining runs.
+  // Clicks being reported after their 200: shutdown waits for them before draining runs.
   const working = new Set<Promise<void>>();
   app.addHook("preClose", () => Promise.allSettled([...working]).then(() => undefined));
 
@@ -38,7 +39,7 @@ export function registerSlackRoutes(
         url: "/slack/interactivity",
         operationId: "slackInteractivity",
         summary:
-          "Slack's interactivity request URL: a click on Approve or Reject, signed by Slack (x-slack-signature over the raw body, timestamp within 5 minutes; else 401). Answered 200 at once; the decision applies as the Slack user's mapped principal, under the question's approval policy, and the outcome is posted to the click's response_url.",
+          "Slack's interactivity request URL: a click on Approve or Reject, signed by Slack (x-slack-signature over the raw body, timestamp within 5 minutes; else 401). The decision is applied as the Slack user's mapped principal, under the question's approval policy, before the 200 (or refused, and the user told why); the outcome is then posted to the click's response_url.",
         scope: null,
         headers: {
           "x-slack-signature": "`v0=` + hex HMAC-SHA256(signing secret, `v0:<timestamp>:<body>`).",
@@ -46,17 +47,20 @@ export function registerSlackRoutes(
         },
         responses: { 200: null },
       },
-      ({ request }) => {
+      async ({ request }) => {
         const raw = typeof request.body === "string" ? request.body : "";
         verifySlackRequest(options.signingSecret, request.headers, raw);
         const click = parseInteraction(raw);
         if (click) {
-          const work = answerClick(ctx, options, api, click, request.log).finally(() =>
+          // The decision is stored before the 200 (a store transaction, well inside Slack's
+          // three seconds); only telling Slack about it waits for no one.
+          const outcome = await decideClick(ctx, options, click, request.log);
+          const work = reportClick(ctx, options, api, click, outcome, request.log).finally(() =>
             working.delete(work),
           );
           working.add(work);
         }
-        return Promise.resolve({ status: 200 });
+        return { status: 200 as const };
       },
     );
     registered();
