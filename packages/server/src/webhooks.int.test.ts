@@ -270,7 +270,7 @@ function suite(backend: Backend): void {
     });
 
     it("finished deliveries past the retention leave the log with their events; a pending one and its event stay", async () => {
-      await start({ retentionMs: 400, pruneEveryMs: 100, backoffMs: 50, maxBackoffMs: 100 });
+      await start({ retentionMs: 1_000, pruneEveryMs: 100, backoffMs: 50, maxBackoffMs: 100 });
       const kept = await subscribe({ events: ["interrupt.pending"] });
       // A second subscription whose receiver refuses every connection: its delivery stays pending.
       const refused = await subscribe({
@@ -280,7 +280,10 @@ function suite(backend: Backend): void {
       await alice()("POST", "/threads", { graph: "ask", threadId: "t-prune" });
       await alice()("POST", "/threads/t-prune/runs", { input: {}, wait: true });
       await receiver.waitFor(() => receiver.received.length === 1);
-      expect((await deliveries(kept.id)).map((d) => d.status)).toEqual(["delivered"]);
+      // The receiver's 204 is recorded after the receiver has it: poll for the delivered row.
+      await expect
+        .poll(async () => (await deliveries(kept.id)).map((d) => d.status), { interval: 20 })
+        .toEqual(["delivered"]);
       // Past the retention the delivered one is gone, the pending one is not.
       await expect.poll(() => deliveries(kept.id), { timeout: 5_000 }).toEqual([]);
       const [pending] = await deliveries(refused.id);
