@@ -18,9 +18,9 @@ export type {
   ResumeCommand,
   ResumeOptions,
 } from "./graph/command.ts";
-export { END, START, StateGraph } from "./graph/state-graph.ts";
+export { END, START, StateGraph } from "./api/state-graph.ts";
 export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./graph/node.ts";
-export { CompiledGraph } from "./graph/compiled.ts";
+export { CompiledGraph } from "./api/compiled.ts";
 export { RunConfig } from "./graph/options.ts";
 export type { CompileOptions, RunOptions, StreamOptions } from "./graph/options.ts";
 export { interrupt } from "./engine/context.ts";
@@ -29,9 +29,9 @@ export type { InterruptDefinition } from "./interrupts/define.ts";
 export type { AnswerInfo, InterruptOptions, NodeContext } from "./graph/node.ts";
 export type { StreamEvent, StreamMode } from "./engine/events.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
-export type { InterruptListItem, InterruptListPage, InterruptListQuery } from "./thread/queue.ts";
-export type { ResumeTarget } from "./resume/target.ts";
-export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./thread/state.ts";
+export type { InterruptListItem, InterruptListPage, InterruptListQuery } from "./operations/queue.ts";
+export type { ResumeTarget } from "./operations/target.ts";
+export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./operations/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
 export type { MemorySaverOptions } from "./checkpoint/memory.ts";
 export { auditEntryHash } from "./checkpoint/audit-chain.ts";
@@ -117,8 +117,8 @@ export type {
   ToolNodeOptions,
 } from "./prebuilt/tool-node.ts";
 export { approversFor } from "./interrupts/approvers.ts";
-export { decideInterrupts } from "./resume/bulk.ts";
-export type { BulkDecided, BulkDecision } from "./resume/bulk.ts";
+export { decideInterrupts } from "./operations/bulk.ts";
+export type { BulkDecided, BulkDecision } from "./operations/bulk.ts";
 export type { ApproverCondition, ApproverRule, ApproversSpec } from "./interrupts/approvers.ts";
 export { payloadDigest } from "./checkpoint/approvals.ts";
 export type { NotAllowedRule, StoredApprovalPolicy } from "./checkpoint/approvals.ts";

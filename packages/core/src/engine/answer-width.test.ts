@@ -3,7 +3,7 @@ import { append } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import { Command, Send } from "../graph/command.ts";
 import { START } from "../graph/definition.ts";
-import { StateGraph } from "../graph/state-graph.ts";
+import { StateGraph } from "../api/state-graph.ts";
 import { jsonSerializer, type Serializer } from "../serde.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT } from "../types.ts";
 

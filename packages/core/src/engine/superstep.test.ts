@@ -4,7 +4,7 @@ import { MemorySaver } from "../checkpoint/memory.ts";
 import { MissingCheckpointerError, MissingThreadIdError } from "../errors.ts";
 import { asTaskId, taskIdFor, type ThreadId } from "../ids.ts";
 import { Command } from "../graph/command.ts";
-import { END, START, StateGraph } from "../graph/state-graph.ts";
+import { END, START, StateGraph } from "../api/state-graph.ts";
 import { applyWrites, MAX_CHAIN, SNAPSHOT_FACTOR } from "./barrier.ts";
 import type { StreamEvent } from "./events.ts";
 

@@ -2,11 +2,11 @@
  * `agent({ model, tools, approve })`: model → tools → model, until the model answers without
  * tool calls. Calls named in `approve` wait for a person, each as its own interrupt.
  */
-import { END, START, StateGraph } from "../graph/state-graph.ts";
-import type { CompiledGraph } from "../graph/compiled.ts";
+import { END, START, StateGraph } from "../api/state-graph.ts";
+import type { CompiledGraph } from "../api/compiled.ts";
 import type { CompileOptions } from "../graph/options.ts";
 import { currentTask } from "../engine/context.ts";
-import { traceModelCall } from "../telemetry/agent-spans.ts";
+import { traceModelCall } from "./agent-spans.ts";
 import { callModel } from "./model-call.ts";
 import { modelView, pendingToolCalls, type Message, type Model } from "./messages.ts";
 import { steeringMessages } from "./steering.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { append, lastValue } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import { Command } from "../graph/command.ts";
-import { END, START, StateGraph } from "../graph/state-graph.ts";
+import { END, START, StateGraph } from "../api/state-graph.ts";
 import { agent } from "./agent.ts";
 import { textOf, type Message, type Model } from "./messages.ts";
 import { lastAssistantText, subAgent } from "./sub-agent.ts";

@@ -3,8 +3,8 @@
  * its own conversation, and hands the parent only what the child declares as its output.
  */
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
-import type { NodeFn } from "../graph/state-graph.ts";
-import type { CompiledGraph } from "../graph/compiled.ts";
+import type { NodeFn } from "../api/state-graph.ts";
+import type { CompiledGraph } from "../api/compiled.ts";
 import type { NodeContext } from "../graph/node.ts";
 import { textOf, type Message } from "./messages.ts";
 

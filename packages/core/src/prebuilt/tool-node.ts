@@ -6,13 +6,13 @@
  */
 import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
-import type { NodeFn } from "../graph/state-graph.ts";
+import type { NodeFn } from "../api/state-graph.ts";
 import type { NodeContext } from "../graph/node.ts";
 import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { ladderOf, type DefinedLadder } from "../interrupts/define.ts";
 import { planLadder } from "../interrupts/ladder.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";
-import { traceToolCall } from "../telemetry/agent-spans.ts";
+import { traceToolCall } from "./agent-spans.ts";
 import {
   approvalRequestFor,
   pendingToolCalls,

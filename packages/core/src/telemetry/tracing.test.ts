@@ -11,7 +11,7 @@ import { z } from "zod";
 import { append, lastValue } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import { Command } from "../graph/command.ts";
-import { END, START, StateGraph } from "../graph/state-graph.ts";
+import { END, START, StateGraph } from "../api/state-graph.ts";
 import { agent } from "../prebuilt/agent.ts";
 import type { Model } from "../prebuilt/messages.ts";
 import { lastAssistantText, subAgent } from "../prebuilt/sub-agent.ts";

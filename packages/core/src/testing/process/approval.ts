@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { append, lastValue } from "../../channels.ts";
 import type { Checkpointer } from "../../checkpoint/types.ts";
 import { Command } from "../../graph/command.ts";
-import { START, StateGraph } from "../../graph/state-graph.ts";
+import { START, StateGraph } from "../../api/state-graph.ts";
 import type { RunOptions } from "../../graph/options.ts";
 import type { NodeContext } from "../../graph/node.ts";
 import type { RunResult } from "../../types.ts";

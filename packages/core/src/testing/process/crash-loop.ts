@@ -13,7 +13,7 @@ import { expect } from "vitest";
 import { append, lastValue } from "../../channels.ts";
 import type { Checkpointer } from "../../checkpoint/types.ts";
 import { Command, Send } from "../../graph/command.ts";
-import { END, START, StateGraph } from "../../graph/state-graph.ts";
+import { END, START, StateGraph } from "../../api/state-graph.ts";
 import type { ThreadId } from "../../ids.ts";
 import type { RunResult } from "../../types.ts";
 import { describeFailure, report } from "./child.ts";

@@ -8,10 +8,10 @@ import { silentSink } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { ThreadId } from "../ids.ts";
-import { tasksToWake } from "../resume/wake.ts";
+import { tasksToWake } from "./wake.ts";
 import type { LeaseSettings } from "../thread/lease.ts";
 import { openSession } from "../thread/session.ts";
-import { dueStep, ladderStepWrite } from "./ladder.ts";
+import { dueStep, ladderStepWrite } from "../interrupts/ladder.ts";
 
 /** The actor deadline answers are recorded under. */
 const TIMER = "system:timer";

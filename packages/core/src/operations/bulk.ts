@@ -13,7 +13,7 @@ import { asInterruptId, type ThreadId } from "../ids.ts";
 import { checkAnswer } from "../interrupts/answer-schemas.ts";
 import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
 import { openSession, type ThreadSession } from "../thread/session.ts";
-import { recordSteering } from "../thread/steering.ts";
+import { recordSteering } from "./steering.ts";
 import type { ApprovalPrincipal } from "../types.ts";
 import { rootRunsResumedBy, tasksToWake } from "./wake.ts";
 

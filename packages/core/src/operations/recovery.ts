@@ -8,8 +8,8 @@ import { runRoot } from "../engine/root.ts";
 import { ThreadBusyError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunId } from "../ids.ts";
-import type { LeaseSettings } from "./lease.ts";
-import { openSession } from "./session.ts";
+import type { LeaseSettings } from "../thread/lease.ts";
+import { openSession } from "../thread/session.ts";
 
 /** The actor recovered runs are continued under. */
 const RECOVERY = "system:recovery";

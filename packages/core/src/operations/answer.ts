@@ -20,7 +20,7 @@ import { checkAnswer } from "../interrupts/answer-schemas.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import { traceAnswer } from "../telemetry/runtime-spans.ts";
 import type { ThreadSession } from "../thread/session.ts";
-import { recordSteering } from "../thread/steering.ts";
+import { recordSteering } from "./steering.ts";
 import type { RunResult } from "../types.ts";
 import {
   chooseAnswers,

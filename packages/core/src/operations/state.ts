@@ -19,7 +19,7 @@ import {
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import type { Interrupt, RunStatus, SteeringRecord } from "../types.ts";
-import type { ThreadSession } from "./session.ts";
+import type { ThreadSession } from "../thread/session.ts";
 
 /** One task of a snapshot's next step. */
 export interface TaskSnapshot {

@@ -2,9 +2,9 @@
  * Spans of the prebuilt agent: one per model call (with token usage) and one per tool call
  * (with the reviewer's decision).
  */
-import type { AssistantMessage, ToolCall, ToolMessage } from "../prebuilt/messages.ts";
+import type { AssistantMessage, ToolCall, ToolMessage } from "./messages.ts";
 import type { NodeContext } from "../graph/node.ts";
-import { inSpan, outcomeOn, SpanAttributes, SpanNames } from "./tracing.ts";
+import { inSpan, outcomeOn, SpanAttributes, SpanNames } from "../telemetry/tracing.ts";
 
 function taskAttributes(ctx: NodeContext) {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { append, ephemeral, lastValue, reducer } from "../channels.ts";
 import { InvalidGraphError } from "../errors.ts";
-import { Command, Send } from "./command.ts";
+import { Command, Send } from "../graph/command.ts";
 import { END, START, StateGraph } from "./state-graph.ts";
 
 const schema = { n: lastValue<number>(() => 0), log: append<string>() };

@@ -38,26 +38,26 @@ import {
   resolveExpiredInterrupts,
   startDeadlineTimer,
   type DeadlineTimer,
-} from "../interrupts/deadlines.ts";
+} from "../operations/deadlines.ts";
 import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
-import { applyCommand } from "../resume/answer.ts";
-import type { ResumeTarget } from "../resume/target.ts";
+import { applyCommand } from "../operations/answer.ts";
+import type { ResumeTarget } from "../operations/target.ts";
 import { assertStorable } from "../serde.ts";
 import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
 import {
   listInterruptsForPeople,
   type InterruptListPage,
   type InterruptListQuery,
-} from "../thread/queue.ts";
-import { recoverRuns, type RecoverOptions } from "../thread/recovery.ts";
+} from "../operations/queue.ts";
+import { recoverRuns, type RecoverOptions } from "../operations/recovery.ts";
 import { openSession, ThreadSession } from "../thread/session.ts";
-import { getState, getStateHistory, updateState, type StateSnapshot } from "../thread/state.ts";
-import { checkSteeringTarget, recordSteering } from "../thread/steering.ts";
+import { getState, getStateHistory, updateState, type StateSnapshot } from "../operations/state.ts";
+import { checkSteeringTarget, recordSteering } from "../operations/steering.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
-import { isResumeCommand, type ResumeCommand } from "./command.ts";
-import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "./definition.ts";
-import { defaultGraphName } from "./graph-name.ts";
-import type { CompileOptions, RunOptions, StreamOptions } from "./options.ts";
+import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
+import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "../graph/definition.ts";
+import { defaultGraphName } from "../graph/graph-name.ts";
+import type { CompileOptions, RunOptions, StreamOptions } from "../graph/options.ts";
 
 /** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
 export class CompiledGraph<S extends Schema> {

@@ -7,9 +7,9 @@ import type { RunRecord } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import { asInterruptId, asRunId, asTaskId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
-import { selectTarget, staleError, unmatchedTarget, type ResumeTarget } from "../resume/target.ts";
+import { selectTarget, staleError, unmatchedTarget, type ResumeTarget } from "./target.ts";
 import type { SteeringRecord } from "../types.ts";
-import type { ThreadSession } from "./session.ts";
+import type { ThreadSession } from "../thread/session.ts";
 
 /**
  * Refuses a steering target that no execution will read (SPEC §3, stale targets): a finished

@@ -5,12 +5,12 @@
 import type { Schema, StateOf } from "../channels.ts";
 import { InvalidGraphError } from "../errors.ts";
 import { CompiledGraph } from "./compiled.ts";
-import { END, START, type DraftGraph, type DraftNode } from "./definition.ts";
-import type { NodeFn, NodeOptions, Router } from "./node.ts";
-import type { CompileOptions } from "./options.ts";
+import { END, START, type DraftGraph, type DraftNode } from "../graph/definition.ts";
+import type { NodeFn, NodeOptions, Router } from "../graph/node.ts";
+import type { CompileOptions } from "../graph/options.ts";
 
-export { END, START } from "./definition.ts";
-export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./node.ts";
+export { END, START } from "../graph/definition.ts";
+export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "../graph/node.ts";
 
 const RESERVED = new Set([START, END]);
 
