@@ -23,14 +23,18 @@ export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./gra
 export { CompiledGraph } from "./api/compiled.ts";
 export { RunConfig } from "./graph/options.ts";
 export type { CompileOptions, RunOptions, StreamOptions } from "./graph/options.ts";
-export { interrupt } from "./engine/context.ts";
+export { interrupt } from "./interrupts/interrupt.ts";
 export { defineInterrupt } from "./interrupts/define.ts";
 export type { InterruptDefinition } from "./interrupts/define.ts";
 export type { AnswerInfo, InterruptOptions, NodeContext } from "./graph/node.ts";
 export type { StreamEvent, StreamMode } from "./engine/events.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
-export type { InterruptListItem, InterruptListPage, InterruptListQuery } from "./operations/queue.ts";
-export type { ResumeTarget } from "./operations/target.ts";
+export type {
+  InterruptListItem,
+  InterruptListPage,
+  InterruptListQuery,
+} from "./operations/queue.ts";
+export type { ResumeTarget } from "./graph/command.ts";
 export type { ChildSnapshot, StateSnapshot, TaskSnapshot } from "./operations/state.ts";
 export { MemorySaver } from "./checkpoint/memory.ts";
 export type { MemorySaverOptions } from "./checkpoint/memory.ts";

@@ -41,7 +41,7 @@ import {
 } from "../operations/deadlines.ts";
 import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
 import { applyCommand } from "../operations/answer.ts";
-import type { ResumeTarget } from "../operations/target.ts";
+import type { ResumeTarget } from "../graph/command.ts";
 import { assertStorable } from "../serde.ts";
 import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
 import {
@@ -55,7 +55,12 @@ import { getState, getStateHistory, updateState, type StateSnapshot } from "../o
 import { checkSteeringTarget, recordSteering } from "../operations/steering.ts";
 import type { RunResult, SteeringRecord } from "../types.ts";
 import { isResumeCommand, type ResumeCommand } from "../graph/command.ts";
-import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "../graph/definition.ts";
+import type {
+  DeterminismMode,
+  DraftGraph,
+  GraphDefinition,
+  NodeSpec,
+} from "../graph/definition.ts";
 import { defaultGraphName } from "../graph/graph-name.ts";
 import type { CompileOptions, RunOptions, StreamOptions } from "../graph/options.ts";
 

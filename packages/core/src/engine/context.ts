@@ -3,13 +3,13 @@
  * steering, cancellation. One {@link TaskRun} backs the context of one execution of one task;
  * its interrupt calls are matched by {@link InterruptCalls}.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import type { InterruptOptions, NodeContext } from "../graph/node.ts";
 import type { CheckpointId, RunId, TaskId, ThreadId } from "../ids.ts";
 import { InterruptCalls } from "../interrupts/calls.ts";
+import { askingTask, withAskingTask } from "../interrupts/interrupt.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Execution } from "./execution.ts";
 
@@ -21,36 +21,18 @@ export class ChildPaused extends Error {
   }
 }
 
-const storage = new AsyncLocalStorage<TaskRun>();
-
 /** Prefix of the once-keys that count attempts; user keys cannot start with it. */
 const ATTEMPT_MARK = "\u0001";
 
 /** Runs `fn` with `run` as the current task (for the free `interrupt()` function). */
 export function withTask<T>(run: TaskRun, fn: () => T): T {
-  return storage.run(run, fn);
-}
-
-/**
- * The free form of `ctx.interrupt`, which finds the running task through AsyncLocalStorage.
- *
- * @throws InvalidInputError when called outside a running node.
- */
-export function interrupt<Answer = unknown>(
-  payload: unknown,
-  options?: InterruptOptions<Answer>,
-): Answer {
-  const run = storage.getStore();
-  if (!run)
-    throw new InvalidInputError(
-      "interrupt() was called outside a running node; call it from node code (or use ctx.interrupt).",
-    );
-  return run.interrupt(payload, options);
+  return withAskingTask(run, fn);
 }
 
 /** The current task's context, for helpers called from node code. */
 export function currentTask(): TaskRun | undefined {
-  return storage.getStore();
+  const task = askingTask();
+  return task instanceof TaskRun ? task : undefined;
 }
 
 /**

@@ -2,12 +2,13 @@
  * Stream events. Every event carries the namespace of the graph that produced it (`[]` for the
  * root), so a consumer can tell a sub-agent's events from the orchestrator's.
  */
+import type { StoredInterrupt } from "../checkpoint/types.ts";
+import type { StreamMode } from "../graph/options.ts";
 import type { CheckpointId, RunId, TaskId } from "../ids.ts";
+import { toPublicInterrupt } from "../interrupts/records.ts";
 import type { Interrupt, RunResult } from "../types.ts";
 
-/** Stream modes a caller can subscribe to. Interrupt events are always delivered. */
-export type StreamMode =
-  "values" | "updates" | "custom" | "messages" | "tasks" | "checkpoints" | "debug";
+export type { StreamMode } from "../graph/options.ts";
 
 /** One event of `graph.stream(...)`. */
 export type StreamEvent =
@@ -112,4 +113,13 @@ export class EventQueue implements EventSink, AsyncIterable<StreamEvent> {
       yield result.value;
     }
   }
+}
+
+/** Emits an `interrupt` event for a stored interrupt. */
+export function emitInterrupt(sink: EventSink, record: StoredInterrupt): void {
+  sink.push({
+    type: "interrupt",
+    namespace: [...record.namespace],
+    interrupt: toPublicInterrupt(record),
+  });
 }

@@ -16,11 +16,11 @@ import type {
 import { InvalidUpdateError, NonSerializableError, RecursionLimitError } from "../errors.ts";
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import { newCheckpointId } from "../ids.ts";
-import { emitInterrupt } from "../interrupts/records.ts";
 import { encodeTrigger } from "../keys.ts";
 import { selects, staticInterrupt } from "../interrupts/static.ts";
 import type { RunResult } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
+import { emitInterrupt } from "./events.ts";
 import type { Execution } from "./execution.ts";
 import { runTask, type RunEnd, type TaskAttempt } from "./task.ts";
 

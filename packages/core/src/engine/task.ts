@@ -18,10 +18,10 @@ import { Command, Send } from "../graph/command.ts";
 import type { GraphDefinition, NodeSpec } from "../graph/definition.ts";
 import type { RetryPolicy } from "../graph/node.ts";
 import { GraphInterrupt, TaskCancelled } from "../interrupts/calls.ts";
-import { emitInterrupt } from "../interrupts/records.ts";
 import { decodeTrigger } from "../keys.ts";
 import { taskArgument } from "../thread/head-cache.ts";
 import { ChildPaused, TaskRun, withTask } from "./context.ts";
+import { emitInterrupt } from "./events.ts";
 import type { Execution } from "./execution.ts";
 
 /** Inputs of {@link runTask}. */

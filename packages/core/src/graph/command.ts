@@ -1,8 +1,9 @@
 /**
  * What nodes return to steer control flow (`Command`, `Send`) and what callers pass to resume a
- * paused run (`Command.resume`, `Command.resumeMap`).
+ * paused run (`Command.resume`, `Command.resumeMap`), and the paused run a targeted resume or a
+ * steer addresses (`ResumeTarget`).
  */
-import type { InterruptId } from "../ids.ts";
+import type { CheckpointId, InterruptId, RunId, TaskId } from "../ids.ts";
 import type { ApprovalPrincipal } from "../types.ts";
 
 /** Fan-out: run `node` once with `arg` as its input (map-reduce over many inputs). */
@@ -102,4 +103,17 @@ export class Command<Update = Record<string, unknown>> {
 /** True for values built by `Command.resume` / `Command.resumeMap`. */
 export function isResumeCommand(value: unknown): value is ResumeCommand {
   return typeof value === "object" && value !== null && RESUME in value;
+}
+
+/**
+ * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
+ * exactly `namespace`, narrowed by `taskId` and `interruptId`.
+ */
+export interface ResumeTarget {
+  runId: RunId | string;
+  namespace: readonly string[];
+  taskId?: TaskId | string;
+  interruptId?: InterruptId | string;
+  /** Refuse unless this checkpoint is still the head of the run's stream. */
+  expectedCheckpointId?: CheckpointId | string;
 }

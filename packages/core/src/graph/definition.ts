@@ -3,9 +3,8 @@
  * builder fills a {@link DraftGraph}; the compiled graph turns it into a {@link GraphDefinition},
  * in which a subgraph node is an ordinary node function. Nothing here runs anything.
  */
-import type { ApproversSpec } from "../interrupts/approvers.ts";
 import type { Schema } from "../channels.ts";
-import type { NodeFn, NodeOptions, Router } from "./node.ts";
+import type { ApproversSpec, NodeFn, NodeOptions, Router } from "./node.ts";
 
 /** Entry pseudo-node. */
 export const START = "__start__";

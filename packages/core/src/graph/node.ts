@@ -5,9 +5,7 @@
 import type { z } from "zod";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { RunId, TaskId, ThreadId } from "../ids.ts";
-import type { ApproversSpec } from "../interrupts/approvers.ts";
-import type { Duration, EscalateOption } from "../interrupts/ladder.ts";
-import type { SteeringRecord } from "../types.ts";
+import type { Approvers, EscalationTargets, SteeringRecord } from "../types.ts";
 import type { Command, Send } from "./command.ts";
 
 /** What a node may return. */
@@ -130,4 +128,47 @@ export interface NodeContext<_S extends Schema = Schema> {
   idempotencyKey(key: string): string;
   /** Emits a `custom` stream event. */
   emit(data: unknown): void;
+}
+
+/** A test of one number (or value) in the payload, found by a dotted `path` (`"args.amount"`). */
+export interface ApproverCondition {
+  path: string;
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+  /** Equal (as JSON) to this value. */
+  eq?: unknown;
+}
+
+/**
+ * A declarative rule: when the condition holds (or without one), `then` is the policy (`null`:
+ * none). In a list, the first rule whose condition holds decides; none holding means no policy.
+ *
+ * @example { when: { path: "amount", gt: 1000 }, then: { groups: ["finance"], count: 2 } }
+ */
+export interface ApproverRule {
+  when?: ApproverCondition;
+  then: Approvers | null;
+}
+
+/**
+ * How a question declares its approvers: a policy, a rule, a list of rules, or a pure function
+ * of the payload returning the policy (`undefined` or `null`: none).
+ */
+export type ApproversSpec<Payload = unknown> =
+  | Approvers
+  | ApproverRule
+  | readonly ApproverRule[]
+  | ((payload: Payload) => Approvers | null | undefined);
+
+/** A duration: milliseconds or a string such as `"90s"`, `"15m"`, `"3d"`. */
+export type Duration = string | number;
+
+/** The escalation step of a ladder: after `after`, `approvers` may answer too. */
+export interface EscalateOption {
+  /** When, counted from the question being raised. */
+  after: Duration;
+  /** Principals who may answer from then on, besides those the approval policy lists. */
+  approvers: EscalationTargets;
 }

@@ -2,9 +2,17 @@
  * Options of `compile()` and of one call, and the helpers that build them.
  */
 import type { Checkpointer } from "../checkpoint/types.ts";
-import type { StreamMode } from "../engine/events.ts";
-import type { LeaseSettings } from "../thread/lease.ts";
 import type { DeterminismMode } from "./definition.ts";
+
+/** Stream modes a caller can subscribe to. Interrupt events are always delivered. */
+export type StreamMode =
+  "values" | "updates" | "custom" | "messages" | "tasks" | "checkpoints" | "debug";
+
+/** How long a lease lasts without renewal, and how long a caller waits for a busy thread. */
+export interface LeaseSettings {
+  ttlMs: number;
+  waitMs: number;
+}
 
 /** Options of `StateGraph.compile`. */
 export interface CompileOptions {

@@ -5,39 +5,10 @@
  */
 import { storedPolicy, type StoredApprovalPolicy } from "../checkpoint/approvals.ts";
 import { InvalidInputError } from "../errors.ts";
+import type { ApproverCondition, ApproverRule, ApproversSpec } from "../graph/node.ts";
 import type { Approvers } from "../types.ts";
 
-/** A test of one number (or value) in the payload, found by a dotted `path` (`"args.amount"`). */
-export interface ApproverCondition {
-  path: string;
-  gt?: number;
-  gte?: number;
-  lt?: number;
-  lte?: number;
-  /** Equal (as JSON) to this value. */
-  eq?: unknown;
-}
-
-/**
- * A declarative rule: when the condition holds (or without one), `then` is the policy (`null`:
- * none). In a list, the first rule whose condition holds decides; none holding means no policy.
- *
- * @example { when: { path: "amount", gt: 1000 }, then: { groups: ["finance"], count: 2 } }
- */
-export interface ApproverRule {
-  when?: ApproverCondition;
-  then: Approvers | null;
-}
-
-/**
- * How a question declares its approvers: a policy, a rule, a list of rules, or a pure function
- * of the payload returning the policy (`undefined` or `null`: none).
- */
-export type ApproversSpec<Payload = unknown> =
-  | Approvers
-  | ApproverRule
-  | readonly ApproverRule[]
-  | ((payload: Payload) => Approvers | null | undefined);
+export type { ApproverCondition, ApproverRule, ApproversSpec } from "../graph/node.ts";
 
 /** The value at a dotted path of `value` (`undefined` when a step is missing). */
 function valueAt(value: unknown, path: string): unknown {

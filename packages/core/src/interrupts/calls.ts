@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import type { OnTimeout, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
-import type { Execution } from "../engine/execution.ts";
 import { InvalidInputError, MissingCheckpointerError, NonSerializableError } from "../errors.ts";
 import type { InterruptOptions } from "../graph/node.ts";
 import { interruptIdFor, type CheckpointId } from "../ids.ts";
@@ -15,6 +14,7 @@ import { traceInterrupt } from "../telemetry/runtime-spans.ts";
 import { rememberAnswerSchema, storedAnswerSchema } from "./answer-schemas.ts";
 import { resolvePolicy } from "./approvers.ts";
 import { planLadder } from "./ladder.ts";
+import type { InterruptScope } from "./scope.ts";
 
 /** Thrown by `interrupt()` to unwind the node; the runtime turns it into a pause. */
 export class GraphInterrupt extends Error {
@@ -60,7 +60,7 @@ export class InterruptCalls {
   private readonly keys = new Set<string>();
 
   constructor(
-    private readonly exec: Execution,
+    private readonly exec: InterruptScope,
     private readonly task: TaskSpec,
     private readonly checkpointId: CheckpointId,
     /** Interrupt rows of this task at this checkpoint, all statuses. */

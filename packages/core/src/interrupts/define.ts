@@ -3,7 +3,7 @@
  * whose answer schema every process that loads the declaration checks answers with.
  */
 import type { z } from "zod";
-import { interrupt } from "../engine/context.ts";
+import { interrupt } from "./interrupt.ts";
 import { InvalidInputError } from "../errors.ts";
 import type { InterruptOptions } from "../graph/node.ts";
 import { registerDefinition } from "./answer-schemas.ts";

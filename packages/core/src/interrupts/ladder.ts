@@ -13,19 +13,11 @@ import type {
   StoredLadder,
 } from "../checkpoint/types.ts";
 import { InvalidLadderError } from "../errors.ts";
+import type { Duration, EscalateOption } from "../graph/node.ts";
 import type { EscalationTargets, InterruptEscalation } from "../types.ts";
 import { parseDuration } from "./duration.ts";
 
-/** A duration: milliseconds or a string such as `"90s"`, `"15m"`, `"3d"`. */
-export type Duration = string | number;
-
-/** The escalation step of a ladder: after `after`, `approvers` may answer too. */
-export interface EscalateOption {
-  /** When, counted from the question being raised. */
-  after: Duration;
-  /** Principals who may answer from then on, besides those the approval policy lists. */
-  approvers: EscalationTargets;
-}
+export type { Duration, EscalateOption } from "../graph/node.ts";
 
 /** The ladder options of an `interrupt()` call (times counted from the question being raised). */
 export interface LadderOptions {

@@ -1,20 +1,11 @@
 /**
- * Interrupt rows as others see them: the public view of a stored row, and its stream event.
+ * Interrupt rows as others see them: the public view of a stored row (its stream event is
+ * `emitInterrupt` in engine/events.ts).
  */
 import { approvalView } from "../checkpoint/approvals.ts";
 import type { StoredInterrupt } from "../checkpoint/types.ts";
-import type { EventSink } from "../engine/events.ts";
 import type { Interrupt } from "../types.ts";
 import { escalationView } from "./ladder.ts";
-
-/** Emits an `interrupt` event for a stored interrupt. */
-export function emitInterrupt(sink: EventSink, record: StoredInterrupt): void {
-  sink.push({
-    type: "interrupt",
-    namespace: [...record.namespace],
-    interrupt: toPublicInterrupt(record),
-  });
-}
 
 /** The public {@link Interrupt} view of a stored row. */
 export function toPublicInterrupt(record: StoredInterrupt): Interrupt {

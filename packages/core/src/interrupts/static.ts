@@ -9,12 +9,11 @@
  * returns the pause as it stands.
  */
 import type { RunRecord, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
-import type { Execution } from "../engine/execution.ts";
 import { Command, type ResumeCommand, type ResumeOptions } from "../graph/command.ts";
 import type { GraphDefinition, RunSelectors, Selector } from "../graph/definition.ts";
 import { interruptIdFor, type CheckpointId } from "../ids.ts";
 import { encodeSlot } from "../keys.ts";
-import type { ThreadSession } from "../thread/session.ts";
+import type { RunPlace } from "./scope.ts";
 
 /** Parses selectors relative to a graph at namespace depth `base`. */
 export function parseSelectors(selectors: readonly string[] | undefined, base: number): Selector[] {
@@ -119,7 +118,7 @@ export function selectorsFor(
 
 /** A `before`/`after` interrupt row for a task. */
 export function staticInterrupt(
-  exec: Execution,
+  exec: RunPlace,
   kind: "before" | "after",
   checkpointId: CheckpointId,
   task: TaskSpec,
@@ -157,7 +156,7 @@ export function staticInterrupt(
  * thread is not paused that way (nothing pending, or a dynamic interrupt pending).
  */
 export async function staticPauseCommand(
-  session: ThreadSession,
+  session: { pending(): Promise<readonly StoredInterrupt[]> },
   options: Pick<ResumeOptions, "actor" | "requestId">,
 ): Promise<ResumeCommand | null> {
   const pending = await session.pending();

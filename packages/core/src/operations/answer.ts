@@ -12,7 +12,7 @@ import {
   NotFoundError,
   StaleTargetError,
 } from "../errors.ts";
-import type { ResumeCommand } from "../graph/command.ts";
+import type { ResumeCommand, ResumeTarget } from "../graph/command.ts";
 import type { RunOptions } from "../graph/options.ts";
 import { continuationAsk } from "../engine/continuation.ts";
 import { asInterruptId, asRunId } from "../ids.ts";
@@ -22,13 +22,7 @@ import { traceAnswer } from "../telemetry/runtime-spans.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import { recordSteering } from "./steering.ts";
 import type { RunResult } from "../types.ts";
-import {
-  chooseAnswers,
-  selectTarget,
-  staleError,
-  type ChosenAnswers,
-  type ResumeTarget,
-} from "./target.ts";
+import { chooseAnswers, selectTarget, staleError, type ChosenAnswers } from "./target.ts";
 import { rootRunsResumedBy, tasksToWake } from "./wake.ts";
 
 /** What applying a command left to do. */

@@ -7,7 +7,8 @@ import type { RunRecord } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import { asInterruptId, asRunId, asTaskId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
-import { selectTarget, staleError, unmatchedTarget, type ResumeTarget } from "./target.ts";
+import type { ResumeTarget } from "../graph/command.ts";
+import { selectTarget, staleError, unmatchedTarget } from "./target.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { ThreadSession } from "../thread/session.ts";
 

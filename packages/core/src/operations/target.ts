@@ -10,31 +10,11 @@ import {
   NotFoundError,
   StaleTargetError,
 } from "../errors.ts";
-import type { ResumeCommand } from "../graph/command.ts";
-import {
-  asInterruptId,
-  asRunId,
-  type CheckpointId,
-  type InterruptId,
-  type RunId,
-  type TaskId,
-} from "../ids.ts";
+import type { ResumeCommand, ResumeTarget } from "../graph/command.ts";
+import { asInterruptId, asRunId } from "../ids.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
-
-/**
- * What a targeted resume or steer addresses: the pending interrupts owned by run `runId` at
- * exactly `namespace`, narrowed by `taskId` and `interruptId`.
- */
-export interface ResumeTarget {
-  runId: RunId | string;
-  namespace: readonly string[];
-  taskId?: TaskId | string;
-  interruptId?: InterruptId | string;
-  /** Refuse unless this checkpoint is still the head of the run's stream. */
-  expectedCheckpointId?: CheckpointId | string;
-}
 
 /** The interrupts a target selects among `pending`. */
 export function selectTarget(

@@ -3,7 +3,7 @@
  * line each.
  */
 import type { RunRecord, StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
-import type { Execution } from "../engine/execution.ts";
+import type { RunId, ThreadId } from "../ids.ts";
 import {
   inSpan,
   markSpan,
@@ -13,6 +13,13 @@ import {
   SpanAttributes,
   SpanNames,
 } from "./tracing.ts";
+
+/** What a run's spans are labelled with; the engine's `Execution` is one. */
+export interface TracedRun {
+  readonly threadId: ThreadId;
+  readonly runId: RunId;
+  readonly namespace: readonly string[];
+}
 
 /** Spans one run (root or child) from start to its pause or end. */
 export function traceRun<T extends { outcome: { status: string; error?: unknown } }>(
@@ -27,7 +34,7 @@ export function traceRun<T extends { outcome: { status: string; error?: unknown 
 }
 
 /** Spans the tasks of one superstep; its tasks' spans are children. */
-export function traceStep<T>(exec: Execution, step: number, fn: () => Promise<T>): Promise<T> {
+export function traceStep<T>(exec: TracedRun, step: number, fn: () => Promise<T>): Promise<T> {
   if (!tracingOn()) return fn();
   return inSpan(
     SpanNames.step,
@@ -43,7 +50,7 @@ export function traceStep<T>(exec: Execution, step: number, fn: () => Promise<T>
 
 /** Spans one task's execution; node code's model and tool spans are its children. */
 export function traceTask<T extends { kind: string; error?: unknown }>(
-  exec: Execution,
+  exec: TracedRun,
   task: TaskSpec,
   fn: () => Promise<T>,
 ): Promise<T> {

@@ -14,13 +14,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fencedStore } from "../checkpoint/fenced.ts";
 import type { Checkpointer, Fence, LeaseReadResults, LeaseReads } from "../checkpoint/types.ts";
 import { FencedOutError, ThreadBusyError } from "../errors.ts";
+import type { LeaseSettings } from "../graph/options.ts";
 import type { ThreadId } from "../ids.ts";
 
-/** How long a lease lasts without renewal, and how long a caller waits for a busy thread. */
-export interface LeaseSettings {
-  ttlMs: number;
-  waitMs: number;
-}
+export type { LeaseSettings } from "../graph/options.ts";
 
 /** Defaults: 30 s leases, renewed every 10 s; wait up to 30 s for a busy thread. */
 export const defaultLease: LeaseSettings = { ttlMs: 30_000, waitMs: 30_000 };
