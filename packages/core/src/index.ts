@@ -26,7 +26,7 @@ export type { CompileOptions, RunOptions, StreamOptions } from "./graph/options.
 export { interrupt } from "./interrupts/interrupt.ts";
 export { defineInterrupt } from "./interrupts/define.ts";
 export type { InterruptDefinition } from "./interrupts/define.ts";
-export type { AnswerInfo, InterruptOptions, NodeContext } from "./graph/node.ts";
+export type { AnswerInfo, InterruptOptions, NodeContext, TaskContext } from "./graph/node.ts";
 export type { StreamEvent, StreamMode } from "./engine/events.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
 export type {

@@ -5,14 +5,20 @@
 import { appendedItems, DuplicateWriteError } from "../channels.ts";
 import type { ChannelBlob, TaskResult, TaskSpec } from "../checkpoint/types.ts";
 import { InvalidUpdateError } from "../errors.ts";
-import { taskIdFor } from "../ids.ts";
+import { taskIdFor, type RunId, type ThreadId } from "../ids.ts";
 import { Send } from "../graph/command.ts";
 import { END, type GraphDefinition } from "../graph/definition.ts";
 import { decodeVersion, encodeTrigger, encodeVersion } from "../keys.ts";
 import { jsonSerializer } from "../serde.ts";
-import type { Execution } from "./execution.ts";
 
 type Writes = Extract<TaskResult, { kind: "writes" }>;
+
+/** The ids a run's next tasks derive their ids from (an `Execution` is one). */
+export interface TaskIdBasis {
+  readonly threadId: ThreadId;
+  readonly runId: RunId;
+  readonly namespace: readonly string[];
+}
 
 /**
  * Versions written before snapshot budgets (`<id>~<depth>`) snapshot once every this many
@@ -152,7 +158,7 @@ export function applyWrites(
  */
 export async function scheduleNext(
   graph: GraphDefinition,
-  exec: Execution,
+  ids: TaskIdBasis,
   ran: readonly Writes[] | readonly string[],
   state: Record<string, unknown>,
   step: number,
@@ -198,16 +204,16 @@ export async function scheduleNext(
       }
     }
   }
-  const ns = exec.namespace;
+  const { threadId, runId, namespace: ns } = ids;
   const next: TaskSpec[] = nodes.map((node) => ({
-    id: taskIdFor(exec.threadId, exec.runId, ns, step, node, encodeTrigger({ kind: "edge" })),
+    id: taskIdFor(threadId, runId, ns, step, node, encodeTrigger({ kind: "edge" })),
     node,
     trigger: encodeTrigger({ kind: "edge" }),
   }));
   sends.forEach((send, index) => {
     const trigger = encodeTrigger({ kind: "send", index });
     next.push({
-      id: taskIdFor(exec.threadId, exec.runId, ns, step, send.node, trigger),
+      id: taskIdFor(threadId, runId, ns, step, send.node, trigger),
       node: send.node,
       trigger,
       arg: send.arg,

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoredInterrupt, TaskSpec } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
-import type { InterruptOptions, NodeContext } from "../graph/node.ts";
+import type { InterruptOptions, TaskContext } from "../graph/node.ts";
 import type { CheckpointId, RunId, TaskId, ThreadId } from "../ids.ts";
 import { InterruptCalls } from "../interrupts/calls.ts";
 import { askingTask, withAskingTask } from "../interrupts/interrupt.ts";
@@ -37,9 +37,9 @@ export function currentTask(): TaskRun | undefined {
 
 /**
  * State of one execution of one task: the interrupt calls it made, the records it must store,
- * and its child-run counter. Implements {@link NodeContext}.
+ * and its child-run counter. Implements {@link TaskContext}.
  */
-export class TaskRun implements NodeContext {
+export class TaskRun implements TaskContext {
   /** Index of the next child run started from this task. */
   childIndex = 0;
   /** True once a child run of this task paused. */

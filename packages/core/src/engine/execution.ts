@@ -68,27 +68,42 @@ export interface ExecutionInit {
 
 /** The environment of one run. */
 export class Execution implements ExecutionInit {
-  readonly session!: ThreadSession;
-  readonly runId!: RunId;
-  readonly stream!: StreamKey;
-  readonly namespace!: string[];
-  readonly path!: RunPathEntry[];
-  readonly graphName!: string;
-  readonly schema!: Schema;
-  readonly tenant!: string | null;
-  readonly determinism!: DeterminismMode;
-  readonly abort!: RunSignal;
-  readonly sink!: EventSink;
-  readonly steering!: SteeringRecord[];
-  readonly lineage!: RunId[];
-  readonly runSelectors!: RunSelectors;
+  readonly session: ThreadSession;
+  readonly runId: RunId;
+  readonly stream: StreamKey;
+  readonly namespace: string[];
+  readonly path: RunPathEntry[];
+  readonly graphName: string;
+  readonly schema: Schema;
+  readonly tenant: string | null;
+  readonly determinism: DeterminismMode;
+  readonly abort: RunSignal;
+  readonly sink: EventSink;
+  readonly steering: SteeringRecord[];
+  readonly lineage: RunId[];
+  readonly runSelectors: RunSelectors;
   readonly rejectedAnswers: RejectedAnswer[];
-  readonly requester!: string | null;
+  readonly requester: string | null;
   readonly approvers?: ApproversSpec | undefined;
 
   constructor(init: ExecutionInit) {
-    Object.assign(this, init);
+    this.session = init.session;
+    this.runId = init.runId;
+    this.stream = init.stream;
+    this.namespace = init.namespace;
+    this.path = init.path;
+    this.graphName = init.graphName;
+    this.schema = init.schema;
+    this.tenant = init.tenant;
+    this.determinism = init.determinism;
+    this.abort = init.abort;
+    this.sink = init.sink;
+    this.steering = init.steering;
+    this.lineage = init.lineage;
+    this.runSelectors = init.runSelectors;
     this.rejectedAnswers = init.rejectedAnswers ?? [];
+    this.requester = init.requester;
+    this.approvers = init.approvers;
   }
 
   /** The run's abort signal (made on first use, see {@link RunSignal}). */

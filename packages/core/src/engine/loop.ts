@@ -22,7 +22,7 @@ import type { RunResult } from "../types.ts";
 import { applyWrites, scheduleNext } from "./barrier.ts";
 import { emitInterrupt } from "./events.ts";
 import type { Execution } from "./execution.ts";
-import { runTask, type RunEnd, type TaskAttempt } from "./task.ts";
+import { runTask, type RunEnd, type SettledTask } from "./task.ts";
 
 /** Mutable position of a loop: the head and the state it references. */
 export interface LoopState {
@@ -103,7 +103,7 @@ export async function runLoop(options: LoopOptions, state: LoopState): Promise<L
     }
 
     const outcomes = await runTasks(options, state, toRun, paused);
-    let failure: TaskAttempt | undefined;
+    let failure: SettledTask | undefined;
     for (const outcome of outcomes) {
       if (outcome.kind === "paused") {
         paused = true;
@@ -182,7 +182,7 @@ function runTasks(
   state: LoopState,
   toRun: TaskSpec[],
   othersPaused: boolean,
-): Promise<TaskAttempt[]> {
+): Promise<SettledTask[]> {
   const { exec, definition } = options;
   const head = state.head;
   // A single-task step needs no separate task record: its commit is the record. With several

@@ -46,19 +46,19 @@ export interface TaskInput {
 export type RunEnd = Pick<StepCommit, "runs" | "releaseLease"> &
   Partial<Pick<TaskOutcome, "thenReadPending">>;
 
-/** What happened to one attempt series of a task (not the stored `TaskAttempt` of a store). */
-export type TaskAttempt =
+/** How one task settled after its attempts: its writes, a pause, an error, or cancelled. */
+export type SettledTask =
   | { kind: "writes"; task: TaskSpec; result: TaskResult }
   | { kind: "paused"; task: TaskSpec; result: TaskResult; created: StoredInterrupt[] }
   | { kind: "error"; task: TaskSpec; error: unknown; result?: undefined }
   | { kind: "cancelled"; task: TaskSpec; result?: undefined };
 
 /** Runs one task to an outcome. Never throws for node errors: they become `error` outcomes. */
-export function runTask(input: TaskInput): Promise<TaskAttempt> {
+export function runTask(input: TaskInput): Promise<SettledTask> {
   return traceTask(input.exec, input.task, () => runTaskUntraced(input));
 }
 
-async function runTaskUntraced(input: TaskInput): Promise<TaskAttempt> {
+async function runTaskUntraced(input: TaskInput): Promise<SettledTask> {
   const { exec, task, head } = input;
   const spec = input.definition.nodes.get(task.node);
   if (!spec)
@@ -158,7 +158,7 @@ async function finish(
   input: TaskInput,
   result: TaskResult,
   outcome: "writes" | "cancelled",
-): Promise<TaskAttempt> {
+): Promise<SettledTask> {
   const { exec, task, head } = input;
   if (input.persist)
     await exec.store.putTaskOutcome({
@@ -178,7 +178,7 @@ async function pause(
   run: TaskRun,
   thrown: unknown,
   threw: boolean,
-): Promise<TaskAttempt> {
+): Promise<SettledTask> {
   const { exec, task, head } = input;
   if (!threw || !(thrown instanceof GraphInterrupt || isChildPause(thrown)))
     exec.debug(

@@ -14,7 +14,7 @@ export type NodeReturn<S extends Schema> = UpdateOf<S> | Command<UpdateOf<S>> | 
 /** A node: `async (state, ctx) => update | Command | void`. Send-triggered tasks get the Send argument. */
 export type NodeFn<S extends Schema, Input = StateOf<S>> = (
   input: Input,
-  ctx: NodeContext<S>,
+  ctx: TaskContext<S>,
 ) => Promise<NodeReturn<S>> | NodeReturn<S>;
 
 /** When and how often a failing node is retried. */
@@ -87,8 +87,8 @@ export interface AnswerInfo {
   answeredAt: string | null;
 }
 
-/** What node code sees as its second argument. */
-export interface NodeContext<_S extends Schema = Schema> {
+/** What node code sees as its second argument (`ctx`): the context of the task running it. */
+export interface TaskContext<_S extends Schema = Schema> {
   readonly threadId: ThreadId;
   readonly runId: RunId;
   readonly taskId: TaskId;
@@ -113,7 +113,7 @@ export interface NodeContext<_S extends Schema = Schema> {
    *
    * The guarantee is **at least once, with one stable key per attempt series; exactly once
    * against an API that dedupes on the key**: a crash (or a thrown error) between the effect and
-   * storing its result runs `fn` again, with the same {@link NodeContext.idempotencyKey}. `fn`
+   * storing its result runs `fn` again, with the same {@link TaskContext.idempotencyKey}. `fn`
    * receives its attempt number (1 on the first run of the series, counted durably across
    * processes), so a later attempt can look up what an earlier one did before acting again.
    *
@@ -129,6 +129,9 @@ export interface NodeContext<_S extends Schema = Schema> {
   /** Emits a `custom` stream event. */
   emit(data: unknown): void;
 }
+
+/** @deprecated use {@link TaskContext} (the same type, named for what it is: one task's context). */
+export type NodeContext<S extends Schema = Schema> = TaskContext<S>;
 
 /** A test of one number (or value) in the payload, found by a dotted `path` (`"args.amount"`). */
 export interface ApproverCondition {

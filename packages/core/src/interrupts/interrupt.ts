@@ -4,10 +4,10 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { InvalidInputError } from "../errors.ts";
-import type { InterruptOptions, NodeContext } from "../graph/node.ts";
+import type { InterruptOptions, TaskContext } from "../graph/node.ts";
 
 /** What the free `interrupt()` needs of the running task: its `ctx.interrupt`. */
-export type AskingTask = Pick<NodeContext, "interrupt">;
+export type AskingTask = Pick<TaskContext, "interrupt">;
 
 const storage = new AsyncLocalStorage<AskingTask>();
 

@@ -4,8 +4,6 @@
  */
 import type { CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
 import { applyWrites, scheduleNext } from "../engine/barrier.ts";
-import { silentSink } from "../engine/events.ts";
-import { Execution, runSignalOf } from "../engine/execution.ts";
 import { InvalidInputError, NotFoundError, ThreadInterruptedError } from "../errors.ts";
 import { END, START, type GraphDefinition } from "../graph/definition.ts";
 import {
@@ -262,7 +260,7 @@ export async function updateState(
       ? []
       : await scheduleNext(
           definition,
-          updateExecution(definition, session, runId),
+          { threadId, runId, namespace: [] },
           [node],
           barrier.values,
           step + 1,
@@ -307,29 +305,4 @@ export async function updateState(
     data: { asNode: node, checkpointId: id, keys: Object.keys(values) },
   });
   return { checkpointId: id };
-}
-
-/** The environment `scheduleNext` derives the next tasks' ids in, for an edit's own run. */
-function updateExecution(
-  definition: GraphDefinition,
-  session: ThreadSession,
-  runId: RunId,
-): Execution {
-  return new Execution({
-    session,
-    runId,
-    stream: ROOT_STREAM,
-    namespace: [],
-    path: [],
-    graphName: definition.name,
-    schema: definition.schema,
-    tenant: null,
-    determinism: "strict",
-    requester: null,
-    abort: runSignalOf(new AbortController().signal),
-    sink: silentSink,
-    steering: [],
-    lineage: [runId],
-    runSelectors: { before: [], after: [] },
-  });
 }

@@ -3,10 +3,10 @@
  * (with the reviewer's decision).
  */
 import type { AssistantMessage, ToolCall, ToolMessage } from "./messages.ts";
-import type { NodeContext } from "../graph/node.ts";
+import type { TaskContext } from "../graph/node.ts";
 import { inSpan, outcomeOn, SpanAttributes, SpanNames } from "../telemetry/tracing.ts";
 
-function taskAttributes(ctx: NodeContext) {
+function taskAttributes(ctx: TaskContext) {
   return {
     [SpanAttributes.threadId]: ctx.threadId,
     [SpanAttributes.runId]: ctx.runId,
@@ -17,7 +17,7 @@ function taskAttributes(ctx: NodeContext) {
 
 /** Spans one model call; usage, response id and model go on the span. */
 export function traceModelCall(
-  ctx: NodeContext,
+  ctx: TaskContext,
   fn: () => Promise<AssistantMessage>,
 ): Promise<AssistantMessage> {
   return inSpan(SpanNames.model, taskAttributes(ctx), fn, (message, span) => {
@@ -32,7 +32,7 @@ export function traceModelCall(
 
 /** Spans one tool call, from approval to result; its status and decision go on the span. */
 export function traceToolCall(
-  ctx: NodeContext,
+  ctx: TaskContext,
   call: ToolCall,
   fn: () => Promise<ToolMessage>,
 ): Promise<ToolMessage> {

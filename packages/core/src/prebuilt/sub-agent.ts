@@ -5,13 +5,13 @@
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import type { NodeFn } from "../api/state-graph.ts";
 import type { CompiledGraph } from "../api/compiled.ts";
-import type { NodeContext } from "../graph/node.ts";
+import type { TaskContext } from "../graph/node.ts";
 import { textOf, type Message } from "./messages.ts";
 
 /** How a parent talks to a sub-agent: what goes in, what comes back. */
 export interface SubAgentOptions<P extends Schema, C extends Schema> {
   /** The child's input, built from the parent's state (the child sees nothing else). */
-  input(state: StateOf<P>, ctx: NodeContext<P>): UpdateOf<C>;
+  input(state: StateOf<P>, ctx: TaskContext<P>): UpdateOf<C>;
   /** The parent's update, built from the child's final state (its summary or declared output). */
   output(values: StateOf<C>): UpdateOf<P>;
 }

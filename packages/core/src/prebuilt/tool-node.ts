@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../api/state-graph.ts";
-import type { NodeContext } from "../graph/node.ts";
+import type { TaskContext } from "../graph/node.ts";
 import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { ladderOf, type DefinedLadder } from "../interrupts/define.ts";
 import { planLadder } from "../interrupts/ladder.ts";
@@ -332,7 +332,7 @@ async function runCall(
   call: ToolCall,
   byName: Map<string, PreparedTool>,
   options: ToolNodeOptions,
-  ctx: NodeContext<MessagesSchema>,
+  ctx: TaskContext<MessagesSchema>,
   messages: readonly Message[],
 ): Promise<ToolMessage> {
   const found = byName.get(call.name);
@@ -394,7 +394,7 @@ function describeCall(call: ToolCall, description: string | undefined): string {
 
 /** Raises the call's approval interrupt (keyed by the call id) and returns the decision. */
 async function ask(
-  ctx: NodeContext<MessagesSchema>,
+  ctx: TaskContext<MessagesSchema>,
   call: ToolCall,
   request: ToolDecisionRequest,
   answer: z.ZodType<ToolDecision>,
@@ -426,7 +426,7 @@ async function ask(
 async function providerApproval(
   call: ToolCall,
   approvalId: string,
-  ctx: NodeContext<MessagesSchema>,
+  ctx: TaskContext<MessagesSchema>,
   messages: readonly Message[],
 ): Promise<ToolMessage> {
   const request: ToolDecisionRequest = {

@@ -12,7 +12,7 @@ import type { Checkpointer } from "../../checkpoint/types.ts";
 import { Command } from "../../graph/command.ts";
 import { START, StateGraph } from "../../api/state-graph.ts";
 import type { RunOptions } from "../../graph/options.ts";
-import type { NodeContext } from "../../graph/node.ts";
+import type { TaskContext } from "../../graph/node.ts";
 import type { RunResult } from "../../types.ts";
 import { closeInput, describeFailure, report, waitForLine } from "./child.ts";
 import { hookSaver, jitterSaver } from "./hooks.ts";
@@ -67,7 +67,7 @@ export function approvalGraph(
   hold: () => Promise<void> = () => Promise.resolve(),
 ) {
   const ledger = new Ledger(config.ledger);
-  const charge = (ctx: NodeContext, label: string, value: unknown): Promise<string> =>
+  const charge = (ctx: TaskContext, label: string, value: unknown): Promise<string> =>
     ctx.once(label, () => {
       // The key is `rein:<thread>:<task>:<label>`: one stable key per (thread, task, label).
       const key = ctx.idempotencyKey(label);

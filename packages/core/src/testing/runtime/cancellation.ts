@@ -12,7 +12,7 @@ import {
   StateGraph,
   type CheckpointId,
   type Checkpointer,
-  type NodeContext,
+  type TaskContext,
   type ThreadId,
 } from "../../index.ts";
 import { ROOT_STREAM } from "../../keys.ts";
@@ -29,7 +29,7 @@ const behaviours: readonly [AfterAbort, string][] = [
 ];
 
 /** Waits for the run's signal, as a client library does, then behaves as `after` says. */
-async function afterAbort(after: AfterAbort, ctx: NodeContext, name: string) {
+async function afterAbort(after: AfterAbort, ctx: TaskContext, name: string) {
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
