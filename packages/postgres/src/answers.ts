@@ -186,11 +186,11 @@ function readsOf(found: Found, codec: RowCodec): AnswerBatchReads {
     interrupts.set(id as InterruptId, {
       status: status as InterruptStatus,
       runId: runId as RunId,
-      policy: policy == null ? null : codec.de<StoredApprovalPolicy>(policy),
-      approvals: approvals == null ? null : codec.de<ApprovalProgress>(approvals),
+      policy: policy == null ? null : codec.decode<StoredApprovalPolicy>(policy),
+      approvals: approvals == null ? null : codec.decode<ApprovalProgress>(approvals),
     });
   }
-  const result = found.seen_result == null ? undefined : codec.de(found.seen_result);
+  const result = found.seen_result == null ? undefined : codec.decode(found.seen_result);
   return {
     request: found.seen ? { result } : undefined,
     head: (found.head ?? null) as CheckpointId | null,
@@ -213,7 +213,7 @@ function writeValues(
     batch.expectedHead?.checkpointId ?? null,
     resolutions.map((r) => r.id),
     resolutions.map((r) => r.status),
-    resolutions.map((r) => (r.status === "answered" ? codec.ser(r.answer) : null)),
+    resolutions.map((r) => (r.status === "answered" ? codec.encode(r.answer) : null)),
     writes.actor,
     writes.at,
     // The audit lines name these runs: the write re-checks that they are still the rows' runs.
@@ -221,7 +221,7 @@ function writeValues(
     writes.wake.map((w) => w.stream),
     writes.wake.map((w) => w.checkpointId),
     writes.wake.map((w) => w.taskId),
-    writes.audit.map((record) => codec.ser(record)),
+    writes.audit.map((record) => codec.encode(record)),
     writes.resumeRuns,
     batch.fence?.token ?? null,
     ...continuationValues(batch.thenRead),
@@ -242,10 +242,10 @@ function approvalValues(
   const raw = new Map((found.interrupts ?? []).map(([id, , , p, a]) => [id, [p, a] as const]));
   return [
     writes.resolutions.map((r) =>
-      r.status === "answered" && r.approvals ? codec.ser(r.approvals) : null,
+      r.status === "answered" && r.approvals ? codec.encode(r.approvals) : null,
     ),
     writes.approvals.map((a) => a.id),
-    writes.approvals.map((a) => codec.ser(a.progress)),
+    writes.approvals.map((a) => codec.encode(a.progress)),
     [...targets],
     targets.map((id) => raw.get(id)?.[0] ?? null),
     targets.map((id) => raw.get(id)?.[1] ?? null),

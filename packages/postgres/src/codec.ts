@@ -99,12 +99,12 @@ export class RowCodec {
   }
 
   /** Encodes a value. */
-  ser(value: unknown): string {
+  encode(value: unknown): string {
     return this.#serializer.serialize(value);
   }
 
   /** Decodes a value. */
-  de<T>(text: string): T {
+  decode<T>(text: string): T {
     return this.#serializer.deserialize(text) as T;
   }
 
@@ -113,7 +113,7 @@ export class RowCodec {
     return {
       threadId: row.thread_id as ThreadId,
       tenant: row.tenant,
-      metadata: this.de<Record<string, unknown>>(row.metadata),
+      metadata: this.decode<Record<string, unknown>>(row.metadata),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -129,10 +129,10 @@ export class RowCodec {
       runId: row.run_id as RunId,
       step: row.step,
       versions: row.versions,
-      next: this.de<CheckpointRecord["next"]>(row.next),
+      next: this.decode<CheckpointRecord["next"]>(row.next),
       source: row.source as CheckpointRecord["source"],
       createdAt: row.created_at,
-      metadata: this.de<Record<string, unknown>>(row.metadata),
+      metadata: this.decode<Record<string, unknown>>(row.metadata),
     };
   }
 
@@ -145,8 +145,8 @@ export class RowCodec {
       cp.source,
       cp.createdAt,
       JSON.stringify(cp.versions),
-      this.ser(cp.next),
-      this.ser(cp.metadata),
+      this.encode(cp.next),
+      this.encode(cp.metadata),
     ];
   }
 
@@ -155,7 +155,7 @@ export class RowCodec {
     const arrays: (string | null)[][] = [[], [], [], [], []];
     for (const blob of blobs) {
       const prev = blob.kind === "delta" ? blob.prev : null;
-      push(arrays, [blob.channel, blob.version, blob.kind, prev, this.ser(blob.value)]);
+      push(arrays, [blob.channel, blob.version, blob.kind, prev, this.encode(blob.value)]);
     }
     return arrays;
   }
@@ -179,10 +179,10 @@ export class RowCodec {
         c.status,
         c.created_at,
         c.deadline,
-        record.answer === undefined ? null : this.ser(record.answer),
+        record.answer === undefined ? null : this.encode(record.answer),
         record.answeredBy ?? null,
         record.answeredAt ?? null,
-        this.ser(interruptBody(record)),
+        this.encode(interruptBody(record)),
       ]);
     }
     return arrays;
@@ -202,7 +202,7 @@ export class RowCodec {
    */
   interruptPolicies(records: readonly StoredInterrupt[]): (string | null)[] {
     return [...new Map(records.map((record) => [record.id, record])).values()].map((record) =>
-      record.policy ? this.ser(record.policy) : null,
+      record.policy ? this.encode(record.policy) : null,
     );
   }
 
@@ -228,43 +228,43 @@ export class RowCodec {
   threadParams(thread: ThreadRecord | undefined): (string | null)[] {
     if (!thread) return [null, null, null, null, null];
     const row = [thread.threadId, thread.tenant, thread.createdAt, thread.updatedAt];
-    return [...row, this.ser(thread.metadata)];
+    return [...row, this.encode(thread.metadata)];
   }
 
   /** Two parallel arrays (thread, record) of audit lines, in order. */
   auditArrays(records: readonly AuditRecord[]): string[][] {
-    return [records.map((r) => r.threadId), records.map((r) => this.ser(r))];
+    return [records.map((r) => r.threadId), records.map((r) => this.encode(r))];
   }
 
   /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
-    const answer = row.answer === null ? undefined : this.de(row.answer);
-    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), {
+    const answer = row.answer === null ? undefined : this.decode(row.answer);
+    return joinInterrupt(this.decode<Partial<StoredInterrupt>>(row.record), {
       ...row,
       answer,
-      policy: row.policy == null ? null : this.de<StoredApprovalPolicy>(row.policy),
-      approvals: row.approvals == null ? null : this.de<ApprovalProgress>(row.approvals),
+      policy: row.policy == null ? null : this.decode<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals == null ? null : this.decode<ApprovalProgress>(row.approvals),
     });
   }
 
   /** The encoded part of a run (its queried fields are columns). */
   runValue(run: RunRecord): string {
-    return this.ser(runBody(run));
+    return this.encode(runBody(run));
   }
 
   /** The run of a row. */
   run(row: RunRow): RunRecord {
-    return joinRun(this.de<Partial<RunRecord>>(row.record), row);
+    return joinRun(this.decode<Partial<RunRecord>>(row.record), row);
   }
 
   /** The encoded value of a task result (its kind and task id are columns). */
   taskValue(result: TaskResult): string {
-    return this.ser(taskResultBody(result));
+    return this.encode(taskResultBody(result));
   }
 
   /** The task result of a row. */
   taskResult(row: TaskResultRow): TaskResult {
-    return joinTaskResult(this.de<Partial<TaskResult>>(row.value), row);
+    return joinTaskResult(this.decode<Partial<TaskResult>>(row.value), row);
   }
 
   /** Four parallel arrays (run id, thread, created at, record) for the run upsert. */
@@ -293,7 +293,7 @@ export class RowCodec {
    * @throws {NotFoundError} when a version or a link of its chain is missing.
    */
   channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
-    return channelValuesFromChains(wanted, rows, (text) => this.de(text));
+    return channelValuesFromChains(wanted, rows, (text) => this.decode(text));
   }
 }
 

@@ -57,7 +57,7 @@ export function decodeHead(
     run: row?.run ? codec.run(row.run) : undefined,
     thread: row?.thread ? codec.thread(row.thread) : undefined,
     pendingInterrupts: row?.pending ?? 0,
-    steering: (row?.steering ?? []).map((record) => codec.de(record)),
+    steering: (row?.steering ?? []).map((record) => codec.decode(record)),
   };
 }
 
@@ -73,7 +73,10 @@ export function decodeLeaseReads(
     ...(asked.requestId !== undefined
       ? {
           request: json.request
-            ? { result: json.request.result === null ? undefined : codec.de(json.request.result) }
+            ? {
+                result:
+                  json.request.result === null ? undefined : codec.decode(json.request.result),
+              }
             : undefined,
         }
       : {}),

@@ -199,7 +199,7 @@ export class PostgresSaver implements Checkpointer {
       thread.tenant,
       thread.createdAt,
       thread.updatedAt,
-      this.#codec.ser(thread.metadata),
+      this.#codec.encode(thread.metadata),
     ];
     await this.#fenced(this.#sql.upsertThread, values, fence);
   }
@@ -444,14 +444,14 @@ export class PostgresSaver implements Checkpointer {
   // Request ids --------------------------------------------------------------------------------
 
   async putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
-    const values = [requestId, this.#codec.ser(result), fence?.threadId ?? null];
+    const values = [requestId, this.#codec.encode(result), fence?.threadId ?? null];
     await this.#fenced(this.#sql.putRequestResult, values, fence);
   }
 
   async getRequestResult(requestId: string): Promise<{ result: unknown } | undefined> {
     const [row] = await this.#rows<{ result: string | null }>(this.#sql.getRequest, [requestId]);
     if (!row) return undefined;
-    return { result: row.result === null ? undefined : this.#codec.de(row.result) };
+    return { result: row.result === null ? undefined : this.#codec.decode(row.result) };
   }
 
   // Once ---------------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ export class PostgresSaver implements Checkpointer {
     key: string,
   ): Promise<{ value: unknown } | undefined> {
     const [row] = await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]);
-    return row ? { value: this.#codec.de(row.value) } : undefined;
+    return row ? { value: this.#codec.decode(row.value) } : undefined;
   }
 
   async putOnce(
@@ -472,7 +472,7 @@ export class PostgresSaver implements Checkpointer {
     value: unknown,
     fence?: Fence,
   ): Promise<{ value: unknown }> {
-    const text = this.#codec.ser(value);
+    const text = this.#codec.encode(value);
     const row = await this.#fenced<{ current_token: string | null; value: string | null }>(
       this.#sql.putOnce,
       [threadId, taskId, key, text],
@@ -482,7 +482,7 @@ export class PostgresSaver implements Checkpointer {
     const stored =
       row?.value ??
       (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0]?.value;
-    return { value: this.#codec.de(stored ?? text) };
+    return { value: this.#codec.decode(stored ?? text) };
   }
 
   // Runs ---------------------------------------------------------------------------------------
@@ -532,17 +532,17 @@ export class PostgresSaver implements Checkpointer {
   // Steering and audit -------------------------------------------------------------------------
 
   async appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
-    const values = [record.id, record.threadId, this.#codec.ser(record)];
+    const values = [record.id, record.threadId, this.#codec.encode(record)];
     await this.#fenced(this.#sql.insertSteering, values, fence);
   }
 
   async listSteering(threadId: ThreadId): Promise<SteeringRecord[]> {
     const rows = await this.#rows<{ record: string }>(this.#sql.listSteering, [threadId]);
-    return rows.map((row) => this.#codec.de<SteeringRecord>(row.record));
+    return rows.map((row) => this.#codec.decode<SteeringRecord>(row.record));
   }
 
   async appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
-    const values = [record.threadId, this.#codec.ser(record)];
+    const values = [record.threadId, this.#codec.encode(record)];
     await this.#fenced(this.#sql.insertAudit, values, fence);
   }
 
@@ -553,7 +553,7 @@ export class PostgresSaver implements Checkpointer {
     const rows = await this.#rows<{ seq: string; record: string }>(q, q.values);
     const page = keysetSlice(rows, limit, (row) => row.seq);
     return {
-      items: page.rows.map((row) => this.#codec.de<AuditRecord>(row.record)),
+      items: page.rows.map((row) => this.#codec.decode<AuditRecord>(row.record)),
       nextCursor: page.nextCursor,
     };
   }

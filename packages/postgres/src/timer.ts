@@ -37,8 +37,8 @@ export async function takeLadderStep(
     step.next,
     step.stage,
     step.policy !== undefined,
-    step.policy ? codec.ser(step.policy) : null,
-    codec.ser(step.audit),
+    step.policy ? codec.encode(step.policy) : null,
+    codec.encode(step.audit),
   ];
   const result = await guarded(() =>
     pool.query<{ taken: number }>(checked(sql.takeLadderStep, values)),

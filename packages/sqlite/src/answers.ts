@@ -35,29 +35,31 @@ export function applyAnswers(sql: Statements, codec: RowCodec, batch: AnswerBatc
     interrupts.set(row.id as InterruptId, {
       status: row.status as InterruptStatus,
       runId: row.run_id as RunId,
-      policy: row.policy === null ? null : codec.de<StoredApprovalPolicy>(row.policy),
-      approvals: row.approvals === null ? null : codec.de<ApprovalProgress>(row.approvals),
+      policy: row.policy === null ? null : codec.decode<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals === null ? null : codec.decode<ApprovalProgress>(row.approvals),
     });
   }
   const plan = planAnswerBatch(batch, {
-    request: request && { result: request.result === null ? undefined : codec.de(request.result) },
+    request: request && {
+      result: request.result === null ? undefined : codec.decode(request.result),
+    },
     head,
     interrupts,
   });
   if (!plan.ok) return plan.outcome;
   const { writes } = plan;
   // Encode first: the audit lines carry every answer, so a refused value writes nothing.
-  const audit = writes.audit.map((record) => codec.ser(record));
+  const audit = writes.audit.map((record) => codec.encode(record));
   const cancelled: InterruptId[] = [];
   for (const resolution of writes.resolutions) {
     if (resolution.status === "cancelled") cancelled.push(resolution.id);
     else {
-      const answer = codec.ser(resolution.answer);
-      const approvals = resolution.approvals ? codec.ser(resolution.approvals) : null;
+      const answer = codec.encode(resolution.answer);
+      const approvals = resolution.approvals ? codec.encode(resolution.approvals) : null;
       sql.answerInterrupt.run(answer, writes.actor, writes.at, approvals, resolution.id);
     }
   }
-  for (const { id, progress } of writes.approvals) sql.setApprovals.run(codec.ser(progress), id);
+  for (const { id, progress } of writes.approvals) sql.setApprovals.run(codec.encode(progress), id);
   if (cancelled.length > 0) sql.setStatus.run("cancelled", JSON.stringify(cancelled));
   for (const text of audit) appendAuditLine(sql, threadId, text);
   for (const ref of writes.wake) {

@@ -48,12 +48,12 @@ export class RowCodec {
   }
 
   /** Encodes a value. */
-  ser(value: unknown): string {
+  encode(value: unknown): string {
     return this.#serializer.serialize(value);
   }
 
   /** Decodes a value. */
-  de<T>(text: string): T {
+  decode<T>(text: string): T {
     return this.#serializer.deserialize(text) as T;
   }
 
@@ -64,7 +64,7 @@ export class RowCodec {
       tenant: thread.tenant,
       created_at: thread.createdAt,
       updated_at: thread.updatedAt,
-      metadata: this.ser(thread.metadata),
+      metadata: this.encode(thread.metadata),
     };
   }
 
@@ -73,7 +73,7 @@ export class RowCodec {
     return {
       threadId: row.thread_id as ThreadId,
       tenant: row.tenant,
-      metadata: this.de<Record<string, unknown>>(row.metadata),
+      metadata: this.decode<Record<string, unknown>>(row.metadata),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -91,8 +91,8 @@ export class RowCodec {
       cp.source,
       cp.createdAt,
       JSON.stringify(cp.versions),
-      this.ser(cp.next),
-      this.ser(cp.metadata),
+      this.encode(cp.next),
+      this.encode(cp.metadata),
     ];
   }
 
@@ -106,7 +106,7 @@ export class RowCodec {
       blob.version,
       blob.kind,
       prev,
-      this.ser(blob.value),
+      this.encode(blob.value),
     ];
   }
 
@@ -120,10 +120,10 @@ export class RowCodec {
       runId: row.run_id as RunId,
       step: row.step,
       versions: JSON.parse(row.versions) as Record<string, string>,
-      next: this.de<CheckpointRecord["next"]>(row.next),
+      next: this.decode<CheckpointRecord["next"]>(row.next),
       source: row.source as CheckpointRecord["source"],
       createdAt: row.created_at,
-      metadata: this.de<Record<string, unknown>>(row.metadata),
+      metadata: this.decode<Record<string, unknown>>(row.metadata),
     };
   }
 
@@ -132,22 +132,22 @@ export class RowCodec {
     return {
       ...interruptColumns(record),
       root_graph: rootGraphOf(record),
-      answer: record.answer === undefined ? null : this.ser(record.answer),
+      answer: record.answer === undefined ? null : this.encode(record.answer),
       answered_by: record.answeredBy ?? null,
       answered_at: record.answeredAt ?? null,
-      record: this.ser(interruptBody(record)),
-      policy: record.policy ? this.ser(record.policy) : null,
+      record: this.encode(interruptBody(record)),
+      policy: record.policy ? this.encode(record.policy) : null,
     };
   }
 
   /** The interrupt of a row: the encoded rest with the columns laid over it. */
   interrupt(row: InterruptRow): StoredInterrupt {
-    const answer = row.answer === null ? undefined : this.de(row.answer);
-    return joinInterrupt(this.de<Partial<StoredInterrupt>>(row.record), {
+    const answer = row.answer === null ? undefined : this.decode(row.answer);
+    return joinInterrupt(this.decode<Partial<StoredInterrupt>>(row.record), {
       ...row,
       answer,
-      policy: row.policy === null ? null : this.de<StoredApprovalPolicy>(row.policy),
-      approvals: row.approvals === null ? null : this.de<ApprovalProgress>(row.approvals),
+      policy: row.policy === null ? null : this.decode<StoredApprovalPolicy>(row.policy),
+      approvals: row.approvals === null ? null : this.decode<ApprovalProgress>(row.approvals),
     });
   }
 
@@ -156,23 +156,23 @@ export class RowCodec {
     return {
       ...runColumns(run),
       root: run.parentRunId === null ? 1 : 0,
-      record: this.ser(runBody(run)),
+      record: this.encode(runBody(run)),
     };
   }
 
   /** The run of a row. */
   run(row: RunRow): RunRecord {
-    return joinRun(this.de<Partial<RunRecord>>(row.record), row);
+    return joinRun(this.decode<Partial<RunRecord>>(row.record), row);
   }
 
   /** The encoded value of a task result (its kind and task id are columns). */
   taskValue(result: TaskResult): string {
-    return this.ser(taskResultBody(result));
+    return this.encode(taskResultBody(result));
   }
 
   /** The task result of a row. */
   taskResult(row: TaskResultRow): TaskResult {
-    return joinTaskResult(this.de<Partial<TaskResult>>(row.value), row);
+    return joinTaskResult(this.decode<Partial<TaskResult>>(row.value), row);
   }
 
   /**
@@ -182,6 +182,6 @@ export class RowCodec {
    * @throws {NotFoundError} when a version or a link of its chain is missing.
    */
   channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
-    return channelValuesFromChains(wanted, rows, (text) => this.de(text));
+    return channelValuesFromChains(wanted, rows, (text) => this.decode(text));
   }
 }

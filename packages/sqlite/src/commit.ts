@@ -33,7 +33,7 @@ export function encodeCommit(codec: RowCodec, commit: StepCommit) {
         ] as [string, string, string, string, string, string],
     ),
     thread: commit.thread ? codec.threadRow(commit.thread) : undefined,
-    audit: (commit.audit ?? []).map((a) => [a.threadId, codec.ser(a)] as [string, string]),
+    audit: (commit.audit ?? []).map((a) => [a.threadId, codec.encode(a)] as [string, string]),
   };
 }
 

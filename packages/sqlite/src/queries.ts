@@ -108,7 +108,7 @@ export class ListQueries {
     const limit = pageLimit(query.limit);
     const { statement, params } = this.audit(query, decodeSeqCursor(query.cursor), limit);
     const page = keysetSlice(statement.all(params), limit, (row) => String(row.seq));
-    const items = page.rows.map((row) => this.#codec.de<AuditRecord>(row.record));
+    const items = page.rows.map((row) => this.#codec.decode<AuditRecord>(row.record));
     return { items, nextCursor: page.nextCursor };
   }
 

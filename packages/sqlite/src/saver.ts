@@ -416,8 +416,8 @@ export class SqliteSaver implements Checkpointer {
     return settle(() => {
       // Encode first: a value the serializer refuses leaves everything untouched.
       const encoded = {
-        audit: this.#codec.ser(step.audit),
-        policy: step.policy ? this.#codec.ser(step.policy) : null,
+        audit: this.#codec.encode(step.audit),
+        policy: step.policy ? this.#codec.encode(step.policy) : null,
       };
       return this.#write(() => writeLadderStep(this.#sql, step, encoded));
     });
@@ -462,7 +462,7 @@ export class SqliteSaver implements Checkpointer {
 
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
-      const text = this.#codec.ser(result);
+      const text = this.#codec.encode(result);
       this.#fenced(fence, () => this.#sql.putRequestResult.run(requestId, text));
     });
   }
@@ -471,7 +471,7 @@ export class SqliteSaver implements Checkpointer {
     return settle(() => {
       const row = this.#sql.getRequest.get(requestId);
       if (!row) return undefined;
-      return { result: row.result === null ? undefined : this.#codec.de(row.result) };
+      return { result: row.result === null ? undefined : this.#codec.decode(row.result) };
     });
   }
 
@@ -484,7 +484,7 @@ export class SqliteSaver implements Checkpointer {
   ): Promise<{ value: unknown } | undefined> {
     return settle(() => {
       const row = this.#sql.getOnce.get(threadId, taskId, key);
-      return row ? { value: this.#codec.de(row.value) } : undefined;
+      return row ? { value: this.#codec.decode(row.value) } : undefined;
     });
   }
 
@@ -496,12 +496,12 @@ export class SqliteSaver implements Checkpointer {
     fence?: Fence,
   ): Promise<{ value: unknown }> {
     return settle(() => {
-      const text = this.#codec.ser(value);
+      const text = this.#codec.encode(value);
       // INSERT .. DO NOTHING then read: the row never changes once written, so the read sees
       // the winner's value even when another process won.
       this.#fenced(fence, () => this.#sql.insertOnce.run(threadId, taskId, key, text));
       const row = this.#sql.getOnce.get(threadId, taskId, key);
-      return { value: this.#codec.de(row?.value ?? text) };
+      return { value: this.#codec.decode(row?.value ?? text) };
     });
   }
 
@@ -533,7 +533,7 @@ export class SqliteSaver implements Checkpointer {
 
   appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      const text = this.#codec.ser(record);
+      const text = this.#codec.encode(record);
       this.#fenced(fence, () => this.#sql.insertSteering.run(record.id, record.threadId, text));
     });
   }
@@ -545,12 +545,12 @@ export class SqliteSaver implements Checkpointer {
   #steering(threadId: ThreadId): SteeringRecord[] {
     return this.#sql.listSteering
       .all(threadId)
-      .map((row) => this.#codec.de<SteeringRecord>(row.record));
+      .map((row) => this.#codec.decode<SteeringRecord>(row.record));
   }
 
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void> {
     return settle(() => {
-      const text = this.#codec.ser(record);
+      const text = this.#codec.encode(record);
       // Always a write transaction: the chain's head read and the insert must not interleave.
       this.#write(() => {
         this.#checkFence(fence);

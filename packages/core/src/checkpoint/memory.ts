@@ -97,7 +97,7 @@ export class MemorySaver implements Checkpointer {
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined> {
     return settle(() => {
       const record = this.#db.threads.get(threadId)?.record;
-      return record ? this.#db.de<ThreadRecord>(record.data) : undefined;
+      return record ? this.#db.decode<ThreadRecord>(record.data) : undefined;
     });
   }
 
@@ -112,8 +112,8 @@ export class MemorySaver implements Checkpointer {
       const record = this.#db.threads.get(threadId)?.record;
       return {
         checkpoint,
-        run: run ? this.#db.de<RunRecord>(run.data) : undefined,
-        thread: record ? this.#db.de<ThreadRecord>(record.data) : undefined,
+        run: run ? this.#db.decode<RunRecord>(run.data) : undefined,
+        thread: record ? this.#db.decode<ThreadRecord>(record.data) : undefined,
         pendingInterrupts: this.#db.interrupts.pendingCount(threadId),
         steering: this.#steering(threadId),
       };
@@ -232,7 +232,7 @@ export class MemorySaver implements Checkpointer {
   putRequestResult(requestId: string, result: unknown, fence?: Fence): Promise<void> {
     return settle(() => {
       this.#db.fence(fence);
-      const data = this.#db.ser(result);
+      const data = this.#db.encode(result);
       const request = this.#db.requests.get(requestId);
       if (request) request.result = data;
       else this.#db.requests.set(requestId, { result: data });
@@ -243,7 +243,7 @@ export class MemorySaver implements Checkpointer {
     return settle(() => {
       const request = this.#db.requests.get(requestId);
       if (!request) return undefined;
-      return { result: request.result === undefined ? undefined : this.#db.de(request.result) };
+      return { result: request.result === undefined ? undefined : this.#db.decode(request.result) };
     });
   }
 
@@ -254,7 +254,7 @@ export class MemorySaver implements Checkpointer {
   ): Promise<{ value: unknown } | undefined> {
     return settle(() => {
       const data = this.#db.threads.get(threadId)?.once.get(`${taskId}\u0000${key}`);
-      return data === undefined ? undefined : { value: this.#db.de(data) };
+      return data === undefined ? undefined : { value: this.#db.decode(data) };
     });
   }
 
@@ -270,8 +270,8 @@ export class MemorySaver implements Checkpointer {
       const once = this.#db.thread(threadId).once;
       const slot = `${taskId}\u0000${key}`;
       let data = once.get(slot);
-      if (data === undefined) once.set(slot, (data = this.#db.ser(value)));
-      return { value: this.#db.de(data) };
+      if (data === undefined) once.set(slot, (data = this.#db.encode(value)));
+      return { value: this.#db.decode(data) };
     });
   }
 
@@ -280,14 +280,14 @@ export class MemorySaver implements Checkpointer {
   putRun(run: RunRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       this.#db.fence(fence);
-      this.#db.storeRun(run, this.#db.ser(run));
+      this.#db.storeRun(run, this.#db.encode(run));
     });
   }
 
   getRun(runId: RunId): Promise<RunRecord | undefined> {
     return settle(() => {
       const row = this.#db.runs.get(runId);
-      return row ? this.#db.de<RunRecord>(row.data) : undefined;
+      return row ? this.#db.decode<RunRecord>(row.data) : undefined;
     });
   }
 
@@ -304,7 +304,7 @@ export class MemorySaver implements Checkpointer {
   appendSteering(record: SteeringRecord, fence?: Fence): Promise<void> {
     return settle(() => {
       this.#db.fence(fence);
-      const data = this.#db.ser(record);
+      const data = this.#db.encode(record);
       this.#db.thread(record.threadId).steering.push(data);
     });
   }
@@ -315,7 +315,7 @@ export class MemorySaver implements Checkpointer {
 
   #steering(threadId: ThreadId): SteeringRecord[] {
     return (this.#db.threads.get(threadId)?.steering ?? []).map((data) =>
-      this.#db.de<SteeringRecord>(data),
+      this.#db.decode<SteeringRecord>(data),
     );
   }
 

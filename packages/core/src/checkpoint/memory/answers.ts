@@ -53,7 +53,7 @@ function planMemory(db: MemoryTables, batch: AnswerBatch): AnswerPlan {
   }
   return planAnswerBatch(batch, {
     request: stored && {
-      result: stored.result === undefined ? undefined : db.de(stored.result),
+      result: stored.result === undefined ? undefined : db.decode(stored.result),
     },
     head: batch.expectedHead
       ? (db.peekStream(threadId, batch.expectedHead.stream)?.head ?? null)
@@ -71,16 +71,16 @@ function applyWrites(
   const { threadId } = batch;
   // Encode first: a value the serializer refuses leaves everything untouched (the audit lines
   // carry every answer value).
-  const audit = writes.audit.map((record) => db.ser(record));
+  const audit = writes.audit.map((record) => db.encode(record));
   const resumed = writes.resumeRuns.flatMap((runId) => {
     const row = db.runs.get(runId);
     if (row?.status !== "interrupted") return [];
     const run: RunRecord = {
-      ...db.de<RunRecord>(row.data),
+      ...db.decode<RunRecord>(row.data),
       status: "running",
       updatedAt: writes.at,
     };
-    return [{ run, data: db.ser(run) }];
+    return [{ run, data: db.encode(run) }];
   });
 
   for (const resolution of writes.resolutions) {

@@ -32,18 +32,18 @@ export function commitStep(db: MemoryTables, commit: StepCommit): void {
   if (head !== commit.expectedHeadId || existing?.checkpoints.has(checkpoint.id)) {
     throw conflictError(checkpoint, commit.expectedHeadId, head);
   }
-  const data = db.ser(checkpoint);
+  const data = db.encode(checkpoint);
   const blobs = commit.blobs.map((blob) => ({
     channel: blob.channel,
     version: blob.version,
-    stored: { kind: blob.kind, prev: blob.prev, value: db.ser(blob.value) },
+    stored: { kind: blob.kind, prev: blob.prev, value: db.encode(blob.value) },
   }));
   const interrupts = (commit.interrupts ?? []).map((row) => db.interrupts.encode(row));
-  const runs = (commit.runs ?? []).map((run) => ({ run, data: db.ser(run) }));
+  const runs = (commit.runs ?? []).map((run) => ({ run, data: db.encode(run) }));
   const tasks = (commit.taskResults ?? []).map(({ checkpointId, result }) => ({
     checkpointId,
     taskId: result.taskId,
-    task: { kind: result.kind, data: db.ser(result) },
+    task: { kind: result.kind, data: db.encode(result) },
   }));
   const thread = commit.thread ? db.encodeThread(commit.thread) : undefined;
   const audit = (commit.audit ?? []).map((record) => db.encodeAudit(record));
@@ -77,7 +77,7 @@ export function getCheckpoint(
   const state = db.peekStream(threadId, stream);
   const key = id ?? state?.head;
   const data = key === undefined || key === null ? undefined : state?.checkpoints.get(key);
-  return data === undefined ? undefined : db.de<CheckpointRecord>(data);
+  return data === undefined ? undefined : db.decode<CheckpointRecord>(data);
 }
 
 /** The head checkpoint of a stream: `known` itself when it is still the head, else decoded. */
@@ -107,7 +107,7 @@ export function listCheckpoints(
   const out: CheckpointRecord[] = [];
   for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) {
     const data = state.checkpoints.get(state.order[i] as CheckpointId);
-    if (data !== undefined) out.push(db.de<CheckpointRecord>(data));
+    if (data !== undefined) out.push(db.decode<CheckpointRecord>(data));
   }
   return out;
 }
@@ -129,7 +129,7 @@ export function getChannelValues(
     while (current !== null) {
       const blob: StoredBlob | undefined = stored?.get(current);
       if (!blob) throw new NotFoundError("Channel version", `${channel}@${current}`);
-      chain.push({ kind: blob.kind, value: db.de(blob.value) });
+      chain.push({ kind: blob.kind, value: db.decode(blob.value) });
       current = blob.kind === "delta" ? blob.prev : null;
     }
     out[channel] = rebuildChannelValue(channel, chain.reverse());
@@ -146,9 +146,9 @@ export function putTaskOutcome(db: MemoryTables, outcome: TaskOutcome): void {
     if (outcome.releaseLease) releaseFencedLease(db, outcome.fence);
     return;
   }
-  const task = { kind: outcome.result.kind, data: db.ser(outcome.result) };
+  const task = { kind: outcome.result.kind, data: db.encode(outcome.result) };
   const rows = outcome.interrupts.map((row) => db.interrupts.encode(row));
-  const runs = (outcome.runs ?? []).map((run) => ({ run, data: db.ser(run) }));
+  const runs = (outcome.runs ?? []).map((run) => ({ run, data: db.encode(run) }));
 
   const state = stream ?? db.stream(outcome.threadId, outcome.stream);
   db.storeTask(state, outcome.checkpointId, outcome.result.taskId, task);
@@ -166,7 +166,7 @@ export function getTaskResults(
   checkpointId: CheckpointId,
 ): TaskResult[] {
   const tasks = db.peekStream(threadId, stream)?.tasks.get(checkpointId);
-  return tasks ? [...tasks.values()].map((task) => db.de<TaskResult>(task.data)) : [];
+  return tasks ? [...tasks.values()].map((task) => db.decode<TaskResult>(task.data)) : [];
 }
 
 /** The kind of each result of a step, in the order first stored (no body is decoded). */

@@ -18,7 +18,7 @@ export function listRuns(db: MemoryTables, threadId: ThreadId): RunRecord[] {
     const row = db.runs.get(runId);
     if (row) rows.push(row);
   }
-  return rows.sort(compareOldestFirst).map((row) => db.de<RunRecord>(row.data));
+  return rows.sort(compareOldestFirst).map((row) => db.decode<RunRecord>(row.data));
 }
 
 /** Runs in one status across threads, least recently updated first, with a keyset cursor. */
@@ -38,7 +38,7 @@ export function listRunsByStatus(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map(([, row]) => db.de<RunRecord>(row.data)),
+    items: page.map(([, row]) => db.decode<RunRecord>(row.data)),
     nextCursor: rows.length > limit && last ? encodeCursor(key(last)) : null,
   };
 }
@@ -60,7 +60,7 @@ export function listAudit(
       if (tenant !== query.tenant) continue;
     }
     if (items.length === limit) return { items, nextCursor: String(lastSeq) };
-    items.push(db.de<AuditRecord>(entry.data));
+    items.push(db.decode<AuditRecord>(entry.data));
     lastSeq = entry.seq;
   }
   return { items, nextCursor: null };

@@ -106,12 +106,12 @@ export class MemoryTables {
 
   #interruptChanged(row: InterruptRow): void {
     if (!this.webhooks.listening) return;
-    this.webhooks.emitInterrupt(row, this.de(row.data), (value) => this.ser(value));
+    this.webhooks.emitInterrupt(row, this.decode(row.data), (value) => this.encode(value));
   }
 
   /** Takes a ladder step (see `InterruptStore.takeLadderStep`): row, audit line and event. */
   takeLadderStep(write: LadderStepWrite): boolean {
-    const audit = this.ser(write.audit);
+    const audit = this.encode(write.audit);
     const changed = this.interrupts.step(write);
     if (!changed) return false;
     this.storeAudit(write.threadId, audit);
@@ -124,12 +124,12 @@ export class MemoryTables {
   }
 
   /** Encodes a value (throws for one the serializer refuses, before anything changes). */
-  ser(value: unknown): string {
+  encode(value: unknown): string {
     return this.serializer.serialize(value);
   }
 
   /** Decodes a value. */
-  de<T>(text: string): T {
+  decode<T>(text: string): T {
     return this.serializer.deserialize(text) as T;
   }
 
@@ -179,7 +179,7 @@ export class MemoryTables {
   /** Encodes a thread record; its `createdAt` is the stored one when the thread exists. */
   encodeThread(thread: ThreadRecord): ThreadRow {
     const createdAt = this.threads.get(thread.threadId)?.record?.createdAt ?? thread.createdAt;
-    const data = this.ser({ ...thread, createdAt });
+    const data = this.encode({ ...thread, createdAt });
     return { threadId: thread.threadId, tenant: thread.tenant, createdAt, data };
   }
 
@@ -244,6 +244,6 @@ export class MemoryTables {
 
   /** Encodes an audit record for {@link MemoryTables.storeAudit}. */
   encodeAudit(record: AuditRecord): { threadId: ThreadId; data: string } {
-    return { threadId: record.threadId, data: this.ser(record) };
+    return { threadId: record.threadId, data: this.encode(record) };
   }
 }

@@ -17,7 +17,7 @@ export function listThreads(
   }
   const page = keysetPage(rows, query.cursor, pageLimit(query.limit));
   return {
-    items: page.items.map((data) => db.de<ThreadRecord>(data)),
+    items: page.items.map((data) => db.decode<ThreadRecord>(data)),
     nextCursor: page.nextCursor,
   };
 }
