@@ -4,6 +4,62 @@ import { existsSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// The folders of packages/core/src are floors, top to bottom (docs/architecture.md draws them):
+// a file imports from its own folder and the floors below it, never from one above — type-only
+// imports included. testing/ stands on the entry files (index.ts, store.ts), which stand on every
+// floor; the root files (keys.ts, ids.ts, errors.ts, types.ts, serde.ts, channels.ts) are the
+// ground and import no folder. Tests sit above all of it and are not held to the order.
+const coreFloors = [
+  "prebuilt",
+  "api",
+  "operations",
+  "engine",
+  "thread",
+  "interrupts",
+  "telemetry",
+  "graph",
+  "checkpoint",
+];
+const coreEntries = "(index|store)\\.ts$";
+/** The `no-restricted-imports` setting that refuses imports of `names` from `prefix` (a regex). */
+function refuseImports(prefix, names, why) {
+  return ["error", { patterns: [{ regex: `^${prefix}(${names.join("|")})`, message: why }] }];
+}
+const coreFloorRules = [
+  ...coreFloors.map((floor, index) => ({
+    files: [`packages/core/src/${floor}/**/*.ts`],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "(\\.\\./)+",
+        [...["testing", ...coreFloors.slice(0, index)].map((f) => `${f}/`), coreEntries],
+        `${floor}/ imports only from itself and the floors below it (docs/architecture.md).`,
+      ),
+    },
+  })),
+  {
+    files: ["packages/core/src/*.ts"],
+    ignores: ["**/*.test.ts", "packages/core/src/index.ts", "packages/core/src/store.ts"],
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "\\./",
+        [...["testing", ...coreFloors].map((f) => `${f}/`), coreEntries],
+        "core's root files are the ground floor: they import no folder (docs/architecture.md).",
+      ),
+    },
+  },
+  {
+    files: ["packages/core/src/index.ts", "packages/core/src/store.ts"],
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "\\./",
+        ["testing/"],
+        "testing/ stands on the entry files, not under them (docs/architecture.md).",
+      ),
+    },
+  },
+];
+
 export default tseslint.config(
   {
     // The consumer fixture is type-checked against the installed tarballs by its own test, not
@@ -77,6 +133,7 @@ export default tseslint.config(
       "max-lines-per-function": ["warn", { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
+  ...coreFloorRules,
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
