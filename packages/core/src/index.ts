@@ -27,7 +27,8 @@ export { interrupt } from "./interrupts/interrupt.ts";
 export { defineInterrupt } from "./interrupts/define.ts";
 export type { InterruptDefinition } from "./interrupts/define.ts";
 export type { AnswerInfo, InterruptOptions, NodeContext, TaskContext } from "./graph/node.ts";
-export type { StreamEvent, StreamMode } from "./engine/events.ts";
+export type { StreamEvent } from "./engine/events.ts";
+export type { StreamMode } from "./graph/options.ts";
 export type { DeterminismMode } from "./graph/definition.ts";
 export type {
   InterruptListItem,
@@ -55,7 +56,7 @@ export type {
 } from "./checkpoint/types.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
-export type { LeaseSettings } from "./thread/lease.ts";
+export type { LeaseSettings } from "./graph/options.ts";
 export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.ts";
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
@@ -123,6 +124,6 @@ export type {
 export { approversFor } from "./interrupts/approvers.ts";
 export { decideInterrupts } from "./operations/bulk.ts";
 export type { BulkDecided, BulkDecision } from "./operations/bulk.ts";
-export type { ApproverCondition, ApproverRule, ApproversSpec } from "./interrupts/approvers.ts";
+export type { ApproverCondition, ApproverRule, ApproversSpec } from "./graph/node.ts";
 export { payloadDigest } from "./checkpoint/approvals.ts";
 export type { NotAllowedRule, StoredApprovalPolicy } from "./checkpoint/approvals.ts";

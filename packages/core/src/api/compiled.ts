@@ -4,20 +4,13 @@
  * {@link GraphDefinition} once, and each call opens a {@link ThreadSession} on the thread, answers
  * (resume/), then continues the run (engine/) in that session.
  */
-import type { ApproversSpec } from "../interrupts/approvers.ts";
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
 import type { Checkpointer, InterruptQuery, LeaseReads } from "../checkpoint/types.ts";
 import { runChild, subgraphNode } from "../engine/child.ts";
 import { currentTask } from "../engine/context.ts";
-import {
-  EventQueue,
-  silentSink,
-  type EventSink,
-  type StreamEvent,
-  type StreamMode,
-} from "../engine/events.ts";
+import { EventQueue, silentSink, type EventSink, type StreamEvent } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import {
   InvalidGraphError,
@@ -43,7 +36,7 @@ import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupt
 import { applyCommand } from "../operations/answer.ts";
 import type { ResumeTarget } from "../graph/command.ts";
 import { assertStorable } from "../serde.ts";
-import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
+import { defaultLease } from "../thread/lease.ts";
 import {
   listInterruptsForPeople,
   type InterruptListPage,
@@ -62,7 +55,14 @@ import type {
   NodeSpec,
 } from "../graph/definition.ts";
 import { defaultGraphName } from "../graph/graph-name.ts";
-import type { CompileOptions, RunOptions, StreamOptions } from "../graph/options.ts";
+import type {
+  CompileOptions,
+  LeaseSettings,
+  RunOptions,
+  StreamMode,
+  StreamOptions,
+} from "../graph/options.ts";
+import type { ApproversSpec } from "../graph/node.ts";
 
 /** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
 export class CompiledGraph<S extends Schema> {

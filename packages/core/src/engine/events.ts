@@ -8,8 +8,6 @@ import type { CheckpointId, RunId, TaskId } from "../ids.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import type { Interrupt, RunResult } from "../types.ts";
 
-export type { StreamMode } from "../graph/options.ts";
-
 /** One event of `graph.stream(...)`. */
 export type StreamEvent =
   | { type: "values"; namespace: string[]; values: Record<string, unknown> }

@@ -7,7 +7,7 @@ import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
 import type { DeterminismMode, RunSelectors } from "../graph/definition.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
-import type { ApproversSpec } from "../interrupts/approvers.ts";
+import type { ApproversSpec } from "../graph/node.ts";
 import type { HeldLease } from "../thread/lease.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";

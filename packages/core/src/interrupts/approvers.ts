@@ -8,8 +8,6 @@ import { InvalidInputError } from "../errors.ts";
 import type { ApproverCondition, ApproverRule, ApproversSpec } from "../graph/node.ts";
 import type { Approvers } from "../types.ts";
 
-export type { ApproverCondition, ApproverRule, ApproversSpec } from "../graph/node.ts";
-
 /** The value at a dotted path of `value` (`undefined` when a step is missing). */
 function valueAt(value: unknown, path: string): unknown {
   let at: unknown = value;

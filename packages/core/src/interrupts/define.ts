@@ -5,9 +5,8 @@
 import type { z } from "zod";
 import { interrupt } from "./interrupt.ts";
 import { InvalidInputError } from "../errors.ts";
-import type { InterruptOptions } from "../graph/node.ts";
+import type { ApproversSpec, InterruptOptions } from "../graph/node.ts";
 import { registerDefinition } from "./answer-schemas.ts";
-import type { ApproversSpec } from "./approvers.ts";
 import { planLadder } from "./ladder.ts";
 
 /**

@@ -17,8 +17,6 @@ import type { Duration, EscalateOption } from "../graph/node.ts";
 import type { EscalationTargets, InterruptEscalation } from "../types.ts";
 import { parseDuration } from "./duration.ts";
 
-export type { Duration, EscalateOption } from "../graph/node.ts";
-
 /** The ladder options of an `interrupt()` call (times counted from the question being raised). */
 export interface LadderOptions {
   /** Remind the same people after this long; a list for repeated reminders (ascending). */

@@ -11,7 +11,8 @@ import type { AnswerBatch, Checkpointer, StoredInterrupt } from "../checkpoint/t
 import { BulkRefusedError, ReinError, type BulkRefusal } from "../errors.ts";
 import { asInterruptId, type ThreadId } from "../ids.ts";
 import { checkAnswer } from "../interrupts/answer-schemas.ts";
-import { defaultLease, type LeaseSettings } from "../thread/lease.ts";
+import type { LeaseSettings } from "../graph/options.ts";
+import { defaultLease } from "../thread/lease.ts";
 import { openSession, type ThreadSession } from "../thread/session.ts";
 import { recordSteering } from "./steering.ts";
 import type { ApprovalPrincipal } from "../types.ts";

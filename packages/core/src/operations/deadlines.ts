@@ -9,7 +9,7 @@ import { runRoot } from "../engine/root.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { ThreadId } from "../ids.ts";
 import { tasksToWake } from "./wake.ts";
-import type { LeaseSettings } from "../thread/lease.ts";
+import type { LeaseSettings } from "../graph/options.ts";
 import { openSession } from "../thread/session.ts";
 import { dueStep, ladderStepWrite } from "../interrupts/ladder.ts";
 

@@ -8,7 +8,7 @@ import { runRoot } from "../engine/root.ts";
 import { ThreadBusyError } from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunId } from "../ids.ts";
-import type { LeaseSettings } from "../thread/lease.ts";
+import type { LeaseSettings } from "../graph/options.ts";
 import { openSession } from "../thread/session.ts";
 
 /** The actor recovered runs are continued under. */

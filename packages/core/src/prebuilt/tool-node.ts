@@ -8,7 +8,7 @@ import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
 import type { NodeFn } from "../api/state-graph.ts";
 import type { TaskContext } from "../graph/node.ts";
-import type { ApproversSpec } from "../interrupts/approvers.ts";
+import type { ApproversSpec } from "../graph/node.ts";
 import { ladderOf, type DefinedLadder } from "../interrupts/define.ts";
 import { planLadder } from "../interrupts/ladder.ts";
 import { GraphInterrupt } from "../interrupts/calls.ts";

@@ -17,8 +17,6 @@ import { FencedOutError, ThreadBusyError } from "../errors.ts";
 import type { LeaseSettings } from "../graph/options.ts";
 import type { ThreadId } from "../ids.ts";
 
-export type { LeaseSettings } from "../graph/options.ts";
-
 /** Defaults: 30 s leases, renewed every 10 s; wait up to 30 s for a busy thread. */
 export const defaultLease: LeaseSettings = { ttlMs: 30_000, waitMs: 30_000 };
 

@@ -24,7 +24,8 @@ import { ROOT_STREAM } from "../keys.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
 import { headCacheOf, type HeadCache } from "./head-cache.ts";
-import { withLease, type HeldLease, type LeaseSettings } from "./lease.ts";
+import type { LeaseSettings } from "../graph/options.ts";
+import { withLease, type HeldLease } from "./lease.ts";
 
 /** Fields of a {@link ThreadSession}. */
 export interface SessionInit {
