@@ -8,9 +8,12 @@ import type { DeterminismMode, RunSelectors } from "../graph/definition.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
 import type { ApproversSpec } from "../graph/node.ts";
+import type { InterruptScope } from "../interrupts/scope.ts";
+import type { TracedRun } from "../telemetry/runtime-spans.ts";
 import type { HeldLease } from "../thread/lease.ts";
 import type { ThreadSession } from "../thread/session.ts";
 import type { RejectedAnswer, RunPathEntry, SteeringRecord } from "../types.ts";
+import type { TaskIdBasis } from "./barrier.ts";
 import type { EventSink } from "./events.ts";
 
 /**
@@ -66,8 +69,8 @@ export interface ExecutionInit {
   approvers?: ApproversSpec | undefined;
 }
 
-/** The environment of one run. */
-export class Execution implements ExecutionInit {
+/** The environment of one run; what interrupts, spans and task ids read of a run, it provides. */
+export class Execution implements ExecutionInit, InterruptScope, TracedRun, TaskIdBasis {
   readonly session: ThreadSession;
   readonly runId: RunId;
   readonly stream: StreamKey;
