@@ -4,7 +4,7 @@
  * that is down and comes back, dead letters, a slow receiver that never delays a run, and 1,000
  * events against a receiver that fails 30% of the time.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { PostgresSaver } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
@@ -330,11 +330,14 @@ function suite(backend: Backend): void {
       expect(done.body.status).toBe("done");
       expect(receiver.received[0]!.status).toBeNull();
       expect((await deliveries(hook.id))[0]?.log).toEqual([]);
-      let log: Delivery["log"] = [];
-      for (let i = 0; i < 100 && log.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        log = (await deliveries(hook.id))[0]?.log ?? [];
-      }
+      const log = await vi.waitFor(
+        async () => {
+          const attempts = (await deliveries(hook.id))[0]?.log ?? [];
+          if (attempts.length === 0) throw new Error("no delivery attempt logged");
+          return attempts;
+        },
+        { timeout: 5_000, interval: 50 },
+      );
       expect(log[0]?.error).toBe("no answer within 1500 ms");
     });
 
