@@ -451,8 +451,9 @@ for (const backend of backends) {
         multitask: "enqueue",
       });
       expect(queued.status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(await store.store.getLease("b-line" as ThreadId)).toBeUndefined();
+      await expect
+        .poll(() => store.store.getLease("b-line" as ThreadId), { timeout: 600, interval: 20 })
+        .toBeUndefined();
       expect((await runOf("b-line", queued.body.runId)).body.status).toBe("queued");
       const before = await snapshotStore(store.store);
       const late = await alice<{ error: string; message: string }>("POST", "/threads/b-line/runs", {
