@@ -13,7 +13,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 const scratch = mkdtempSync(join(tmpdir(), "rein-notify-demo-"));
 let child: ChildProcess | null = null;
@@ -63,14 +63,18 @@ describe("npm start -- --notify-demo", () => {
     started.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
     started.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
     const until = async (pattern: RegExp, what: string): Promise<RegExpExecArray> => {
-      const deadline = Date.now() + 45_000;
-      for (;;) {
-        const match = pattern.exec(out);
-        if (match) return match;
-        if (Date.now() > deadline || started.exitCode !== null)
-          throw new Error(`no ${what} in the demo's output:\n${out}\n${err}`);
-        await new Promise((done) => setTimeout(done, 100));
-      }
+      const missing = () => new Error(`no ${what} in the demo's output:\n${out}\n${err}`);
+      // A demo that exited stops the wait at once: its output will not grow.
+      const match = await vi.waitFor(
+        () => {
+          const found = pattern.exec(out);
+          if (found || started.exitCode !== null) return found;
+          throw missing();
+        },
+        { timeout: 45_000, interval: 100 },
+      );
+      if (!match) throw missing();
+      return match;
     };
 
     await until(/Press Ctrl\+C to stop/, "summary");

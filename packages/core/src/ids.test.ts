@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidIdError } from "./errors.ts";
-import { asCheckpointId, asInterruptId, asRunId, asTaskId } from "./ids.ts";
+import { asCheckpointId, asInterruptId, asRunId, asTaskId, taskIdFor } from "./ids.ts";
 
 describe("brand constructors", () => {
   it("brand the ids a caller passes back, unchanged", () => {
@@ -39,5 +39,34 @@ describe("brand constructors", () => {
       expect(refused, field).toBeInstanceOf(InvalidIdError);
       expect((refused as InvalidIdError).details).toEqual({ field, rule: "nul" });
     }
+  });
+});
+
+describe("taskIdFor", () => {
+  type Inputs = Parameters<typeof taskIdFor>;
+  const base: Inputs = ["thread-1", "run-1", ["parent"], 3, "review", "edge"];
+
+  it("is deterministic: the same inputs give the same id, so a retried step finds its task", () => {
+    expect(taskIdFor(...base)).toBe(taskIdFor(...base));
+    expect(taskIdFor(...base)).toMatch(/^t_[\w-]{22}$/);
+  });
+
+  // One case per input: a task id that ignored any of them would let two different tasks share
+  // an id, and with it their stored result and idempotency key.
+  it.each<[string, Inputs]>([
+    ["thread", ["thread-2", "run-1", ["parent"], 3, "review", "edge"]],
+    ["run", ["thread-1", "run-2", ["parent"], 3, "review", "edge"]],
+    ["namespace", ["thread-1", "run-1", ["parent", "child"], 3, "review", "edge"]],
+    ["step", ["thread-1", "run-1", ["parent"], 4, "review", "edge"]],
+    ["node", ["thread-1", "run-1", ["parent"], 3, "approve", "edge"]],
+    ["trigger", ["thread-1", "run-1", ["parent"], 3, "review", "send:0"]],
+  ])("changes when the %s changes", (_input, changed) => {
+    expect(taskIdFor(...changed)).not.toBe(taskIdFor(...base));
+  });
+
+  it("does not confuse text moved from one input to the next", () => {
+    expect(taskIdFor("ab", "c", [], 0, "n", "edge")).not.toBe(
+      taskIdFor("a", "bc", [], 0, "n", "edge"),
+    );
   });
 });

@@ -147,9 +147,9 @@ describe("MCP tools over stdio, through the agent", () => {
     const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
     await graph.invoke({ messages: [{ role: "user", content: "Escalate" }] }, { threadId: "list" });
     // The client refetches the list when the server announces it (debounced a little).
-    for (let i = 0; i < 100 && !mcp.tools().some((t) => t.name === "escalate_ticket"); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(mcp.tools().map((t) => t.name)).toContain("escalate_ticket");
+    await expect
+      .poll(() => mcp.tools().map((t) => t.name), { timeout: 2_000, interval: 20 })
+      .toContain("escalate_ticket");
     expect(seen[0]?.tools).not.toContain("escalate_ticket");
     const again = scripted([]);
     await agent({ model: again.model, tools: mcp.tools, checkpointer: new MemorySaver() }).invoke(

@@ -108,10 +108,7 @@ describe.skipIf(!probe.available)("PostgresSaver and a server that drops connect
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle' AND query LIKE $1",
         [`%${schema}%`],
       );
-      const deadline = Date.now() + 5000;
-      while (dropped.length === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(dropped.length).toBeGreaterThan(0);
+      await expect.poll(() => dropped.length, { timeout: 5_000, interval: 20 }).toBeGreaterThan(0);
       expect(await saver.getThread(threadId("t"))).toBeUndefined();
     } finally {
       await saver.close();

@@ -143,12 +143,15 @@ function suite(backend: Backend): void {
         "/interrupts?threadId=t-deadline",
       );
       expect(typeof queued.body.items[0]?.deadline).toBe("string");
-      let thread = { status: "interrupted" };
-      for (let i = 0; i < 60 && thread.status !== "done"; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        thread = (await alice<{ status: string }>("GET", "/threads/t-deadline")).body;
-      }
-      expect(thread.status).toBe("done");
+      await expect
+        .poll(
+          async () => (await alice<{ status: string }>("GET", "/threads/t-deadline")).body.status,
+          {
+            timeout: 6_000,
+            interval: 100,
+          },
+        )
+        .toBe("done");
       const state = await alice<{ values: Json }>("GET", "/threads/t-deadline/state");
       expect(state.body.values["answer"]).toBe("timed out");
       const audit = await alice<{ items: Json[] }>("GET", "/audit?threadId=t-deadline");
@@ -402,12 +405,12 @@ function suite(backend: Backend): void {
       );
       expect(accepted.status).toBe(202);
       expect(accepted.body.status).toBe("queued");
-      let thread: { status: string } = { status: "running" };
-      for (let i = 0; i < 100 && ["queued", "running"].includes(thread.status); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        thread = (await alice<{ status: string }>("GET", "/threads/t-bg")).body;
-      }
-      expect(thread.status).toBe("interrupted");
+      await expect
+        .poll(async () => (await alice<{ status: string }>("GET", "/threads/t-bg")).body.status, {
+          timeout: 2_000,
+          interval: 20,
+        })
+        .toBe("interrupted");
       const tree = await alice<{
         runId: string;
         status: string;

@@ -4,7 +4,7 @@
  * doubled — a second start on a busy thread, one Idempotency-Key sent twice (or with another
  * body), identical requests racing, and the four multitask policies.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { PostgresSaver } from "@rein/postgres";
 import type { RunId, ThreadId } from "@rein/core";
 import { hookSaver } from "@rein/core/testing/process";
@@ -33,13 +33,16 @@ function chargesOf(threadId: string): string[] {
   return ledgerCharges.filter((c) => c.threadId === threadId).map((c) => c.tag);
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** Reads until `done` holds (every 25 ms, for up to 15 s); the value that held. */
+function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await read();
+      if (done(value)) return value;
+      throw new Error(`still waiting, last read: ${JSON.stringify(value)}`);
+    },
+    { timeout: 15_000, interval: 25 },
+  );
 }
 
 for (const backend of backends) {
@@ -448,8 +451,9 @@ for (const backend of backends) {
         multitask: "enqueue",
       });
       expect(queued.status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(await store.store.getLease("b-line" as ThreadId)).toBeUndefined();
+      await expect
+        .poll(() => store.store.getLease("b-line" as ThreadId), { timeout: 600, interval: 20 })
+        .toBeUndefined();
       expect((await runOf("b-line", queued.body.runId)).body.status).toBe("queued");
       const before = await snapshotStore(store.store);
       const late = await alice<{ error: string; message: string }>("POST", "/threads/b-line/runs", {

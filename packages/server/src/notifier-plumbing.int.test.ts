@@ -5,7 +5,7 @@
  * process lacks is a failed attempt in the delivery log; the subscription is made once however
  * many times processes ensure it.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Notifier, NotifierDelivery } from "./notify/notifier.ts";
 import { ensureNotifySubscription } from "./notify/subscriptions.ts";
 import {
@@ -47,11 +47,12 @@ class Recorder implements Notifier {
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: 10_000, interval: 20 },
+  );
 }
 
 function suite(backend: Backend): void {

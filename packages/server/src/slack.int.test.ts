@@ -5,7 +5,7 @@
  * person under the question's approval policy (four eyes, 2 of finance), and refused clicks —
  * bad signature, old timestamp, unmapped user, policy, stale or changed button — change nothing.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { payloadDigest, type InterruptId } from "@rein/core";
 import type { NotifierDelivery } from "./notify/notifier.ts";
 import type { SlackOptions } from "./notify/slack-config.ts";
@@ -187,13 +187,17 @@ for (const backend of backends) {
       return row!;
     }
 
-    async function threadStatus(threadId: string, want: string): Promise<string> {
-      const until = Date.now() + 10_000;
-      for (;;) {
-        const thread = await alice()<{ status: string }>("GET", `/threads/${threadId}`);
-        if (thread.body.status === want || Date.now() > until) return thread.body.status;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    /** The thread's status once it is `want` (polled every 20 ms for up to 10 s). */
+    function threadStatus(threadId: string, want: string): Promise<string> {
+      return vi.waitFor(
+        async () => {
+          const thread = await alice()<{ status: string }>("GET", `/threads/${threadId}`);
+          if (thread.body.status !== want)
+            throw new Error(`thread ${threadId} is ${thread.body.status}, not ${want}`);
+          return thread.body.status;
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     }
 
     it("a pending question is posted once, with Approve, Reject and Open carrying its id and digest", async () => {

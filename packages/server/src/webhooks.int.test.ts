@@ -4,7 +4,7 @@
  * that is down and comes back, dead letters, a slow receiver that never delays a run, and 1,000
  * events against a receiver that fails 30% of the time.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { PostgresSaver } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
@@ -200,12 +200,18 @@ function suite(backend: Backend): void {
         data: { threadId: "t-hook", graph: "ask", tenant: "acme", status: "done", error: null },
       });
       expect(new Set(receiver.received.map((h) => h.id)).size).toBe(3);
-      const log = await deliveries(hook.id);
-      expect(log.map((d) => [d.status, d.attempts, d.log[0]?.statusCode])).toEqual([
-        ["delivered", 1, 204],
-        ["delivered", 1, 204],
-        ["delivered", 1, 204],
-      ]);
+      // The 204 is recorded after the receiver has the event: poll the rows rather than read once.
+      await expect
+        .poll(
+          async () =>
+            (await deliveries(hook.id)).map((d) => [d.status, d.attempts, d.log[0]?.statusCode]),
+          { timeout: 5_000, interval: 20 },
+        )
+        .toEqual([
+          ["delivered", 1, 204],
+          ["delivered", 1, 204],
+          ["delivered", 1, 204],
+        ]);
     });
 
     it("a deadline's resolution is interrupt.expired, by system:timer with the onTimeout value", async () => {
@@ -251,8 +257,16 @@ function suite(backend: Backend): void {
       await receiver.down();
       await alice()("POST", "/threads", { graph: "ask", threadId: "t-down" });
       await alice()("POST", "/threads/t-down/runs", { input: {}, wait: true });
-      await new Promise((r) => setTimeout(r, 5_000));
-      const failing = (await deliveries(hook.id))[0]!;
+      // At least three attempts failed while it was down (within 5 s).
+      const failing = await vi.waitFor(
+        async () => {
+          const delivery = (await deliveries(hook.id))[0];
+          if (!delivery || delivery.attempts < 3)
+            throw new Error(`${delivery?.attempts ?? 0} attempt(s) so far`);
+          return delivery;
+        },
+        { timeout: 5_000, interval: 50 },
+      );
       expect(failing.status).toBe("pending");
       expect(failing.attempts).toBeGreaterThanOrEqual(3);
       expect(failing.log.every((a) => a.statusCode === null && a.error !== null)).toBe(true);
@@ -260,8 +274,15 @@ function suite(backend: Backend): void {
       await receiver.up();
       await receiver.waitFor(() => receiver.accepted.length === 1, 5_000);
       expect(receiver.accepted[0]!.id).toBe(failing.eventId);
-      await new Promise((r) => setTimeout(r, 300));
-      const delivered = (await deliveries(hook.id))[0]!;
+      // The 2xx is recorded after the receiver has the event: wait for the row to say so.
+      const delivered = await vi.waitFor(
+        async () => {
+          const delivery = (await deliveries(hook.id))[0]!;
+          if (delivery.status !== "delivered") throw new Error(`delivery is ${delivery.status}`);
+          return delivery;
+        },
+        { timeout: 5_000, interval: 20 },
+      );
       expect(delivered.status).toBe("delivered");
       expect(delivered.attempts).toBe(
         failing.log.length + (delivered.attempts - failing.log.length),
@@ -330,11 +351,14 @@ function suite(backend: Backend): void {
       expect(done.body.status).toBe("done");
       expect(receiver.received[0]!.status).toBeNull();
       expect((await deliveries(hook.id))[0]?.log).toEqual([]);
-      let log: Delivery["log"] = [];
-      for (let i = 0; i < 100 && log.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        log = (await deliveries(hook.id))[0]?.log ?? [];
-      }
+      const log = await vi.waitFor(
+        async () => {
+          const attempts = (await deliveries(hook.id))[0]?.log ?? [];
+          if (attempts.length === 0) throw new Error("no delivery attempt logged");
+          return attempts;
+        },
+        { timeout: 5_000, interval: 50 },
+      );
       expect(log[0]?.error).toBe("no answer within 1500 ms");
     });
 

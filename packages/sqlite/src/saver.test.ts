@@ -2,8 +2,13 @@ import { runCheckpointerConformance, runWebhookConformance } from "@rein/core/te
 import { SqliteSaver } from "./saver.ts";
 import { SqliteWebhooks } from "./webhooks.ts";
 
-const create = () => Promise.resolve(new SqliteSaver({ path: ":memory:" }));
-runCheckpointerConformance({ name: "sqlite", create, destroy: (saver) => saver.close() });
+const create = (clock: () => Date) => Promise.resolve(new SqliteSaver({ path: ":memory:", clock }));
+runCheckpointerConformance({
+  name: "sqlite",
+  create,
+  honoursClock: true,
+  destroy: (saver) => saver.close(),
+});
 
 runWebhookConformance({
   name: "sqlite",

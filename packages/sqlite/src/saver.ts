@@ -82,6 +82,11 @@ export interface SqliteSaverOptions {
   synchronous?: "full" | "normal";
   /** How long a writer waits for another process's lock before failing, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * The time leases are taken, renewed and expire against; defaults to the system clock. A test
+   * passes a clock it moves forward to expire a lease instead of sleeping past its TTL.
+   */
+  clock?: () => Date;
 }
 
 /**
@@ -112,11 +117,13 @@ export class SqliteSaver implements Checkpointer {
   readonly #chains: AuditChains;
   readonly #codec: RowCodec;
   readonly #transactions: Transactions;
+  readonly #clock: () => Date;
   #closed = false;
 
   /** Opens (creating if needed) and migrates the database. */
   constructor(options: SqliteSaverOptions) {
     this.serializer = options.serializer ?? jsonSerializer;
+    this.#clock = options.clock ?? (() => new Date());
     this.#codec = new RowCodec(this.serializer);
     // A fresh checkout has no data directory yet: create the file's folder rather than fail.
     if (options.path !== ":memory:" && options.path !== "")
@@ -578,7 +585,7 @@ export class SqliteSaver implements Checkpointer {
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
     return settle(() => {
       validateThreadId(threadId);
-      const now = Date.now();
+      const now = this.#clock().getTime();
       const params = { thread: threadId, owner, now, expires: now + ttlMs };
       return this.#sql.acquireLease.get(params)?.token ?? null;
     });
@@ -586,7 +593,7 @@ export class SqliteSaver implements Checkpointer {
 
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
     return settle(() => {
-      const now = Date.now();
+      const now = this.#clock().getTime();
       const params = { thread: threadId, owner, now, expires: now + ttlMs };
       return this.#sql.renewLease.run(params).changes === 1;
     });
@@ -605,7 +612,7 @@ export class SqliteSaver implements Checkpointer {
 
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
     return settle(() => {
-      const row = this.#sql.getLease.get(threadId, Date.now());
+      const row = this.#sql.getLease.get(threadId, this.#clock().getTime());
       return row
         ? { owner: row.owner, expiresAt: new Date(row.expires_at).toISOString(), token: row.token }
         : undefined;

@@ -1,8 +1,13 @@
 import { runCheckpointerConformance, runWebhookConformance } from "../testing/index.ts";
 import { MemorySaver } from "./memory.ts";
 
-const create = () => Promise.resolve(new MemorySaver());
-runCheckpointerConformance({ name: "memory", create, destroy: (saver) => saver.close() });
+const create = (clock: () => Date) => Promise.resolve(new MemorySaver({ clock }));
+runCheckpointerConformance({
+  name: "memory",
+  create,
+  honoursClock: true,
+  destroy: (saver) => saver.close(),
+});
 
 runWebhookConformance({
   name: "memory",

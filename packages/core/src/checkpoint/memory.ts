@@ -56,6 +56,11 @@ import type {
 export interface MemorySaverOptions {
   /** How values are encoded; defaults to {@link jsonSerializer}. */
   serializer?: Serializer;
+  /**
+   * The time leases are taken, renewed and expire against; defaults to the system clock. A test
+   * passes a clock it moves forward to expire a lease instead of sleeping past its TTL.
+   */
+  clock?: () => Date;
 }
 
 /**
@@ -72,10 +77,12 @@ export class MemorySaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
   readonly #db: MemoryTables;
+  readonly #clock: () => Date;
 
   /** Creates an empty store. */
   constructor(options: MemorySaverOptions = {}) {
     this.serializer = options.serializer ?? jsonSerializer;
+    this.#clock = options.clock ?? (() => new Date());
     this.#db = new MemoryTables(this.serializer);
   }
 
@@ -344,11 +351,11 @@ export class MemorySaver implements Checkpointer {
   // Leases -------------------------------------------------------------------------------------
 
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null> {
-    return settle(() => leases.acquireLease(this.#db, threadId, owner, ttlMs));
+    return settle(() => leases.acquireLease(this.#db, threadId, owner, ttlMs, this.#now()));
   }
 
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean> {
-    return settle(() => leases.renewLease(this.#db, threadId, owner, ttlMs));
+    return settle(() => leases.renewLease(this.#db, threadId, owner, ttlMs, this.#now()));
   }
 
   releaseLease(threadId: ThreadId, owner: string): Promise<void> {
@@ -356,7 +363,12 @@ export class MemorySaver implements Checkpointer {
   }
 
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined> {
-    return settle(() => leases.getLease(this.#db, threadId));
+    return settle(() => leases.getLease(this.#db, threadId, this.#now()));
+  }
+
+  /** The store's clock in epoch ms, what lease expiries are compared with. */
+  #now(): number {
+    return this.#clock().getTime();
   }
 
   /** Nothing to release; present for the interface. */

@@ -39,7 +39,7 @@ import { steeringAuditSpecs } from "./specs/steering-audit.ts";
 import { taskResultSpecs } from "./specs/task-results.ts";
 import { threadSpecs } from "./specs/threads.ts";
 
-export type { CheckpointerTestInitializer, SpecRegistry } from "./suite.ts";
+export type { CheckpointerTestInitializer, SpecRegistry, SpecTime } from "./suite.ts";
 export * from "./fixtures.ts";
 export * from "./queue-shapes.ts";
 

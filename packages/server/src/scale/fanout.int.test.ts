@@ -4,7 +4,7 @@
  * event too large for a notification replaced by a stub.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
 import { PgFanout, type FanoutMessage } from "./fanout.ts";
 
@@ -62,14 +62,17 @@ describe.skipIf(!probe.available)("run events across processes (LISTEN/NOTIFY)",
       done: true,
     });
     sender.publish({ kind: "change", threadId: "t-1" });
-    const deadline = Date.now() + 10_000;
     // The counting listener is a connection of its own: under load it hears the notifications
     // after the receiver did, so the wait covers it too, and then lets stragglers arrive.
-    while (
-      (received.length < events + 1 || changes.length < 1 || notifications < 2) &&
-      Date.now() < deadline
-    )
-      await new Promise((done) => setTimeout(done, 20));
+    await vi.waitFor(
+      () => {
+        if (received.length < events + 1 || changes.length < 1 || notifications < 2)
+          throw new Error(
+            `heard ${received.length} events, ${changes.length} changes, ${notifications} notifications`,
+          );
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     await new Promise((done) => setTimeout(done, 200));
     unsubscribe();
     expect(received.map((m) => m.event.id)).toEqual(
@@ -89,9 +92,12 @@ describe.skipIf(!probe.available)("run events across processes (LISTEN/NOTIFY)",
     const other: string[] = [];
     const stopOther = receiver.onChange((threadId) => other.push(threadId));
     sender.publish({ kind: "change", threadId: "t-own" });
-    const deadline = Date.now() + 10_000;
-    while (other.length === 0 && Date.now() < deadline)
-      await new Promise((done) => setTimeout(done, 20));
+    await vi.waitFor(
+      () => {
+        if (other.length === 0) throw new Error("the other process heard nothing");
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     stop();
     stopOther();
     expect(other).toEqual(["t-own"]);

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunId, ThreadId } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import {
@@ -95,14 +95,16 @@ class Deployment {
   }
 }
 
-/** Polls `read` until `done` holds or `ms` pass; returns the last value. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read().catch(() => undefined as T);
-    if ((value !== undefined && done(value)) || Date.now() > deadline) return value;
-    await sleep(20);
-  }
+/** Polls `read` (a failed read counts as not yet) until `done` holds, for up to `ms`. */
+function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await read();
+      if (value !== undefined && done(value)) return value;
+      throw new Error(`still waiting, last read: ${JSON.stringify(value)}`);
+    },
+    { timeout: ms, interval: 20 },
+  );
 }
 
 describe.skipIf(!probe.available)(

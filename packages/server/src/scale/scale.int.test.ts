@@ -7,8 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Interrupt, RunId, ThreadId } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
@@ -154,23 +153,25 @@ describe.skipIf(!probe.available)(
       const accepted = await onB<{ runId: string }>("POST", "/threads/x-3/runs", {
         input: { steps: 8, ms: 250 },
       });
-      let owner: string | undefined;
-      for (let i = 0; i < 100 && !owner; i++) {
-        owner = (await store.getLease("x-3" as ThreadId))?.owner;
-        if (!owner) await sleep(50);
-      }
-      const pid = Number(owner?.split("-")[0]);
+      const owner = await vi.waitFor(
+        async () => {
+          const holder = (await store.getLease("x-3" as ThreadId))?.owner;
+          if (!holder) throw new Error("no process holds x-3's lease");
+          return holder;
+        },
+        { timeout: 5_000, interval: 50 },
+      );
+      const pid = Number(owner.split("-")[0]);
       const victim = procs.find((p) => p.child.pid === pid);
       expect(victim).toBeDefined();
       victim!.child.kill("SIGKILL");
-      const started = Date.now();
-      let status = "running";
       // The run row may not exist yet when the victim dies (it is written with the input checkpoint).
-      while (status !== "done" && Date.now() - started < 60_000) {
-        await sleep(250);
-        status = (await store.getRun(accepted.body.runId as RunId))?.status ?? "missing";
-      }
-      expect(status).toBe("done");
+      await expect
+        .poll(async () => (await store.getRun(accepted.body.runId as RunId))?.status ?? "missing", {
+          timeout: 60_000,
+          interval: 250,
+        })
+        .toBe("done");
       const state = await client(victim === b ? a.url! : b.url!, token)<{
         values: { done: number };
       }>("GET", "/threads/x-3/state");

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { vi } from "vitest";
 
 /** One request the receiver got. */
 export interface ReceivedHook {
@@ -105,11 +106,12 @@ export class TestReceiver {
     timeoutMs = 10_000,
     what = "the webhooks",
   ): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((done) => setTimeout(done, 20));
-    }
+    await vi.waitFor(
+      () => {
+        if (!predicate()) throw new Error(`timed out waiting for ${what}`);
+      },
+      { timeout: timeoutMs, interval: 20 },
+    );
   }
 
   /** Stops for good. */

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { vi } from "vitest";
 
 /** One call the stub received. */
 export interface SlackCall {
@@ -59,16 +60,15 @@ export class SlackStub {
   }
 
   /** Waits until `count` calls of `method` arrived (fails after `ms`). */
-  async waitFor(method: string, count = 1, ms = 5_000): Promise<SlackCall[]> {
-    const until = Date.now() + ms;
-    while (this.of(method).length < count) {
-      if (Date.now() > until)
-        throw new Error(
-          `Slack stub: ${count} ${method} call(s) expected, got ${this.of(method).length}`,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return this.of(method);
+  waitFor(method: string, count = 1, ms = 5_000): Promise<SlackCall[]> {
+    return vi.waitFor(
+      () => {
+        const calls = this.of(method);
+        if (calls.length >= count) return calls;
+        throw new Error(`Slack stub: ${count} ${method} call(s) expected, got ${calls.length}`);
+      },
+      { timeout: ms, interval: 10 },
+    );
   }
 
   /** Stops the stub. */

@@ -6,6 +6,7 @@
 import { createServer, type AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { vi } from "vitest";
 
 /** One message the server accepted. */
 export interface ReceivedMail {
@@ -85,16 +86,16 @@ export class TestSmtp {
     filter: (mail: ReceivedMail) => boolean = () => true,
     timeoutMs = 15_000,
   ): Promise<ReceivedMail[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.filter(filter);
-      if (found.length >= count) return found;
-      if (Date.now() > deadline)
+    return vi.waitFor(
+      () => {
+        const found = this.received.filter(filter);
+        if (found.length >= count) return found;
         throw new Error(
           `expected ${count} mail(s), got ${found.length}: ${JSON.stringify(this.received.map((m) => [m.to, m.subject]))}`,
         );
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      },
+      { timeout: timeoutMs, interval: 50 },
+    );
   }
 }
 

@@ -3,15 +3,18 @@ import { validateThreadId, type ThreadId } from "../../ids.ts";
 import type { Fence, LeaseRecord } from "../types.ts";
 import type { MemoryTables } from "./tables.ts";
 
-/** Takes the lease if it is free, expired or already `owner`'s; its new token, or null. */
+/**
+ * Takes the lease if it is free, expired or already `owner`'s; its new token, or null. `now`
+ * (epoch ms) is the store's clock.
+ */
 export function acquireLease(
   db: MemoryTables,
   threadId: ThreadId,
   owner: string,
   ttlMs: number,
+  now: number,
 ): number | null {
   validateThreadId(threadId);
-  const now = Date.now();
   const lease = db.leases.get(threadId);
   if (lease && lease.owner !== owner && lease.expiresAt > now) return null;
   const token = (lease?.token ?? 0) + 1;
@@ -25,8 +28,8 @@ export function renewLease(
   threadId: ThreadId,
   owner: string,
   ttlMs: number,
+  now: number,
 ): boolean {
-  const now = Date.now();
   const lease = db.leases.get(threadId);
   if (!lease || lease.owner !== owner || lease.expiresAt <= now) return false;
   lease.expiresAt = now + ttlMs;
@@ -48,10 +51,14 @@ export function releaseFencedLease(db: MemoryTables, fence: Fence | undefined): 
   if (lease && lease.token === fence.token) lease.expiresAt = 0;
 }
 
-/** The unexpired lease of the thread, if any. */
-export function getLease(db: MemoryTables, threadId: ThreadId): LeaseRecord | undefined {
+/** The lease of the thread unexpired at `now` (epoch ms), if any. */
+export function getLease(
+  db: MemoryTables,
+  threadId: ThreadId,
+  now: number,
+): LeaseRecord | undefined {
   const lease = db.leases.get(threadId);
-  if (!lease || lease.expiresAt <= Date.now()) return undefined;
+  if (!lease || lease.expiresAt <= now) return undefined;
   return {
     owner: lease.owner,
     expiresAt: new Date(lease.expiresAt).toISOString(),

@@ -24,12 +24,6 @@ export function clientContract(init: AgentAdapterInitializer): void {
   });
 }
 
-/** Waits until `done()` holds (polling), or fails after two seconds. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(done()).toBe(true);
-}
-
 /** An abort while the client waits for the provider ends the run cancelled, on every mode. */
 export function abortContracts(init: AgentAdapterInitializer): void {
   for (const stream of [false, true])
@@ -38,7 +32,9 @@ export function abortContracts(init: AgentAdapterInitializer): void {
       const controller = new AbortController();
       const threadId = `abort-${stream ? "s" : "g"}`;
       const running = graph.invoke(ask, { threadId, signal: controller.signal });
-      await until(() => adapter.requests().length === 1);
+      await expect
+        .poll(() => adapter.requests().length === 1, { timeout: 2_000, interval: 5 })
+        .toBe(true);
       controller.abort("the user pressed stop");
       const result = await running;
       expect(result.status).toBe("cancelled");

@@ -3,7 +3,7 @@
  * holds waits for that call, and past the wait is refused with `ThreadBusyError` without running
  * any node code or changing the thread.
  */
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import {
   append,
   type Checkpointer,
@@ -57,9 +57,17 @@ function countingAcquires(saver: Checkpointer): { store: Checkpointer; count(): 
   return { store, count: () => acquires };
 }
 
-/** Resolves once `log` holds `entry` (node code runs in this process, so polling is cheap). */
+/**
+ * Resolves once `log` holds `entry` (node code runs in this process, so polling is cheap); the
+ * test's own timeout bounds the wait.
+ */
 async function until(log: string[], entry: string): Promise<void> {
-  while (!log.includes(entry)) await new Promise((done) => setTimeout(done, 2));
+  await vi.waitFor(
+    () => {
+      if (!log.includes(entry)) throw new Error(`no "${entry}" in ${JSON.stringify(log)}`);
+    },
+    { timeout: 30_000, interval: 2 },
+  );
 }
 
 /** Contracts of input that meets a live run of the same thread. */

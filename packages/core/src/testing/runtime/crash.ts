@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import {
   append,
   Command,
@@ -154,14 +154,15 @@ export async function runCrashScenario(
   marksFile: string,
 ): Promise<void> {
   const first = run(worker, ["start", threadId, marksFile]);
-  const deadline = Date.now() + 60_000;
-  while (!marks(marksFile).includes("ready-to-die")) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `worker never reached the middle of the step; marks: ${marks(marksFile).join(",")}`,
-      );
-    await sleep(25);
-  }
+  await vi.waitFor(
+    () => {
+      if (!marks(marksFile).includes("ready-to-die"))
+        throw new Error(
+          `worker never reached the middle of the step; marks: ${marks(marksFile).join(",")}`,
+        );
+    },
+    { timeout: 60_000, interval: 25 },
+  );
   first.child.kill("SIGKILL");
   await first.output;
   expect(marks(marksFile).sort()).toEqual(["fan", "fast1", "fast2", "ready-to-die", "slow"]);

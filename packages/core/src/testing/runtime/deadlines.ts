@@ -2,7 +2,7 @@
  * Contracts of deadlines: durable timers resolve expired interrupts with `onTimeout`, also in a
  * process started after the deadline passed, and the deadline timer does it without anyone calling.
  */
-import { it, expect } from "vitest";
+import { it, expect, vi } from "vitest";
 import { lastValue, START, StateGraph, type ThreadId } from "../../index.ts";
 import { threadName, type RuntimeEnv } from "./harness.ts";
 
@@ -73,11 +73,13 @@ export function deadlineContracts(env: RuntimeEnv): void {
       const timer = graph.startDeadlineTimer({ intervalMs: 50 });
       try {
         expect(await timer.ready).toBe(0);
-        const deadline = Date.now() + 10_000;
-        while ((await graph.getState({ threadId })).values.decision !== "expired") {
-          if (Date.now() > deadline) throw new Error("the timer never resolved the interrupt");
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await vi.waitFor(
+          async () => {
+            if ((await graph.getState({ threadId })).values.decision !== "expired")
+              throw new Error("the timer never resolved the interrupt");
+          },
+          { timeout: 10_000, interval: 50 },
+        );
       } finally {
         timer.stop();
       }

@@ -129,9 +129,9 @@ export const answerReadSpecs: SpecModule = {
       expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
     });
 
-    spec("a lease taken over since: fenced out, nothing written", async (saver) => {
+    spec("a lease taken over since: fenced out, nothing written", async (saver, time) => {
       await pausedThread(saver);
-      const { stale } = await takenOver(saver);
+      const { stale } = await takenOver(saver, time);
       const before = await written(saver);
       await expectFencedOut(saver.answerInterrupts(answer({ requestId: "req-2", fence: stale })));
       expect(await written(saver)).toEqual(before);

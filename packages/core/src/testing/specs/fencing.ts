@@ -19,11 +19,10 @@ import {
   makeThread,
   pausedResult,
   runId,
-  sleep,
   taskId,
   threadId,
 } from "../fixtures.ts";
-import type { SpecModule } from "../suite.ts";
+import type { SpecModule, SpecTime } from "../suite.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -34,9 +33,12 @@ const TTL = 250;
  * Worker A takes the lease, lets it expire, worker B takes it over. Returns both fences: A's is
  * stale, B's is current.
  */
-export async function takenOver(saver: Checkpointer): Promise<{ stale: Fence; current: Fence }> {
+export async function takenOver(
+  saver: Checkpointer,
+  time: SpecTime,
+): Promise<{ stale: Fence; current: Fence }> {
   const a = await saver.acquireLease(T, "worker-a", TTL);
-  await sleep(TTL + 150);
+  await time.advance(TTL + 150);
   const b = await saver.acquireLease(T, "worker-b", 60_000);
   if (a === null || b === null) throw new Error("lease not acquired");
   return { stale: { threadId: T, token: a }, current: { threadId: T, token: b } };
@@ -55,9 +57,9 @@ export async function expectFencedOut(write: Promise<unknown>): Promise<void> {
 export const fencingSpecs: SpecModule = {
   concern: "fencing",
   register({ spec }) {
-    spec("a stale holder's step commit is refused and writes nothing", async (saver) => {
+    spec("a stale holder's step commit is refused and writes nothing", async (saver, time) => {
       await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      const { stale, current } = await takenOver(saver);
+      const { stale, current } = await takenOver(saver, time);
       await expectFencedOut(
         saver.commitStep(
           makeCommit(makeCheckpoint("t1", C2, { parentId: C1 }), C1, {
@@ -74,33 +76,36 @@ export const fencingSpecs: SpecModule = {
       expect((await saver.getCheckpoint(T, ""))?.id).toBe(C2);
     });
 
-    spec("a stale holder's task outcome, run and interrupt rows are refused", async (saver) => {
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      const { stale } = await takenOver(saver);
-      await expectFencedOut(
-        saver.putTaskOutcome(
-          makeOutcome("t1", C1, pausedResult("task-1"), {
-            interrupts: [makeInterrupt("t1", "i1")],
-            fence: stale,
-          }),
-        ),
-      );
-      expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
-      expect(await saver.getInterrupt(interruptId("i1"))).toBeUndefined();
-      await expectFencedOut(saver.putRun(makeRun("t1", "run-1"), stale));
-      expect(await saver.getRun(runId("run-1"))).toBeUndefined();
-    });
+    spec(
+      "a stale holder's task outcome, run and interrupt rows are refused",
+      async (saver, time) => {
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
+        const { stale } = await takenOver(saver, time);
+        await expectFencedOut(
+          saver.putTaskOutcome(
+            makeOutcome("t1", C1, pausedResult("task-1"), {
+              interrupts: [makeInterrupt("t1", "i1")],
+              fence: stale,
+            }),
+          ),
+        );
+        expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
+        expect(await saver.getInterrupt(interruptId("i1"))).toBeUndefined();
+        await expectFencedOut(saver.putRun(makeRun("t1", "run-1"), stale));
+        expect(await saver.getRun(runId("run-1"))).toBeUndefined();
+      },
+    );
 
     spec(
       "a stale holder's answers, audit, steering, once and request rows are refused",
-      async (saver) => {
+      async (saver, time) => {
         await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
         await saver.putTaskOutcome(
           makeOutcome("t1", C1, pausedResult("task-1"), {
             interrupts: [makeInterrupt("t1", "i1")],
           }),
         );
-        const { stale } = await takenOver(saver);
+        const { stale } = await takenOver(saver, time);
         await expectFencedOut(
           saver.answerInterrupts({
             threadId: T,

@@ -7,7 +7,6 @@ import {
   makeCommit,
   makeOutcome,
   pausedResult,
-  sleep,
   threadId,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
@@ -46,29 +45,29 @@ export const leaseSpecs: SpecModule = {
       expect(second).toBeGreaterThan(first);
     });
 
-    spec("an expired lease can be taken by another owner", async (saver) => {
+    spec("an expired lease can be taken by another owner", async (saver, time) => {
       expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
-      await sleep(SHORT_TTL + 150);
+      await time.advance(SHORT_TTL + 150);
       expect(await saver.getLease(T)).toBeUndefined();
       expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeTypeOf("number");
       expect((await saver.getLease(T))?.owner).toBe("worker-b");
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
     });
 
-    spec("renewLease extends the holder's lease and refuses anyone else", async (saver) => {
+    spec("renewLease extends the holder's lease and refuses anyone else", async (saver, time) => {
       expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
       expect(await saver.renewLease(T, "worker-b", LONG_TTL)).toBe(false);
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(true);
-      await sleep(SHORT_TTL + 150);
+      await time.advance(SHORT_TTL + 150);
       // Still held: the renewal moved the expiry.
       expect((await saver.getLease(T))?.owner).toBe("worker-a");
       expect(await saver.acquireLease(T, "worker-b", LONG_TTL)).toBeNull();
     });
 
-    spec("renewLease of an expired lease is refused", async (saver) => {
+    spec("renewLease of an expired lease is refused", async (saver, time) => {
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
       expect(await saver.acquireLease(T, "worker-a", SHORT_TTL)).toBeTypeOf("number");
-      await sleep(SHORT_TTL + 150);
+      await time.advance(SHORT_TTL + 150);
       expect(await saver.renewLease(T, "worker-a", LONG_TTL)).toBe(false);
       expect(await saver.getLease(T)).toBeUndefined();
     });
@@ -98,17 +97,20 @@ export const leaseSpecs: SpecModule = {
       expect(lease?.token).toBe(winners[0]);
     });
 
-    spec("every new holder gets a larger fencing token, also after a release", async (saver) => {
-      const first = await saver.acquireLease(T, "worker-a", LONG_TTL);
-      await saver.releaseLease(T, "worker-a");
-      const second = await saver.acquireLease(T, "worker-b", SHORT_TTL);
-      await sleep(SHORT_TTL + 150);
-      const third = await saver.acquireLease(T, "worker-c", LONG_TTL);
-      expect(first).toBeTypeOf("number");
-      expect(second).toBeGreaterThan(first ?? Infinity);
-      expect(third).toBeGreaterThan(second ?? Infinity);
-      expect((await saver.getLease(T))?.token).toBe(third);
-    });
+    spec(
+      "every new holder gets a larger fencing token, also after a release",
+      async (saver, time) => {
+        const first = await saver.acquireLease(T, "worker-a", LONG_TTL);
+        await saver.releaseLease(T, "worker-a");
+        const second = await saver.acquireLease(T, "worker-b", SHORT_TTL);
+        await time.advance(SHORT_TTL + 150);
+        const third = await saver.acquireLease(T, "worker-c", LONG_TTL);
+        expect(first).toBeTypeOf("number");
+        expect(second).toBeGreaterThan(first ?? Infinity);
+        expect(third).toBeGreaterThan(second ?? Infinity);
+        expect((await saver.getLease(T))?.token).toBe(third);
+      },
+    );
 
     spec("a step commit with releaseLease ends the lease in its transaction", async (saver) => {
       const token = await saver.acquireLease(T, "worker-a", LONG_TTL);
@@ -127,9 +129,9 @@ export const leaseSpecs: SpecModule = {
 
     spec(
       "a task outcome with releaseLease ends the lease; a stale one ends nothing",
-      async (saver) => {
+      async (saver, time) => {
         const first = await saver.acquireLease(T, "worker-a", SHORT_TTL);
-        await sleep(SHORT_TTL + 150);
+        await time.advance(SHORT_TTL + 150);
         const second = await saver.acquireLease(T, "worker-b", LONG_TTL);
         const outcome = makeOutcome("t1", checkpointId(1), pausedResult("task-a"));
         await expect(
