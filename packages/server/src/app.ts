@@ -52,9 +52,9 @@ import {
 import { webhookBackendOf } from "./webhooks/store.ts";
 import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
-import { RunManager } from "./runs.ts";
+import { RunManager } from "./run-manager.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
-import { latestMetadata } from "./threads.ts";
+import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
 
 /** Options of {@link createServer}. */

@@ -16,9 +16,9 @@ import { answerPrincipal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "./schemas.ts";
-import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
+import { buildCommand, type ActiveRun, type RunWork } from "./run-manager.ts";
 import { isQueuedRoot } from "./run-admission.ts";
-import { assertHead } from "./threads.ts";
+import { assertHead } from "./thread-access.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would

@@ -3,7 +3,7 @@
  */
 import { z } from "zod";
 import { ErrorResponse } from "./schemas.ts";
-import type { RouteSpec } from "./route.ts";
+import type { RouteSpec } from "./routes/spec.ts";
 
 type JsonSchema = Record<string, unknown>;
 

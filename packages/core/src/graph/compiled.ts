@@ -57,7 +57,12 @@ import type { RunResult, SteeringRecord } from "../types.ts";
 import { isResumeCommand, type ResumeCommand } from "./command.ts";
 import type { DeterminismMode, DraftGraph, GraphDefinition, NodeSpec } from "./definition.ts";
 import { defaultGraphName } from "./graph-name.ts";
-import type { CompileOptions, RunOptions, StreamOptions } from "./options.ts";
+import {
+  ANONYMOUS_ACTOR,
+  type CompileOptions,
+  type RunOptions,
+  type StreamOptions,
+} from "./options.ts";
 
 /** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
 export class CompiledGraph<S extends Schema> {
@@ -213,7 +218,7 @@ export class CompiledGraph<S extends Schema> {
     const session = new ThreadSession({
       store,
       threadId: run.threadId,
-      actor: options.actor ?? "anonymous",
+      actor: options.actor ?? ANONYMOUS_ACTOR,
     });
     await checkSteeringTarget(session, run, target);
     return recordSteering(session, target, text);
@@ -333,7 +338,7 @@ export class CompiledGraph<S extends Schema> {
     return new ThreadSession({
       store,
       threadId: this.requireThread(config),
-      actor: config.actor ?? "anonymous",
+      actor: config.actor ?? ANONYMOUS_ACTOR,
     });
   }
 
@@ -366,7 +371,7 @@ export class CompiledGraph<S extends Schema> {
     // Refused before the run is recorded, so a bad input never leaves a run `running`.
     if (input) assertStorable(store.serializer, input, "input");
     const threadId = validateThreadId(options.threadId);
-    const actor = options.actor ?? "anonymous";
+    const actor = options.actor ?? ANONYMOUS_ACTOR;
     // The head (and a retried request's outcome) come back with the lease.
     const first = { requestId: options.requestId };
     const run = (): Promise<RunResult<StateOf<S>>> =>
@@ -401,7 +406,7 @@ export class CompiledGraph<S extends Schema> {
     const session = new ThreadSession({
       store,
       threadId,
-      actor: options.actor ?? "anonymous",
+      actor: options.actor ?? ANONYMOUS_ACTOR,
       durable: false,
     });
     return this.continue(session, input, options, sink);
@@ -418,7 +423,7 @@ export class CompiledGraph<S extends Schema> {
     options: RunOptions,
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
-    const actor = command.options.actor ?? options.actor ?? "anonymous";
+    const actor = command.options.actor ?? options.actor ?? ANONYMOUS_ACTOR;
     return openSession(
       this.requireStore(),
       threadId,

@@ -13,13 +13,13 @@ import {
 } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import {
   AuditExportLineSchema,
   AuditScopeQuerySchema,
   AuditVerificationSchema,
 } from "../schemas.ts";
-import { loadThread } from "../threads.ts";
+import { loadThread } from "../thread-access.ts";
 
 /** Lines per store read while exporting. */
 const EXPORT_PAGE = 1000;

@@ -10,7 +10,7 @@ import { answerPrincipal, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest } from "../idempotency.ts";
 import { launch } from "../launch.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import { BulkDecidedSchema, BulkDecisionBody } from "../schemas.ts";
 
 /**

@@ -7,7 +7,7 @@ import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest } from "../idempotency.ts";
 import { launch, resumeWork } from "../launch.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import {
   AuditPageSchema,
   AuditQuerySchema,
@@ -22,7 +22,7 @@ import {
   ThreadParams,
 } from "../schemas.ts";
 import { openTrackedSse } from "../streaming.ts";
-import { latestMetadata, loadRun, loadThread, loadThreadHead } from "../threads.ts";
+import { latestMetadata, loadRun, loadThread, loadThreadHead } from "../thread-access.ts";
 import { z } from "zod";
 
 /** The resume body plus `wait` (default true: answer with the continued run's result). */

@@ -27,9 +27,9 @@ import { mintDecisionLinks, questionDigest } from "../notify/links.ts";
 import { confirmForm, escapeHtml, facts, page } from "../notify/pages.ts";
 import { approvalState, graphLabel, questionSummary } from "../notify/question.ts";
 import { decisionValue, verifyLink, type LinkClaims } from "../notify/tokens.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import { Id } from "../schemas.ts";
-import { canSee } from "../threads.ts";
+import { canSee } from "../thread-access.ts";
 import { continueThreads } from "./decisions.ts";
 
 /**

@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { ServerContext } from "../context.ts";
 import { buildOpenApi } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import { HealthSchema } from "../schemas.ts";
 
 /** Registers the meta routes. */

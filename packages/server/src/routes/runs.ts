@@ -10,8 +10,8 @@ import { requireScope, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { claimRequest, type RequestClaim } from "../idempotency.ts";
 import { assertChannels, launch, resumeWork } from "../launch.ts";
-import { defineRoute } from "../route.ts";
-import type { RunWork } from "../runs.ts";
+import { defineRoute } from "./define.ts";
+import type { RunWork } from "../run-manager.ts";
 import {
   JoinQuery,
   RunAcceptedSchema,
@@ -25,7 +25,7 @@ import {
   type StartRun,
 } from "../schemas.ts";
 import { lastEventId, openTrackedSse, pipeElsewhere, pipeHub } from "../streaming.ts";
-import { loadRun, loadThread } from "../threads.ts";
+import { loadRun, loadThread } from "../thread-access.ts";
 
 const SSE_EVENTS =
   "Events: `run` (first, `{ threadId, runId }`), then core stream events named by their `type` (`values`, `updates`, `custom`, `tasks`, `checkpoints`, `debug`, `interrupt`), then `end` (`{ result }`) or `error` (`{ error, message, details }`). Each has an `id`; reconnect with `Last-Event-ID` to resume. Comment lines (`: ping`) keep the connection alive.";

@@ -8,7 +8,7 @@ import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest, claimThreadId } from "../idempotency.ts";
 import { GRAPH_KEY } from "../registry.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import {
   CreateThreadBody,
   HistoryQuery,
@@ -20,7 +20,7 @@ import {
   ThreadParams,
   ThreadSchema,
 } from "../schemas.ts";
-import { canSee, loadThread, threadView } from "../threads.ts";
+import { canSee, loadThread, threadView } from "../thread-access.ts";
 
 /** The thread id a keyed create without an id gets: the same for every retry of that request. */
 function keyedThreadId(principal: Principal, key: string | string[]): string {

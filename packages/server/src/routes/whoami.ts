@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import { WhoamiSchema } from "../schemas.ts";
 
 /** Registers `GET /whoami`. */

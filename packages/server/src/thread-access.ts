@@ -12,7 +12,7 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { approvalView, type StoredInterrupt } from "@rein/core/store";
+import { toPublicInterrupt } from "@rein/core/store";
 import type { Principal } from "./auth.ts";
 import { GRAPH_KEY, GraphRegistry } from "./registry.ts";
 
@@ -57,44 +57,6 @@ export async function loadThreadHead(
   };
 }
 
-/** A public interrupt record (the stored row has internal fields). */
-export function publicInterrupt(row: Interrupt | StoredInterrupt): Interrupt {
-  const {
-    id,
-    runId,
-    threadId,
-    node,
-    taskId,
-    namespace,
-    order,
-    payload,
-    kind,
-    status,
-    checkpointId,
-    createdAt,
-    approval,
-  } = row;
-  return {
-    id,
-    runId,
-    threadId,
-    node,
-    taskId,
-    namespace,
-    order,
-    payload,
-    kind,
-    status,
-    checkpointId,
-    createdAt,
-    ...(approval
-      ? { approval }
-      : "policy" in row && row.policy
-        ? { approval: approvalView(row.policy, row.approvals) }
-        : {}),
-  };
-}
-
 /** What `GET /threads/:id` answers. */
 export interface ThreadView {
   threadId: string;
@@ -129,7 +91,7 @@ export async function latestMetadata(
     runId: run?.runId ?? null,
     runStatus: run?.status ?? null,
     headCheckpointId: head?.id ?? null,
-    pendingInterrupts: pending.map(publicInterrupt),
+    pendingInterrupts: pending.map(toPublicInterrupt),
   };
 }
 

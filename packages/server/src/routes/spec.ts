@@ -3,7 +3,7 @@
  * lists them for the OpenAPI document, `route.ts` registers their handlers.
  */
 import type { z } from "zod";
-import type { Scope } from "./auth.ts";
+import type { Scope } from "../auth.ts";
 
 /** A route as declared. */
 export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {

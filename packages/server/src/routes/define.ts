@@ -2,7 +2,7 @@
  * One declaration per route: method, path, scope and zod schemas. The same declaration registers
  * the Fastify handler (which validates with the schemas) and feeds the OpenAPI document.
  */
-import { InvalidInputError, ReinError } from "@rein/core";
+import { ANONYMOUS_ACTOR, InvalidInputError, ReinError } from "@rein/core";
 import {
   SpanKind,
   SpanStatusCode,
@@ -13,12 +13,12 @@ import {
 } from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { authenticate, requireScope, type Principal } from "./auth.ts";
-import type { ServerContext } from "./context.ts";
-import type { RouteSpec } from "./route-spec.ts";
+import { authenticate, requireScope, type Principal } from "../auth.ts";
+import type { ServerContext } from "../context.ts";
+import type { RouteSpec } from "./spec.ts";
 
-export type { RouteSpec } from "./route-spec.ts";
-import { assertSaneJson } from "./json-guard.ts";
+export type { RouteSpec } from "./spec.ts";
+import { assertSaneJson } from "../json-guard.ts";
 
 /** What a handler receives: validated input and the caller. */
 export interface RouteInput<P, Q, B> {
@@ -35,7 +35,7 @@ export type RouteOutput = { status: number; body?: unknown } | undefined;
 
 /** The caller of routes that need no token. */
 const ANONYMOUS: Principal = {
-  subject: "anonymous",
+  subject: ANONYMOUS_ACTOR,
   tenant: "",
   scopes: new Set(),
   groups: [],
