@@ -9,6 +9,7 @@ import {
   type ApproversSpec,
   type Checkpointer,
   type InterruptId,
+  type ThreadId,
 } from "@rein/core";
 import Fastify, {
   type FastifyError,
@@ -317,9 +318,9 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       !("headCheckpointId" in body.details)
     ) {
       // Every 409 carries the latest metadata so the caller can re-decide without another read.
-      const latest = await latestMetadata(context.store, body.details["threadId"]).catch(
-        () => null,
-      );
+      // The id is the one the refusing call was made for (core raised it with it).
+      const threadId = body.details["threadId"] as ThreadId;
+      const latest = await latestMetadata(context.store, threadId).catch(() => null);
       if (latest) body.details = { ...body.details, latest };
     }
     if (retryableCodes.has(body.error)) reply.header("retry-after", "1");

@@ -7,6 +7,7 @@ import {
   InvalidInputError,
   ThreadBusyError,
   type ResumeTarget,
+  type ThreadId,
   type ThreadRecord,
   requestRunIdFor,
 } from "@rein/core";
@@ -15,7 +16,7 @@ import type { Principal } from "./auth.ts";
 import { answerPrincipal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
-import type { ResumeFields } from "./schemas.ts";
+import type { ResumeFields } from "@rein/wire";
 import { buildCommand, type ActiveRun, type RunWork } from "./run-manager.ts";
 import { isQueuedRoot } from "./run-admission.ts";
 import { assertHead } from "./thread-access.ts";
@@ -61,7 +62,7 @@ export type ResumeRequest = z.infer<typeof ResumeFields>;
  */
 export async function resumeWork(
   ctx: ServerContext,
-  threadId: string,
+  threadId: ThreadId,
   fields: ResumeRequest,
   raw: unknown,
   principal: Principal,

@@ -7,12 +7,15 @@ import {
   NotFoundError,
   StaleTargetError,
   type Checkpointer,
+  type CheckpointId,
   type Interrupt,
   type RunId,
+  type RunStatus,
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
 import { toPublicInterrupt } from "@rein/core/store";
+import type { Thread } from "@rein/wire";
 import type { Principal } from "./auth.ts";
 import { GRAPH_KEY, GraphRegistry } from "./registry.ts";
 
@@ -29,9 +32,9 @@ export function canSee(principal: Principal, tenant: string | null): boolean {
 export async function loadThread(
   store: Checkpointer,
   principal: Principal,
-  threadId: string,
+  threadId: ThreadId,
 ): Promise<ThreadRecord> {
-  const thread = await store.getThread(threadId as ThreadId);
+  const thread = await store.getThread(threadId);
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
   return thread;
 }
@@ -45,9 +48,9 @@ export async function loadThread(
 export async function loadThreadHead(
   store: Checkpointer,
   principal: Principal,
-  threadId: string,
-): Promise<{ thread: ThreadRecord; runId: string | null; headCheckpointId: string | null }> {
-  const read = await store.getThreadHead(threadId as ThreadId, "");
+  threadId: ThreadId,
+): Promise<{ thread: ThreadRecord; runId: RunId | null; headCheckpointId: CheckpointId | null }> {
+  const read = await store.getThreadHead(threadId, "");
   const thread = read.thread;
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
   return {
@@ -57,36 +60,25 @@ export async function loadThreadHead(
   };
 }
 
-/** What `GET /threads/:id` answers. */
-export interface ThreadView {
-  threadId: string;
-  graph: string;
-  tenant: string | null;
-  metadata: Record<string, unknown>;
-  status: "idle" | "queued" | "running" | "interrupted" | "done" | "error" | "cancelled";
-  runId: string | null;
-  headCheckpointId: string | null;
-  pendingInterrupts: Interrupt[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** What `GET /threads/:id` answers: the wire's {@link Thread}. */
+export type ThreadView = Thread;
 
 /** The latest metadata of a thread: head run, its status, head checkpoint, pending interrupts. */
 export async function latestMetadata(
   store: Checkpointer,
-  threadId: string,
+  threadId: ThreadId,
 ): Promise<{
-  runId: string | null;
-  runStatus: string | null;
-  headCheckpointId: string | null;
+  runId: RunId | null;
+  runStatus: RunStatus | null;
+  headCheckpointId: CheckpointId | null;
   pendingInterrupts: Interrupt[];
 }> {
-  const head = await store.getCheckpoint(threadId as ThreadId, "");
+  const head = await store.getCheckpoint(threadId, "");
   // Without a head, the thread's first run may be queued or starting: name it.
   const run = head
     ? await store.getRun(head.runId)
-    : (await store.listRuns(threadId as ThreadId)).filter((r) => r.parentRunId === null).at(-1);
-  const pending = await store.getThreadInterrupts(threadId as ThreadId, "pending");
+    : (await store.listRuns(threadId)).filter((r) => r.parentRunId === null).at(-1);
+  const pending = await store.getThreadInterrupts(threadId, "pending");
   return {
     runId: run?.runId ?? null,
     runStatus: run?.status ?? null,
@@ -104,7 +96,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
     ? "running"
     : latest.pendingInterrupts.length > 0
       ? "interrupted"
-      : ((latest.runStatus as ThreadView["status"] | null) ?? "idle");
+      : (latest.runStatus ?? "idle");
   return {
     threadId: thread.threadId,
     graph: (await GraphRegistry.graphNameOf(store, thread)) ?? "",
@@ -127,7 +119,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
  */
 export async function assertHead(
   store: Checkpointer,
-  threadId: string,
+  threadId: ThreadId,
   expected: string,
   read?: string | null,
 ): Promise<void> {
@@ -155,8 +147,8 @@ export async function assertHead(
  *
  * @throws NotFoundError otherwise.
  */
-export async function loadRun(store: Checkpointer, threadId: string, runId: string) {
-  const run = await store.getRun(runId as RunId);
+export async function loadRun(store: Checkpointer, threadId: ThreadId, runId: RunId) {
+  const run = await store.getRun(runId);
   if (!run || run.threadId !== threadId) throw new NotFoundError("run", runId);
   return run;
 }

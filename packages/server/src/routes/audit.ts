@@ -14,11 +14,7 @@ import {
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { defineRoute } from "./define.ts";
-import {
-  AuditExportLineSchema,
-  AuditScopeQuerySchema,
-  AuditVerificationSchema,
-} from "../schemas.ts";
+import { AuditExportLineSchema, AuditScopeQuerySchema, AuditVerificationSchema } from "@rein/wire";
 import { loadThread } from "../thread-access.ts";
 
 /** Lines per store read while exporting. */
@@ -33,7 +29,7 @@ const EXPORT_PAGE = 1000;
 async function scopeOf(
   store: Checkpointer,
   principal: Principal,
-  query: { threadId?: string | undefined; tenant?: string | undefined },
+  query: { threadId?: ThreadId | undefined; tenant?: string | undefined },
 ): Promise<Pick<AuditChainQuery, "threadId" | "tenant">> {
   if (principal.tenant !== null && query.tenant !== undefined && query.tenant !== principal.tenant)
     throw new InvalidInputError(
@@ -44,7 +40,7 @@ async function scopeOf(
   if (query.threadId !== undefined) await loadThread(store, principal, query.threadId);
   const tenant = principal.tenant ?? query.tenant;
   return {
-    ...(query.threadId !== undefined ? { threadId: query.threadId as ThreadId } : {}),
+    ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
     ...(tenant !== undefined ? { tenant } : {}),
   };
 }

@@ -11,7 +11,7 @@ import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest } from "../idempotency.ts";
 import { launch } from "../launch.ts";
 import { defineRoute } from "./define.ts";
-import { BulkDecidedSchema, BulkDecisionBody } from "../schemas.ts";
+import { BulkDecidedSchema, BulkDecisionBody } from "@rein/wire";
 
 /**
  * The key space of bulk decisions' `Idempotency-Key`s: they name no one thread, so their claims

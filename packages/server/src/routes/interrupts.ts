@@ -20,7 +20,7 @@ import {
   SteerBody,
   SteeringSchema,
   ThreadParams,
-} from "../schemas.ts";
+} from "@rein/wire";
 import { openTrackedSse } from "../streaming.ts";
 import { latestMetadata, loadRun, loadThread, loadThreadHead } from "../thread-access.ts";
 import { z } from "zod";
@@ -38,13 +38,13 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
       status?: InterruptListQuery["status"];
       graph?: string;
       subAgentGraph?: string;
-      threadId?: string;
+      threadId?: ThreadId;
       cursor?: string;
       limit?: number;
     },
   ) {
     if (query.threadId !== undefined) {
-      const thread = await store.getThread(query.threadId as ThreadId);
+      const thread = await store.getThread(query.threadId);
       if (!thread || (principal.tenant !== null && thread.tenant !== principal.tenant))
         return { items: [], nextCursor: null, total: 0 };
     }
@@ -73,7 +73,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
   >();
   function sharedPage(
     principal: Principal,
-    query: { graph?: string; subAgentGraph?: string; threadId?: string; limit?: number },
+    query: { graph?: string; subAgentGraph?: string; threadId?: ThreadId; limit?: number },
   ) {
     const key = JSON.stringify([
       principal.tenant,
@@ -283,7 +283,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
     async ({ query, principal }) => {
       if (query.threadId !== undefined) await loadThread(store, principal, query.threadId);
       const page = await store.listAudit({
-        ...(query.threadId !== undefined ? { threadId: query.threadId as ThreadId } : {}),
+        ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
         ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
         cursor: query.cursor ?? null,
         limit: query.limit ?? 50,

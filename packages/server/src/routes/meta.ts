@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { ServerContext } from "../context.ts";
 import { buildOpenApi } from "../openapi.ts";
 import { defineRoute } from "./define.ts";
-import { HealthSchema } from "../schemas.ts";
+import { HealthSchema } from "@rein/wire";
 
 /** Registers the meta routes. */
 export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): void {

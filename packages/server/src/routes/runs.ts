@@ -23,7 +23,7 @@ import {
   ThreadParams,
   type RunTreeNode,
   type StartRun,
-} from "../schemas.ts";
+} from "@rein/wire";
 import { lastEventId, openTrackedSse, pipeElsewhere, pipeHub } from "../streaming.ts";
 import { loadRun, loadThread } from "../thread-access.ts";
 
@@ -79,7 +79,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
   const { store } = ctx;
 
   async function startWork(
-    params: { id: string },
+    params: { id: ThreadId },
     body: { input?: Record<string, unknown> | null | undefined; command?: unknown },
     raw: unknown,
     principal: Principal,
@@ -277,7 +277,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
     async ({ params, principal }) => {
       await loadThread(store, principal, params.id);
-      const runs = await store.listRuns(params.id as ThreadId);
+      const runs = await store.listRuns(params.id);
       return {
         status: 200,
         body: { items: runs.map(({ options: _o, ...r }) => ({ ...r, error: r.error ?? null })) },
@@ -300,7 +300,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
     async ({ params, principal }) => {
       await loadThread(store, principal, params.id);
       const run = await loadRun(store, params.id, params.runId);
-      const runs = await store.listRuns(params.id as ThreadId);
+      const runs = await store.listRuns(params.id);
       return { status: 200, body: runTree(runs, run) };
     },
   );

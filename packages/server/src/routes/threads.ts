@@ -19,7 +19,7 @@ import {
   ThreadPageSchema,
   ThreadParams,
   ThreadSchema,
-} from "../schemas.ts";
+} from "@rein/wire";
 import { canSee, loadThread, threadView } from "../thread-access.ts";
 
 /** The thread id a keyed create without an id gets: the same for every retry of that request. */
@@ -193,9 +193,9 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     async ({ params, principal, request }) => {
       await loadThread(store, principal, params.id);
-      const lease = await store.getLease(params.id as ThreadId);
+      const lease = await store.getLease(params.id);
       if (lease) throw new ThreadBusyError(params.id, null);
-      await store.deleteThread(params.id as ThreadId);
+      await store.deleteThread(params.id);
       ctx.runs.notifyChange(params.id);
       request.log.info({ threadId: params.id }, "thread deleted");
       return { status: 204 };

@@ -23,7 +23,7 @@ import {
   WebhookDeliveryListSchema,
   WebhookListSchema,
   WebhookParams,
-} from "../webhooks/schemas.ts";
+} from "@rein/wire";
 import { newWebhookSecret } from "../webhooks/signing.ts";
 import type { WebhookBackend } from "../webhooks/store.ts";
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ServerContext } from "../context.ts";
 import { defineRoute } from "./define.ts";
-import { WhoamiSchema } from "../schemas.ts";
+import { WhoamiSchema } from "@rein/wire";
 
 /** Registers `GET /whoami`. */
 export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): void {
