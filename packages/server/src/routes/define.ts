@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { authenticate, requireScope, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import type { RouteSpec } from "./spec.ts";
+import type { RouteResponses, RouteSpec } from "./spec.ts";
 
 export type { RouteSpec } from "./spec.ts";
 import { assertSaneJson } from "../json-guard.ts";
@@ -30,8 +30,29 @@ export interface RouteInput<P, Q, B> {
   reply: FastifyReply;
 }
 
-/** What a handler returns: a status and a body, or nothing when it answered itself (SSE). */
-export type RouteOutput = { status: number; body?: unknown } | undefined;
+/**
+ * A body a schema describes, as the handler holds it: `z.input` of the schema (branded ids are
+ * strings), read-only all the way down and without the index signature of loose objects, so
+ * core's records (interfaces, read-only lists) fit while a missing or mistyped field does not.
+ */
+export type Sendable<T> = T extends readonly (infer E)[]
+  ? readonly Sendable<E>[]
+  : T extends object
+    ? { readonly [K in keyof T as string extends K ? never : K]: Sendable<T[K]> }
+    : T;
+
+/**
+ * What a handler returns: one of its route's statuses with a body that status's schema describes
+ * ({@link Sendable}), or nothing when it answered itself (SSE). A body the route's responses do
+ * not describe does not compile, as tRPC's `.output()`.
+ */
+export type RouteOutput<R extends RouteResponses = RouteResponses> =
+  | {
+      [S in keyof R & number]: R[S] extends z.ZodType
+        ? { status: S; body: Sendable<z.input<R[S]>> }
+        : { status: S; body?: undefined };
+    }[keyof R & number]
+  | undefined;
 
 /** The caller of routes that need no token. */
 const ANONYMOUS: Principal = {
@@ -63,7 +84,7 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
  * honoured. Without a registered SDK the API hands out no-op spans and this costs next to nothing.
  */
 function inRequestSpan<T>(
-  spec: RouteSpec<unknown, unknown, unknown>,
+  spec: RouteSpec<unknown, unknown, unknown, RouteResponses>,
   request: FastifyRequest,
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
@@ -99,11 +120,11 @@ function inRequestSpan<T>(
 }
 
 /** Registers a route on the app and records it for the OpenAPI document. */
-export function defineRoute<P, Q, B>(
+export function defineRoute<P, Q, B, const R extends RouteResponses>(
   app: FastifyInstance,
   ctx: ServerContext,
-  spec: RouteSpec<P, Q, B>,
-  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>,
+  spec: RouteSpec<P, Q, B, R>,
+  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput<NoInfer<R>>>,
 ): void {
   ctx.routes.push(spec);
   app.route({

@@ -216,7 +216,7 @@ export function registerInterruptRoutes(app: FastifyInstance, ctx: ServerContext
         run.result.catch(() => undefined);
         return {
           status: 202,
-          body: { threadId: params.id, runId: run.hub.runId, status: "running" },
+          body: { threadId: params.id, runId: run.hub.runId, status: "running" as const },
         };
       }
       return { status: 200, body: await run.result };

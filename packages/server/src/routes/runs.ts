@@ -205,7 +205,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: ServerContext): voi
       );
       return {
         status: 202,
-        body: { threadId: params.id, runId: run.hub.runId, status: "running" },
+        body: { threadId: params.id, runId: run.hub.runId, status: "running" as const },
       };
     },
   );
