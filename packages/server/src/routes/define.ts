@@ -20,8 +20,9 @@ import type { RouteResponses, RouteSpec } from "./spec.ts";
 export type { RouteSpec } from "./spec.ts";
 import { assertSaneJson } from "../json-guard.ts";
 
-/** What a handler receives: validated input and the caller. */
+/** What a handler receives: validated input, the caller and the server it runs in. */
 export interface RouteInput<P, Q, B> {
+  ctx: ServerContext;
   params: P;
   query: Q;
   body: B;
@@ -119,34 +120,68 @@ function inRequestSpan<T>(
   );
 }
 
-/** Registers a route on the app and records it for the OpenAPI document. */
+/** A route as defined: its declaration, and how it registers on an app. */
+export interface Route {
+  readonly spec: RouteSpec;
+  /** Registers the route on `app` and records it for the OpenAPI document. */
+  mount(app: FastifyInstance, ctx: ServerContext): void;
+}
+
+/**
+ * Defines one route: its declaration (method, path, scope, input and response schemas) and its
+ * handler, whose return value is checked against the responses ({@link RouteOutput}). The
+ * handler gets the server's context with its input, so a route is a value of its own, mounted
+ * with its group by {@link mountRoutes}.
+ */
+export function route<P, Q, B, const R extends RouteResponses>(
+  spec: RouteSpec<P, Q, B, R>,
+  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput<NoInfer<R>>>,
+): Route {
+  return {
+    spec,
+    mount: (app, ctx) => {
+      ctx.routes.push(spec);
+      app.route({
+        method: spec.method,
+        url: spec.url,
+        handler: (request, reply) =>
+          inRequestSpan(spec, request, async (span) => {
+            const principal = spec.scope
+              ? authenticate(ctx.auth, request.headers.authorization)
+              : ANONYMOUS;
+            if (spec.scope) requireScope(principal, spec.scope);
+            const params = parse(spec.params, request.params, "path");
+            const query = parse(spec.query, request.query, "query");
+            if (spec.body) assertSaneJson(request.body);
+            const body = parse(spec.body, request.body, "body");
+            const id = (params as { id?: unknown } | undefined)?.id;
+            if (typeof id === "string") span.setAttribute("rein.thread_id", id);
+            const out = await handler({ ctx, params, query, body, principal, request, reply });
+            if (out === undefined) return reply;
+            span.setAttribute("http.response.status_code", out.status);
+            reply.code(out.status);
+            return out.body === undefined ? reply.send() : reply.send(out.body);
+          }),
+      });
+    },
+  };
+}
+
+/** Registers routes on the app, in order, and records them for the OpenAPI document. */
+export function mountRoutes(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  routes: readonly Route[],
+): void {
+  for (const each of routes) each.mount(app, ctx);
+}
+
+/** Registers a route on the app and records it for the OpenAPI document: {@link route}, mounted. */
 export function defineRoute<P, Q, B, const R extends RouteResponses>(
   app: FastifyInstance,
   ctx: ServerContext,
   spec: RouteSpec<P, Q, B, R>,
   handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput<NoInfer<R>>>,
 ): void {
-  ctx.routes.push(spec);
-  app.route({
-    method: spec.method,
-    url: spec.url,
-    handler: (request, reply) =>
-      inRequestSpan(spec, request, async (span) => {
-        const principal = spec.scope
-          ? authenticate(ctx.auth, request.headers.authorization)
-          : ANONYMOUS;
-        if (spec.scope) requireScope(principal, spec.scope);
-        const params = parse(spec.params, request.params, "path");
-        const query = parse(spec.query, request.query, "query");
-        if (spec.body) assertSaneJson(request.body);
-        const body = parse(spec.body, request.body, "body");
-        const id = (params as { id?: unknown } | undefined)?.id;
-        if (typeof id === "string") span.setAttribute("rein.thread_id", id);
-        const out = await handler({ params, query, body, principal, request, reply });
-        if (out === undefined) return reply;
-        span.setAttribute("http.response.status_code", out.status);
-        reply.code(out.status);
-        return out.body === undefined ? reply.send() : reply.send(out.body);
-      }),
-  });
+  route(spec, handler).mount(app, ctx);
 }
