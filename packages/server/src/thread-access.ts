@@ -40,6 +40,17 @@ export async function loadThread(
 }
 
 /**
+ * A thread with its root stream's head as one read saw them: what a resume carries from the
+ * route to the run, so nothing on the way reads the head again.
+ */
+export interface ThreadHead {
+  thread: ThreadRecord;
+  /** The run of the head checkpoint: the run an answer continues (it names the run's hub). */
+  runId: RunId | null;
+  headCheckpointId: CheckpointId | null;
+}
+
+/**
  * The thread (as {@link loadThread}) and the run of its head, in one read: what a resume needs
  * before core runs it (the run's id names the run's event hub).
  *
@@ -49,7 +60,7 @@ export async function loadThreadHead(
   store: Checkpointer,
   principal: Principal,
   threadId: ThreadId,
-): Promise<{ thread: ThreadRecord; runId: RunId | null; headCheckpointId: CheckpointId | null }> {
+): Promise<ThreadHead> {
   const read = await store.getThreadHead(threadId, "");
   const thread = read.thread;
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);

@@ -206,13 +206,10 @@ const resume = route(
     responses: { 200: RunResultSchema, 202: RunAcceptedSchema },
   },
   async ({ ctx, params, body, principal, request }) => {
-    // One read for the thread and its head's run; the target and the answer are checked by
-    // core under the thread's lease.
-    const { thread, runId, headCheckpointId } = await loadThreadHead(
-      ctx.store,
-      principal,
-      params.id,
-    );
+    // One read for the thread and its head, carried whole to the run: the expected head is
+    // checked against it and the head's run names the run's hub. The target and the answer are
+    // checked by core under the thread's lease, read with the lease in its round trip.
+    const head = await loadThreadHead(ctx.store, principal, params.id);
     const claim = await claimRequest(
       ctx.store,
       principal,
@@ -222,16 +219,8 @@ const resume = route(
       request.body,
     );
     const requestId = claim?.requestId;
-    const work = await resumeWork(
-      ctx,
-      params.id,
-      body,
-      request.body,
-      principal,
-      requestId,
-      headCheckpointId,
-    );
-    const run = await launch(ctx, principal, thread, work, { headRunId: runId });
+    const work = await resumeWork(ctx, params.id, body, request.body, principal, requestId, head);
+    const run = await launch(ctx, principal, head, work);
     ctx.runs.notifyChange(params.id);
     request.log.info({ threadId: params.id, runId: run.hub.runId }, "resume");
     if (body.wait === false) {
