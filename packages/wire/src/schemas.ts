@@ -3,7 +3,15 @@
  * handlers' bodies against them and derives the OpenAPI document from them; the client and the
  * console take their types from them. One declaration per wire shape, so none can drift apart.
  */
-import type { CheckpointId, InterruptId, RunId, RunStatus, TaskId, ThreadId } from "@rein/core";
+import type {
+  CheckpointId,
+  InterruptId,
+  RunId,
+  RunStatus,
+  StreamMode,
+  TaskId,
+  ThreadId,
+} from "@rein/core";
 import { z } from "zod";
 
 /**
@@ -118,7 +126,10 @@ export const CreateThreadBody = z
   })
   .strict();
 
-/** Stream modes of core. */
+/**
+ * The stream modes of core a client may ask for over HTTP (all but `messages`); a server's run hub
+ * keeps all of these.
+ */
 export const StreamModeSchema = z.enum([
   "values",
   "updates",
@@ -126,7 +137,7 @@ export const StreamModeSchema = z.enum([
   "tasks",
   "checkpoints",
   "debug",
-]);
+] as const satisfies readonly StreamMode[]);
 
 /** `POST /threads/:id/runs` and `POST /threads/:id/runs/stream`. Exactly one of input and command. */
 export const StartRunBody = z
