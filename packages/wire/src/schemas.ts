@@ -60,7 +60,20 @@ export const RunStatusSchema = z.enum([
 true satisfies RunStatus extends z.infer<typeof RunStatusSchema> ? true : never;
 
 /** The status of a thread as the API reports it: its run's, or `idle` before the first run. */
-export const ThreadStatusSchema = z.enum(["idle", ...RunStatusSchema.options]);
+export const ThreadStatusSchema = z.enum([
+  "idle",
+  "queued",
+  "running",
+  "interrupted",
+  "done",
+  "error",
+  "cancelled",
+] as const satisfies readonly ("idle" | z.infer<typeof RunStatusSchema>)[]);
+
+// Every run status is a thread status too: a run status added without it fails to compile here.
+true satisfies z.infer<typeof RunStatusSchema> extends z.infer<typeof ThreadStatusSchema>
+  ? true
+  : never;
 
 /**
  * Free text of a request that a store keeps or filters on as text (names, namespace segments,
