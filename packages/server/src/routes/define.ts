@@ -1,6 +1,8 @@
 /**
- * One declaration per route: method, path, scope and zod schemas. The same declaration registers
- * the Fastify handler (which validates with the schemas) and feeds the OpenAPI document.
+ * One definition per route: its declaration (method, path, scope, the zod schemas of its input
+ * and of each response) and its handler. The definition registers the Fastify handler, which
+ * authenticates and validates with the schemas, and feeds the OpenAPI document; the handler's
+ * return value is checked at compile time against the response schemas.
  */
 import { ANONYMOUS_ACTOR, InvalidInputError, ReinError } from "@rein/core";
 import {
