@@ -19,6 +19,7 @@ const PACKAGES = [
   "@rein/core",
   "@rein/sqlite",
   "@rein/postgres",
+  "@rein/wire",
   "@rein/client",
   "@rein/server",
   "@rein/console",

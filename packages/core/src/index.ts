@@ -21,7 +21,7 @@ export type {
 export { END, START, StateGraph } from "./api/state-graph.ts";
 export type { NodeFn, NodeOptions, NodeReturn, RetryPolicy, Router } from "./graph/node.ts";
 export { CompiledGraph } from "./api/compiled.ts";
-export { RunConfig } from "./graph/options.ts";
+export { ANONYMOUS_ACTOR, RunConfig } from "./graph/options.ts";
 export type { CompileOptions, RunOptions, StreamOptions } from "./graph/options.ts";
 export { interrupt } from "./interrupts/interrupt.ts";
 export { defineInterrupt } from "./interrupts/define.ts";

@@ -40,6 +40,7 @@ export {
 export type { AuditChainSource } from "./checkpoint/audit-chain.ts";
 export { answerTargets, appliedOutcome, planAnswerBatch } from "./checkpoint/answer-plan.ts";
 export { storeView } from "./checkpoint/view.ts";
+export { toPublicInterrupt } from "./interrupts/records.ts";
 export {
   approvalStep,
   approvalView,

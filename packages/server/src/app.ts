@@ -9,6 +9,7 @@ import {
   type ApproversSpec,
   type Checkpointer,
   type InterruptId,
+  type ThreadId,
 } from "@rein/core";
 import Fastify, {
   type FastifyError,
@@ -52,9 +53,9 @@ import {
 import { webhookBackendOf } from "./webhooks/store.ts";
 import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
-import { RunManager } from "./runs.ts";
+import { RunManager } from "./run-manager.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
-import { latestMetadata } from "./threads.ts";
+import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
 
 /** Options of {@link createServer}. */
@@ -317,9 +318,9 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
       !("headCheckpointId" in body.details)
     ) {
       // Every 409 carries the latest metadata so the caller can re-decide without another read.
-      const latest = await latestMetadata(context.store, body.details["threadId"]).catch(
-        () => null,
-      );
+      // The id is the one the refusing call was made for (core raised it with it).
+      const threadId = body.details["threadId"] as ThreadId;
+      const latest = await latestMetadata(context.store, threadId).catch(() => null);
       if (latest) body.details = { ...body.details, latest };
     }
     if (retryableCodes.has(body.error)) reply.header("retry-after", "1");

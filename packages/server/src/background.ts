@@ -25,7 +25,7 @@ import {
 } from "@rein/core";
 import type { ServedGraph, GraphRegistry } from "./registry.ts";
 import { forkPointBefore, isQueuedRoot, RunAdmission, type RunRequest } from "./run-admission.ts";
-import type { RunManager } from "./runs.ts";
+import type { RunManager } from "./run-manager.ts";
 import type { PgFanout } from "./scale/fanout.ts";
 
 /** A structured log, as Fastify's (pino) logger offers it. */

@@ -7,6 +7,7 @@ import {
   InvalidInputError,
   ThreadBusyError,
   type ResumeTarget,
+  type ThreadId,
   type ThreadRecord,
   requestRunIdFor,
 } from "@rein/core";
@@ -15,10 +16,10 @@ import type { Principal } from "./auth.ts";
 import { answerPrincipal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import type { ServedGraph } from "./registry.ts";
-import type { ResumeFields } from "./schemas.ts";
-import { buildCommand, type ActiveRun, type RunWork } from "./runs.ts";
+import type { ResumeFields } from "@rein/wire";
+import { buildCommand, type ActiveRun, type RunWork } from "./run-manager.ts";
 import { isQueuedRoot } from "./run-admission.ts";
-import { assertHead } from "./threads.ts";
+import { assertHead, type ThreadHead } from "./thread-access.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would
@@ -41,32 +42,27 @@ export interface LaunchOptions {
   interruptBefore?: string[] | undefined;
   interruptAfter?: string[] | undefined;
   onPending?: "error" | "cancel" | undefined;
-  /**
-   * For a resume or a continue: the run of the thread's head, when the caller read it already
-   * (`loadThreadHead`), so it is not read again (`null`: the thread has no head).
-   */
-  headRunId?: string | null | undefined;
 }
 
 /** The fields of an answer as validated. */
 export type ResumeRequest = z.infer<typeof ResumeFields>;
 
 /**
- * The run work of an answer, with what can be checked before the run done: exactly one of
- * `resume` and `resumeMap`, and without a target the expected head (`headCheckpointId`: the
- * head the caller read, if it did). A target's run is checked by core, under the thread's lease
- * (a run of another thread is not found, as a run that does not exist).
+ * The run work of an answer, with what can be checked before the run: exactly one of `resume`
+ * and `resumeMap`, and without a target the expected head (against `head`, when the caller read
+ * it). A target's run is checked by core, under the thread's lease, in the lease's own round
+ * trip (a run of another thread is not found, as a run that does not exist).
  *
  * @throws InvalidInputError, StaleTargetError.
  */
 export async function resumeWork(
   ctx: ServerContext,
-  threadId: string,
+  threadId: ThreadId,
   fields: ResumeRequest,
   raw: unknown,
   principal: Principal,
   requestId: string | undefined,
-  headCheckpointId?: string | null,
+  head?: ThreadHead,
 ): Promise<RunWork> {
   const hasResume = typeof raw === "object" && raw !== null && Object.hasOwn(raw, "resume");
   if (hasResume === (fields.resumeMap !== undefined))
@@ -82,7 +78,7 @@ export async function resumeWork(
         : {}),
     };
   } else if (fields.expectedCheckpointId !== undefined) {
-    await assertHead(ctx.store, threadId, fields.expectedCheckpointId, headCheckpointId);
+    await assertHead(ctx.store, threadId, fields.expectedCheckpointId, head?.headCheckpointId);
   }
   return {
     kind: "resume",
@@ -92,17 +88,20 @@ export async function resumeWork(
 }
 
 /**
- * Starts a run of a thread on this process.
+ * Starts a run of a thread on this process. Given the thread with its head (`ThreadHead`, read
+ * by the caller), a resume or a continue takes the head's run from it; given the thread alone,
+ * it reads the head here.
  *
  * @throws ThreadBusyError for new input while another run holds the thread.
  */
 export async function launch(
   ctx: ServerContext,
   principal: Principal,
-  thread: ThreadRecord,
+  of: ThreadRecord | ThreadHead,
   work: RunWork,
   options: LaunchOptions = {},
 ): Promise<ActiveRun> {
+  const thread = "thread" in of ? of.thread : of;
   const graph = await ctx.registry.forThread(ctx.store, thread);
   const threadId = thread.threadId;
   let runId: string;
@@ -124,9 +123,7 @@ export async function launch(
   } else {
     // A resume or a continue runs the head's run: its id names the run's hub.
     const headRunId =
-      options.headRunId !== undefined
-        ? options.headRunId
-        : ((await ctx.store.getCheckpoint(threadId, ""))?.runId ?? null);
+      "thread" in of ? of.runId : ((await ctx.store.getCheckpoint(threadId, ""))?.runId ?? null);
     runId = headRunId ?? randomUUID();
     if (headRunId === null && work.kind === "input") work = { kind: "input", input: {} };
   }

@@ -2,8 +2,8 @@
  * The OpenAPI 3.1 document, derived from the route declarations and their zod schemas.
  */
 import { z } from "zod";
-import { ErrorResponse } from "./schemas.ts";
-import type { RouteSpec } from "./route.ts";
+import { ErrorResponse } from "@rein/wire";
+import type { RouteSpec } from "./routes/spec.ts";
 
 type JsonSchema = Record<string, unknown>;
 

@@ -18,9 +18,9 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
+import { toPublicInterrupt } from "@rein/core/store";
 import type { ServedGraph } from "./registry.ts";
-import type { RunManager } from "./runs.ts";
-import { publicInterrupt } from "./threads.ts";
+import type { RunManager } from "./run-manager.ts";
 
 /**
  * What happens to a thread's current run when another is requested (LangGraph Platform's
@@ -125,7 +125,7 @@ export class RunAdmission {
       if (request.onPending !== "cancel") {
         const pending = await store.getPendingInterrupts(threadId, 20);
         if (pending.total > 0)
-          throw new ThreadInterruptedError(threadId, pending.items.map(publicInterrupt));
+          throw new ThreadInterruptedError(threadId, pending.items.map(toPublicInterrupt));
       }
       const record = queuedRecord(thread, graph, runId, request, null);
       await store.putRun(record, { threadId, token });

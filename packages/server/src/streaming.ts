@@ -77,7 +77,7 @@ export async function pipeElsewhere(
   ctx: ServerContext,
   reply: FastifyReply,
   threadId: string,
-  runId: string,
+  runId: RunId,
   modes: ReadonlySet<string>,
   afterId: number,
 ): Promise<void> {
@@ -131,7 +131,7 @@ export async function pipeElsewhere(
   let finishedPolls = 0;
   const poll = setInterval(() => {
     if (awaitingReplay) replay();
-    void ctx.store.getRun(runId as RunId).then(
+    void ctx.store.getRun(runId).then(
       (run) => {
         if (!run || run.status === "running" || run.status === "queued" || ctx.runs.hub(runId))
           return;

@@ -55,12 +55,13 @@ import type {
   NodeSpec,
 } from "../graph/definition.ts";
 import { defaultGraphName } from "../graph/graph-name.ts";
-import type {
-  CompileOptions,
-  LeaseSettings,
-  RunOptions,
-  StreamMode,
-  StreamOptions,
+import {
+  ANONYMOUS_ACTOR,
+  type CompileOptions,
+  type LeaseSettings,
+  type RunOptions,
+  type StreamMode,
+  type StreamOptions,
 } from "../graph/options.ts";
 import type { ApproversSpec } from "../graph/node.ts";
 
@@ -218,7 +219,7 @@ export class CompiledGraph<S extends Schema> {
     const session = new ThreadSession({
       store,
       threadId: run.threadId,
-      actor: options.actor ?? "anonymous",
+      actor: options.actor ?? ANONYMOUS_ACTOR,
     });
     await checkSteeringTarget(session, run, target);
     return recordSteering(session, target, text);
@@ -338,7 +339,7 @@ export class CompiledGraph<S extends Schema> {
     return new ThreadSession({
       store,
       threadId: this.requireThread(config),
-      actor: config.actor ?? "anonymous",
+      actor: config.actor ?? ANONYMOUS_ACTOR,
     });
   }
 
@@ -371,7 +372,7 @@ export class CompiledGraph<S extends Schema> {
     // Refused before the run is recorded, so a bad input never leaves a run `running`.
     if (input) assertStorable(store.serializer, input, "input");
     const threadId = validateThreadId(options.threadId);
-    const actor = options.actor ?? "anonymous";
+    const actor = options.actor ?? ANONYMOUS_ACTOR;
     // The head (and a retried request's outcome) come back with the lease.
     const first = { requestId: options.requestId };
     const run = (): Promise<RunResult<StateOf<S>>> =>
@@ -406,7 +407,7 @@ export class CompiledGraph<S extends Schema> {
     const session = new ThreadSession({
       store,
       threadId,
-      actor: options.actor ?? "anonymous",
+      actor: options.actor ?? ANONYMOUS_ACTOR,
       durable: false,
     });
     return this.continue(session, input, options, sink);
@@ -423,7 +424,7 @@ export class CompiledGraph<S extends Schema> {
     options: RunOptions,
     sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
-    const actor = command.options.actor ?? options.actor ?? "anonymous";
+    const actor = command.options.actor ?? options.actor ?? ANONYMOUS_ACTOR;
     return openSession(
       this.requireStore(),
       threadId,

@@ -46,7 +46,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Plain input to a thread with pending interrupts: `"error"` (default) or `"cancel"` them. */
   onPending?: "error" | "cancel";
-  /** Who acts (recorded in the audit log). */
+  /** Who acts (recorded in the audit log); {@link ANONYMOUS_ACTOR} when nobody is named. */
   actor?: string;
   /** Tenant of a new thread. */
   tenant?: string | null;
@@ -80,3 +80,9 @@ export const RunConfig = {
     return { ...extra, threadId };
   },
 };
+
+/**
+ * The actor recorded for a call that names none (and the subject of a server route that needs no
+ * token): one spelling, so the audit log and the server agree on who "nobody" is.
+ */
+export const ANONYMOUS_ACTOR = "anonymous";

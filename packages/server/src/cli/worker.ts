@@ -7,7 +7,7 @@ import type { Checkpointer, InterruptId } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns, type BackgroundLog } from "../background.ts";
 import { GraphRegistry, loadGraphModule } from "../registry.ts";
-import { RunManager } from "../runs.ts";
+import { RunManager } from "../run-manager.ts";
 import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
 import { deliverySettingsFromEnv, WebhookDeliveryLoop } from "../webhooks/delivery.ts";

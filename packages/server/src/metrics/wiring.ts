@@ -5,7 +5,7 @@
  */
 import type { Checkpointer } from "@rein/core";
 import type { WebhookAttemptResult } from "@rein/core/store";
-import type { RunObserver } from "../runs.ts";
+import type { RunObserver } from "../run-manager.ts";
 import { observeAnswers } from "./answers.ts";
 import { ReinMetrics, type ReinMetricsOptions } from "./recorder.ts";
 

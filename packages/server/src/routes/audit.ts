@@ -13,13 +13,9 @@ import {
 } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
-import {
-  AuditExportLineSchema,
-  AuditScopeQuerySchema,
-  AuditVerificationSchema,
-} from "../schemas.ts";
-import { loadThread } from "../threads.ts";
+import { mountRoutes, route, type Route } from "./define.ts";
+import { AuditExportLineSchema, AuditScopeQuerySchema, AuditVerificationSchema } from "@rein/wire";
+import { loadThread } from "../thread-access.ts";
 
 /** Lines per store read while exporting. */
 const EXPORT_PAGE = 1000;
@@ -33,7 +29,7 @@ const EXPORT_PAGE = 1000;
 async function scopeOf(
   store: Checkpointer,
   principal: Principal,
-  query: { threadId?: string | undefined; tenant?: string | undefined },
+  query: { threadId?: ThreadId | undefined; tenant?: string | undefined },
 ): Promise<Pick<AuditChainQuery, "threadId" | "tenant">> {
   if (principal.tenant !== null && query.tenant !== undefined && query.tenant !== principal.tenant)
     throw new InvalidInputError(
@@ -44,7 +40,7 @@ async function scopeOf(
   if (query.threadId !== undefined) await loadThread(store, principal, query.threadId);
   const tenant = principal.tenant ?? query.tenant;
   return {
-    ...(query.threadId !== undefined ? { threadId: query.threadId as ThreadId } : {}),
+    ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
     ...(tenant !== undefined ? { tenant } : {}),
   };
 }
@@ -70,60 +66,61 @@ async function* exportLines(
   } while (cursor !== null);
 }
 
-/** Registers `GET /audit/verify` and `GET /audit/export`. */
+/** `GET /audit/verify`. */
+const verifyAudit = route(
+  {
+    method: "GET",
+    url: "/audit/verify",
+    operationId: "verifyAudit",
+    summary:
+      "Re-computes the audit log's hash chains (one per thread) of the caller's tenant and names the first broken link; with the server's audit key, also checks each chain's signed head (a deleted tail) and signs the heads it verified.",
+    scope: "read",
+    query: AuditScopeQuerySchema,
+    responses: { 200: AuditVerificationSchema },
+  },
+  async ({ ctx, query, principal, request }) => {
+    const scope = await scopeOf(ctx.store, principal, query);
+    const result = await ctx.store.verifyAudit({
+      ...scope,
+      ...(ctx.auditKey !== null ? { key: ctx.auditKey } : {}),
+    });
+    if (!result.ok) request.log.warn({ audit: result.firstBroken }, "audit chain broken");
+    return { status: 200, body: result };
+  },
+);
+
+/** `GET /audit/export`. */
+const exportAudit = route(
+  {
+    method: "GET",
+    url: "/audit/export",
+    operationId: "exportAudit",
+    summary:
+      "The audit log of the caller's tenant as JSON Lines, by thread then append order: each line with its chain position, previous hash, hash and the stored text they cover.",
+    scope: "read",
+    query: AuditScopeQuerySchema,
+    contentType: "application/jsonl",
+    responses: { 200: AuditExportLineSchema },
+  },
+  async ({ ctx, query, principal, reply }) => {
+    const scope = await scopeOf(ctx.store, principal, query);
+    // The first page is read before the status is sent: a failing ctx.store is a 5xx, not a
+    // 200 with a cut body.
+    const lines = exportLines(ctx.store, scope);
+    const first = await lines.next();
+    async function* all(): AsyncGenerator<string> {
+      if (!first.done) yield first.value;
+      yield* lines;
+    }
+    await reply.code(200).type("application/jsonl; charset=utf-8").send(Readable.from(all()));
+    return undefined;
+  },
+);
+
+/** The audit routes, one definition each. */
+export const auditRoutes: readonly Route[] = [verifyAudit, exportAudit];
+
+/** Registers the audit routes. */
 export function registerAuditRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const { store } = ctx;
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/audit/verify",
-      operationId: "verifyAudit",
-      summary:
-        "Re-computes the audit log's hash chains (one per thread) of the caller's tenant and names the first broken link; with the server's audit key, also checks each chain's signed head (a deleted tail) and signs the heads it verified.",
-      scope: "read",
-      query: AuditScopeQuerySchema,
-      responses: { 200: AuditVerificationSchema },
-    },
-    async ({ query, principal, request }) => {
-      const scope = await scopeOf(store, principal, query);
-      const result = await store.verifyAudit({
-        ...scope,
-        ...(ctx.auditKey !== null ? { key: ctx.auditKey } : {}),
-      });
-      if (!result.ok) request.log.warn({ audit: result.firstBroken }, "audit chain broken");
-      return { status: 200, body: result };
-    },
-  );
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/audit/export",
-      operationId: "exportAudit",
-      summary:
-        "The audit log of the caller's tenant as JSON Lines, by thread then append order: each line with its chain position, previous hash, hash and the stored text they cover.",
-      scope: "read",
-      query: AuditScopeQuerySchema,
-      contentType: "application/jsonl",
-      responses: { 200: AuditExportLineSchema },
-    },
-    async ({ query, principal, reply }) => {
-      const scope = await scopeOf(store, principal, query);
-      // The first page is read before the status is sent: a failing store is a 5xx, not a
-      // 200 with a cut body.
-      const lines = exportLines(store, scope);
-      const first = await lines.next();
-      async function* all(): AsyncGenerator<string> {
-        if (!first.done) yield first.value;
-        yield* lines;
-      }
-      await reply.code(200).type("application/jsonl; charset=utf-8").send(Readable.from(all()));
-      return undefined;
-    },
-  );
+  mountRoutes(app, ctx, auditRoutes);
 }

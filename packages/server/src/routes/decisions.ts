@@ -10,8 +10,8 @@ import { answerPrincipal, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest } from "../idempotency.ts";
 import { launch } from "../launch.ts";
-import { defineRoute } from "../route.ts";
-import { BulkDecidedSchema, BulkDecisionBody } from "../schemas.ts";
+import { mountRoutes, route, type Route } from "./define.ts";
+import { BulkDecidedSchema, BulkDecisionBody } from "@rein/wire";
 
 /**
  * The key space of bulk decisions' `Idempotency-Key`s: they name no one thread, so their claims
@@ -22,51 +22,55 @@ const BULK_KEYS = "rein-bulk-decisions";
 /** The largest filter a bulk decision takes (its ids are read page by page). */
 const MAX_FILTERED = 10_000;
 
-/** Registers `POST /interrupts/decisions`. */
-export function registerDecisionRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "POST",
-      url: "/interrupts/decisions",
-      operationId: "decideInterrupts",
-      summary:
-        "Applies one decision to a list of pending interrupts (`ids`), or to those a queue filter matches (`filter` with `expectedCount`), all or nothing: each is checked as if answered alone (pending, the caller's tenant, allowed by its approval policy). A refusal is 409 `bulk_refused` listing why for each; a filter whose count changed is 409 `count_mismatch`.",
-      scope: "resume",
-      body: BulkDecisionBody,
-      headers: {
-        "Idempotency-Key": "A repeat with the same body returns the first outcome, applied once.",
-      },
-      responses: { 200: BulkDecidedSchema },
+/** `POST /interrupts/decisions`. */
+const decide = route(
+  {
+    method: "POST",
+    url: "/interrupts/decisions",
+    operationId: "decideInterrupts",
+    summary:
+      "Applies one decision to a list of pending interrupts (`ids`), or to those a queue filter matches (`filter` with `expectedCount`), all or nothing: each is checked as if answered alone (pending, the caller's tenant, allowed by its approval policy). A refusal is 409 `bulk_refused` listing why for each; a filter whose count changed is 409 `count_mismatch`.",
+    scope: "resume",
+    body: BulkDecisionBody,
+    headers: {
+      "Idempotency-Key": "A repeat with the same body returns the first outcome, applied once.",
     },
-    async ({ body, principal, request }) => {
-      const claim = await claimRequest(
-        ctx.store,
-        principal,
-        BULK_KEYS,
-        request.headers["idempotency-key"],
-        "POST /interrupts/decisions",
-        request.body,
-      );
-      const outcome = await applyOnce(ctx.store, BULK_KEYS, claim, async () => {
-        const ids = body.ids ?? (await filtered(ctx, principal, body));
-        const decided = await decideInterrupts(ctx.store, {
-          ids,
-          value: body.resume ?? null,
-          actor: principal.subject,
-          principal: answerPrincipal(principal),
-          ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
-          ...(body.steering !== undefined ? { steering: body.steering } : {}),
-          ...(ctx.registry.all()[0] ? { lease: ctx.registry.all()[0]?.leaseSettings } : {}),
-        });
-        await continueThreads(ctx, principal, decided);
-        return { decided, count: decided.length };
+    responses: { 200: BulkDecidedSchema },
+  },
+  async ({ ctx, body, principal, request }) => {
+    const claim = await claimRequest(
+      ctx.store,
+      principal,
+      BULK_KEYS,
+      request.headers["idempotency-key"],
+      "POST /interrupts/decisions",
+      request.body,
+    );
+    const outcome = await applyOnce(ctx.store, BULK_KEYS, claim, async () => {
+      const ids = body.ids ?? (await filtered(ctx, principal, body));
+      const decided = await decideInterrupts(ctx.store, {
+        ids,
+        value: body.resume ?? null,
+        actor: principal.subject,
+        principal: answerPrincipal(principal),
+        ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+        ...(body.steering !== undefined ? { steering: body.steering } : {}),
+        ...(ctx.registry.all()[0] ? { lease: ctx.registry.all()[0]?.leaseSettings } : {}),
       });
-      request.log.info({ count: outcome.count }, "bulk decision");
-      return { status: 200, body: outcome };
-    },
-  );
+      await continueThreads(ctx, principal, decided);
+      return { decided, count: decided.length };
+    });
+    request.log.info({ count: outcome.count }, "bulk decision");
+    return { status: 200, body: outcome };
+  },
+);
+
+/** The decision routes, one definition each. */
+export const decisionRoutes: readonly Route[] = [decide];
+
+/** Registers the decision routes. */
+export function registerDecisionRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  mountRoutes(app, ctx, decisionRoutes);
 }
 
 /**

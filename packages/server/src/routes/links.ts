@@ -27,9 +27,9 @@ import { mintDecisionLinks, questionDigest } from "../notify/links.ts";
 import { confirmForm, escapeHtml, facts, page } from "../notify/pages.ts";
 import { approvalState, graphLabel, questionSummary } from "../notify/question.ts";
 import { decisionValue, verifyLink, type LinkClaims } from "../notify/tokens.ts";
-import { defineRoute } from "../route.ts";
-import { Id } from "../schemas.ts";
-import { canSee } from "../threads.ts";
+import { defineRoute } from "./define.ts";
+import { DecisionLinksSchema, InterruptIdSchema } from "@rein/wire";
+import { canSee } from "../thread-access.ts";
 import { continueThreads } from "./decisions.ts";
 
 /**
@@ -62,13 +62,7 @@ const MintLinksBody = z
   })
   .strict();
 
-const MintedLinksSchema = z.object({
-  links: z.array(
-    z.object({ decision: z.enum(["approve", "reject"]), url: z.string(), expiresAt: z.string() }),
-  ),
-});
-
-const InterruptParams = z.object({ id: Id }).strict();
+const InterruptParams = z.object({ id: InterruptIdSchema }).strict();
 
 /** A page to answer with. */
 interface Page {
@@ -95,11 +89,11 @@ export function registerLinkRoutes(
       scope: "admin",
       params: InterruptParams,
       body: MintLinksBody,
-      responses: { 200: MintedLinksSchema },
+      responses: { 200: DecisionLinksSchema },
     },
     async ({ params, body, principal }) => {
       if (!settings) throw new LinksNotConfiguredError();
-      const interrupt = await ctx.store.getInterrupt(params.id as InterruptId);
+      const interrupt = await ctx.store.getInterrupt(params.id);
       if (!interrupt || !canSee(principal, interrupt.tenant) || interrupt.status !== "pending")
         throw new NotFoundError("pending interrupt", params.id);
       const ttlMs = body.ttl === undefined ? settings.ttlMs : (parseDuration(body.ttl) ?? 0);

@@ -5,8 +5,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { ServerContext } from "../context.ts";
 import { buildOpenApi } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
-import { HealthSchema } from "../schemas.ts";
+import { defineRoute } from "./define.ts";
+import { HealthSchema } from "@rein/wire";
 
 /** Registers the meta routes. */
 export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -33,7 +33,7 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): vo
         },
       }),
   );
-  let document: unknown = null;
+  let document: Record<string, unknown> | null = null;
   defineRoute(
     app,
     ctx,
@@ -45,6 +45,6 @@ export function registerMetaRoutes(app: FastifyInstance, ctx: ServerContext): vo
       scope: null,
       responses: { 200: z.record(z.string(), z.unknown()) },
     },
-    () => Promise.resolve({ status: 200, body: (document ??= buildOpenApi(ctx.routes)) }),
+    () => Promise.resolve({ status: 200 as const, body: (document ??= buildOpenApi(ctx.routes)) }),
   );
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { authenticate, requireScope, type AuthConfig } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import type { ReinMetrics } from "../metrics/recorder.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 
 /** The route label of a request no route matched (a 404, a refused URL). */
 export const UNMATCHED_ROUTE = "(unmatched)";

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute } from "./define.ts";
 import { SlackApi } from "../notify/slack-api.ts";
 import { parseInteraction } from "../notify/slack-actions.ts";
 import { SLACK_API_URL, type SlackOptions } from "../notify/slack-config.ts";

@@ -8,7 +8,7 @@ import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest, claimThreadId } from "../idempotency.ts";
 import { GRAPH_KEY } from "../registry.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, mountRoutes, route, type Route } from "./define.ts";
 import {
   CreateThreadBody,
   HistoryQuery,
@@ -19,8 +19,8 @@ import {
   ThreadPageSchema,
   ThreadParams,
   ThreadSchema,
-} from "../schemas.ts";
-import { canSee, loadThread, threadView } from "../threads.ts";
+} from "@rein/wire";
+import { canSee, loadThread, threadView } from "../thread-access.ts";
 
 /** The thread id a keyed create without an id gets: the same for every retry of that request. */
 function keyedThreadId(principal: Principal, key: string | string[]): string {
@@ -28,7 +28,127 @@ function keyedThreadId(principal: Principal, key: string | string[]): string {
   return `t-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
 }
 
-/** Registers the thread routes. */
+/** `GET /threads`. */
+const listThreads = route(
+  {
+    method: "GET",
+    url: "/threads",
+    operationId: "listThreads",
+    summary: "Threads of the caller's tenant, newest first.",
+    scope: "read",
+    query: ThreadListQuery,
+    responses: { 200: ThreadPageSchema },
+  },
+  async ({ ctx, query, principal }) => {
+    const page = await ctx.store.listThreads({
+      ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
+      limit: query.limit ?? 50,
+      cursor: query.cursor ?? null,
+    });
+    const items = await Promise.all(page.items.map((t) => threadView(ctx.store, t)));
+    return { status: 200, body: { items, nextCursor: page.nextCursor } };
+  },
+);
+
+/** `GET /threads/:id`. */
+const getThread = route(
+  {
+    method: "GET",
+    url: "/threads/:id",
+    operationId: "getThread",
+    summary: "A thread: its status, head run and checkpoint, and pending interrupts.",
+    scope: "read",
+    params: ThreadParams,
+    responses: { 200: ThreadSchema },
+  },
+  async ({ ctx, params, principal }) => {
+    const thread = await loadThread(ctx.store, principal, params.id);
+    return { status: 200, body: await threadView(ctx.store, thread) };
+  },
+);
+
+/** `GET /threads/:id/state`. */
+const getState = route(
+  {
+    method: "GET",
+    url: "/threads/:id/state",
+    operationId: "getState",
+    summary:
+      "The thread's state: values, next tasks, pending interrupts per task (`subgraphs=true` adds child runs).",
+    scope: "read",
+    params: ThreadParams,
+    query: StateQuery,
+    responses: { 200: StateSchema },
+  },
+  async ({ ctx, params, query, principal }) => {
+    const thread = await loadThread(ctx.store, principal, params.id);
+    const graph = await ctx.registry.forThread(ctx.store, thread);
+    const state = await graph.getState(
+      {
+        threadId: params.id,
+        ...(query.checkpointId ? { checkpointId: query.checkpointId } : {}),
+      },
+      { subgraphs: query.subgraphs === "true" },
+    );
+    return { status: 200, body: state };
+  },
+);
+
+/** `GET /threads/:id/history`. */
+const getHistory = route(
+  {
+    method: "GET",
+    url: "/threads/:id/history",
+    operationId: "getHistory",
+    summary: "Checkpoints of the thread, newest first (`before` pages back).",
+    scope: "read",
+    params: ThreadParams,
+    query: HistoryQuery,
+    responses: { 200: HistorySchema },
+  },
+  async ({ ctx, params, query, principal }) => {
+    const thread = await loadThread(ctx.store, principal, params.id);
+    const graph = await ctx.registry.forThread(ctx.store, thread);
+    const items = await graph.getStateHistory(
+      { threadId: params.id },
+      { limit: query.limit ?? 20, ...(query.before ? { before: query.before } : {}) },
+    );
+    return { status: 200, body: { items } };
+  },
+);
+
+/** `DELETE /threads/:id`. */
+const deleteThread = route(
+  {
+    method: "DELETE",
+    url: "/threads/:id",
+    operationId: "deleteThread",
+    summary: "Deletes a thread and everything stored under it. Refused (409) while a run holds it.",
+    scope: "admin",
+    params: ThreadParams,
+    responses: { 204: null },
+  },
+  async ({ ctx, params, principal, request }) => {
+    await loadThread(ctx.store, principal, params.id);
+    const lease = await ctx.store.getLease(params.id);
+    if (lease) throw new ThreadBusyError(params.id, null);
+    await ctx.store.deleteThread(params.id);
+    ctx.runs.notifyChange(params.id);
+    request.log.info({ threadId: params.id }, "thread deleted");
+    return { status: 204 };
+  },
+);
+
+/** The thread routes but the create, one definition each. */
+export const threadRoutes: readonly Route[] = [
+  listThreads,
+  getThread,
+  getState,
+  getHistory,
+  deleteThread,
+];
+
+/** Registers the thread routes: the create, then the rest. */
 export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store } = ctx;
 
@@ -85,120 +205,5 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
   );
 
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/threads",
-      operationId: "listThreads",
-      summary: "Threads of the caller's tenant, newest first.",
-      scope: "read",
-      query: ThreadListQuery,
-      responses: { 200: ThreadPageSchema },
-    },
-    async ({ query, principal }) => {
-      const page = await store.listThreads({
-        ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
-        limit: query.limit ?? 50,
-        cursor: query.cursor ?? null,
-      });
-      const items = await Promise.all(page.items.map((t) => threadView(store, t)));
-      return { status: 200, body: { items, nextCursor: page.nextCursor } };
-    },
-  );
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/threads/:id",
-      operationId: "getThread",
-      summary: "A thread: its status, head run and checkpoint, and pending interrupts.",
-      scope: "read",
-      params: ThreadParams,
-      responses: { 200: ThreadSchema },
-    },
-    async ({ params, principal }) => {
-      const thread = await loadThread(store, principal, params.id);
-      return { status: 200, body: await threadView(store, thread) };
-    },
-  );
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/threads/:id/state",
-      operationId: "getState",
-      summary:
-        "The thread's state: values, next tasks, pending interrupts per task (`subgraphs=true` adds child runs).",
-      scope: "read",
-      params: ThreadParams,
-      query: StateQuery,
-      responses: { 200: StateSchema },
-    },
-    async ({ params, query, principal }) => {
-      const thread = await loadThread(store, principal, params.id);
-      const graph = await ctx.registry.forThread(store, thread);
-      const state = await graph.getState(
-        {
-          threadId: params.id,
-          ...(query.checkpointId ? { checkpointId: query.checkpointId } : {}),
-        },
-        { subgraphs: query.subgraphs === "true" },
-      );
-      return { status: 200, body: state };
-    },
-  );
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "GET",
-      url: "/threads/:id/history",
-      operationId: "getHistory",
-      summary: "Checkpoints of the thread, newest first (`before` pages back).",
-      scope: "read",
-      params: ThreadParams,
-      query: HistoryQuery,
-      responses: { 200: HistorySchema },
-    },
-    async ({ params, query, principal }) => {
-      const thread = await loadThread(store, principal, params.id);
-      const graph = await ctx.registry.forThread(store, thread);
-      const items = await graph.getStateHistory(
-        { threadId: params.id },
-        { limit: query.limit ?? 20, ...(query.before ? { before: query.before } : {}) },
-      );
-      return { status: 200, body: { items } };
-    },
-  );
-
-  defineRoute(
-    app,
-    ctx,
-    {
-      method: "DELETE",
-      url: "/threads/:id",
-      operationId: "deleteThread",
-      summary:
-        "Deletes a thread and everything stored under it. Refused (409) while a run holds it.",
-      scope: "admin",
-      params: ThreadParams,
-      responses: { 204: null },
-    },
-    async ({ params, principal, request }) => {
-      await loadThread(store, principal, params.id);
-      const lease = await store.getLease(params.id as ThreadId);
-      if (lease) throw new ThreadBusyError(params.id, null);
-      await store.deleteThread(params.id as ThreadId);
-      ctx.runs.notifyChange(params.id);
-      request.log.info({ threadId: params.id }, "thread deleted");
-      return { status: 204 };
-    },
-  );
+  mountRoutes(app, ctx, threadRoutes);
 }

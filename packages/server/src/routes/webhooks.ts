@@ -11,8 +11,8 @@ import { NotFoundError } from "@rein/core";
 import type { StoredWebhookSubscription, WebhookSubscription } from "@rein/core/store";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
-import { canSee } from "../threads.ts";
+import { defineRoute } from "./define.ts";
+import { canSee } from "../thread-access.ts";
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
@@ -23,7 +23,7 @@ import {
   WebhookDeliveryListSchema,
   WebhookListSchema,
   WebhookParams,
-} from "../webhooks/schemas.ts";
+} from "@rein/wire";
 import { newWebhookSecret } from "../webhooks/signing.ts";
 import type { WebhookBackend } from "../webhooks/store.ts";
 

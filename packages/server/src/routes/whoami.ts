@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { ServerContext } from "../context.ts";
-import { defineRoute } from "../route.ts";
-import { WhoamiSchema } from "../schemas.ts";
+import { defineRoute } from "./define.ts";
+import { WhoamiSchema } from "@rein/wire";
 
 /** Registers `GET /whoami`. */
 export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): void {

@@ -5,7 +5,7 @@
  * on SQLite and Postgres, so nothing here decides what runs.
  */
 import type { PostgresSaver } from "@rein/postgres";
-import type { RunManager, RunMirror } from "../runs.ts";
+import type { RunManager, RunMirror } from "../run-manager.ts";
 import { PgFanout } from "./fanout.ts";
 
 export { PgFanout } from "./fanout.ts";

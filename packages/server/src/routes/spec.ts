@@ -3,10 +3,18 @@
  * lists them for the OpenAPI document, `route.ts` registers their handlers.
  */
 import type { z } from "zod";
-import type { Scope } from "./auth.ts";
+import type { Scope } from "../auth.ts";
+
+/** Status → response schema (`null`: no body). */
+export type RouteResponses = Record<number, z.ZodType | null>;
 
 /** A route as declared. */
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+export interface RouteSpec<
+  P = unknown,
+  Q = unknown,
+  B = unknown,
+  R extends RouteResponses = RouteResponses,
+> {
   method: "GET" | "POST" | "DELETE";
   /** Fastify path, e.g. `/threads/:id`. */
   url: string;
@@ -24,8 +32,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** Extra request headers the route reads (documented in OpenAPI). */
   headers?: Record<string, string>;
-  /** Status → response schema (`null`: no body). `text/event-stream` routes set `sse`. */
-  responses: Record<number, z.ZodType | null>;
+  /**
+   * Status → response schema (`null`: no body). `text/event-stream` routes set `sse`. The
+   * handler's return value is checked against it (see `RouteOutput`).
+   */
+  responses: R;
   /** The route answers with Server-Sent Events. */
   sse?: boolean;
   /** The media type of a 200 that is not JSON (e.g. `application/jsonl`; its schema is a line's). */

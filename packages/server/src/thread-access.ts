@@ -7,12 +7,15 @@ import {
   NotFoundError,
   StaleTargetError,
   type Checkpointer,
+  type CheckpointId,
   type Interrupt,
   type RunId,
+  type RunStatus,
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { approvalView, type StoredInterrupt } from "@rein/core/store";
+import { toPublicInterrupt } from "@rein/core/store";
+import type { Thread } from "@rein/wire";
 import type { Principal } from "./auth.ts";
 import { GRAPH_KEY, GraphRegistry } from "./registry.ts";
 
@@ -29,11 +32,22 @@ export function canSee(principal: Principal, tenant: string | null): boolean {
 export async function loadThread(
   store: Checkpointer,
   principal: Principal,
-  threadId: string,
+  threadId: ThreadId,
 ): Promise<ThreadRecord> {
-  const thread = await store.getThread(threadId as ThreadId);
+  const thread = await store.getThread(threadId);
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
   return thread;
+}
+
+/**
+ * A thread with its root stream's head as one read saw them: what a resume carries from the
+ * route to the run, so nothing on the way reads the head again.
+ */
+export interface ThreadHead {
+  thread: ThreadRecord;
+  /** The run of the head checkpoint: the run an answer continues (it names the run's hub). */
+  runId: RunId | null;
+  headCheckpointId: CheckpointId | null;
 }
 
 /**
@@ -45,9 +59,9 @@ export async function loadThread(
 export async function loadThreadHead(
   store: Checkpointer,
   principal: Principal,
-  threadId: string,
-): Promise<{ thread: ThreadRecord; runId: string | null; headCheckpointId: string | null }> {
-  const read = await store.getThreadHead(threadId as ThreadId, "");
+  threadId: ThreadId,
+): Promise<ThreadHead> {
+  const read = await store.getThreadHead(threadId, "");
   const thread = read.thread;
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
   return {
@@ -57,79 +71,30 @@ export async function loadThreadHead(
   };
 }
 
-/** A public interrupt record (the stored row has internal fields). */
-export function publicInterrupt(row: Interrupt | StoredInterrupt): Interrupt {
-  const {
-    id,
-    runId,
-    threadId,
-    node,
-    taskId,
-    namespace,
-    order,
-    payload,
-    kind,
-    status,
-    checkpointId,
-    createdAt,
-    approval,
-  } = row;
-  return {
-    id,
-    runId,
-    threadId,
-    node,
-    taskId,
-    namespace,
-    order,
-    payload,
-    kind,
-    status,
-    checkpointId,
-    createdAt,
-    ...(approval
-      ? { approval }
-      : "policy" in row && row.policy
-        ? { approval: approvalView(row.policy, row.approvals) }
-        : {}),
-  };
-}
-
-/** What `GET /threads/:id` answers. */
-export interface ThreadView {
-  threadId: string;
-  graph: string;
-  tenant: string | null;
-  metadata: Record<string, unknown>;
-  status: "idle" | "queued" | "running" | "interrupted" | "done" | "error" | "cancelled";
-  runId: string | null;
-  headCheckpointId: string | null;
-  pendingInterrupts: Interrupt[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** What `GET /threads/:id` answers: the wire's {@link Thread}. */
+export type ThreadView = Thread;
 
 /** The latest metadata of a thread: head run, its status, head checkpoint, pending interrupts. */
 export async function latestMetadata(
   store: Checkpointer,
-  threadId: string,
+  threadId: ThreadId,
 ): Promise<{
-  runId: string | null;
-  runStatus: string | null;
-  headCheckpointId: string | null;
+  runId: RunId | null;
+  runStatus: RunStatus | null;
+  headCheckpointId: CheckpointId | null;
   pendingInterrupts: Interrupt[];
 }> {
-  const head = await store.getCheckpoint(threadId as ThreadId, "");
+  const head = await store.getCheckpoint(threadId, "");
   // Without a head, the thread's first run may be queued or starting: name it.
   const run = head
     ? await store.getRun(head.runId)
-    : (await store.listRuns(threadId as ThreadId)).filter((r) => r.parentRunId === null).at(-1);
-  const pending = await store.getThreadInterrupts(threadId as ThreadId, "pending");
+    : (await store.listRuns(threadId)).filter((r) => r.parentRunId === null).at(-1);
+  const pending = await store.getThreadInterrupts(threadId, "pending");
   return {
     runId: run?.runId ?? null,
     runStatus: run?.status ?? null,
     headCheckpointId: head?.id ?? null,
-    pendingInterrupts: pending.map(publicInterrupt),
+    pendingInterrupts: pending.map(toPublicInterrupt),
   };
 }
 
@@ -142,7 +107,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
     ? "running"
     : latest.pendingInterrupts.length > 0
       ? "interrupted"
-      : ((latest.runStatus as ThreadView["status"] | null) ?? "idle");
+      : (latest.runStatus ?? "idle");
   return {
     threadId: thread.threadId,
     graph: (await GraphRegistry.graphNameOf(store, thread)) ?? "",
@@ -165,7 +130,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
  */
 export async function assertHead(
   store: Checkpointer,
-  threadId: string,
+  threadId: ThreadId,
   expected: string,
   read?: string | null,
 ): Promise<void> {
@@ -193,8 +158,8 @@ export async function assertHead(
  *
  * @throws NotFoundError otherwise.
  */
-export async function loadRun(store: Checkpointer, threadId: string, runId: string) {
-  const run = await store.getRun(runId as RunId);
+export async function loadRun(store: Checkpointer, threadId: ThreadId, runId: RunId) {
+  const run = await store.getRun(runId);
   if (!run || run.threadId !== threadId) throw new NotFoundError("run", runId);
   return run;
 }

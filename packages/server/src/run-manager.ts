@@ -14,18 +14,12 @@ import {
   type StreamEvent,
   type StreamMode,
 } from "@rein/core";
+import { StreamModeSchema } from "@rein/wire";
 import { RunHub, type HubEvent } from "./hub.ts";
 import type { ServedGraph } from "./registry.ts";
 
 /** Every stream mode: a hub keeps all of them and each subscriber picks its own. */
-export const ALL_MODES: StreamMode[] = [
-  "values",
-  "updates",
-  "custom",
-  "tasks",
-  "checkpoints",
-  "debug",
-];
+export const ALL_MODES: StreamMode[] = [...StreamModeSchema.options];
 
 /** What a run does: new input (or `null` to continue), or an answer. */
 export type RunWork =

@@ -1,7 +1,17 @@
 /**
- * The zod schemas of every request and response: the server validates with them and the OpenAPI
- * document is derived from them, so the two cannot drift apart.
+ * The zod schemas of every request and response: the server validates with them, checks its
+ * handlers' bodies against them and derives the OpenAPI document from them; the client and the
+ * console take their types from them. One declaration per wire shape, so none can drift apart.
  */
+import type {
+  CheckpointId,
+  InterruptId,
+  RunId,
+  RunStatus,
+  StreamMode,
+  TaskId,
+  ThreadId,
+} from "@rein/core";
 import { z } from "zod";
 
 /**
@@ -13,6 +23,57 @@ export const Id = z
   .min(1)
   .max(256)
   .regex(/^[A-Za-z0-9._:@~+=-]+$/, "ids use letters, digits and . _ : @ ~ + = - only");
+
+/**
+ * An id of one kind: validated as {@link Id}, then carrying core's brand, so a handler hands it
+ * to the store as is. The brand is a type only; the schema's check is what earns it.
+ */
+function brandedId<B extends ThreadId | RunId | TaskId | InterruptId | CheckpointId>() {
+  return Id.transform((id) => id as B);
+}
+
+/** A thread id in a path, query or body. */
+export const ThreadIdSchema = brandedId<ThreadId>();
+/** A run id in a path, query or body. */
+export const RunIdSchema = brandedId<RunId>();
+/** A task id in a body. */
+export const TaskIdSchema = brandedId<TaskId>();
+/** An interrupt id in a path, query or body. */
+export const InterruptIdSchema = brandedId<InterruptId>();
+/** A checkpoint id in a query or body. */
+export const CheckpointIdSchema = brandedId<CheckpointId>();
+
+/**
+ * The status of a run, spelled once for the wire: a run record's, a result's (its final subset),
+ * a 202's (its early subset) and a thread's (these or `idle`).
+ */
+export const RunStatusSchema = z.enum([
+  "queued",
+  "running",
+  "done",
+  "interrupted",
+  "error",
+  "cancelled",
+] as const satisfies readonly RunStatus[]);
+
+// Core's RunStatus and the wire's are the same set: a status added to one fails to compile here.
+true satisfies RunStatus extends z.infer<typeof RunStatusSchema> ? true : never;
+
+/** The status of a thread as the API reports it: its run's, or `idle` before the first run. */
+export const ThreadStatusSchema = z.enum([
+  "idle",
+  "queued",
+  "running",
+  "interrupted",
+  "done",
+  "error",
+  "cancelled",
+] as const satisfies readonly ("idle" | z.infer<typeof RunStatusSchema>)[]);
+
+// Every run status is a thread status too: a run status added without it fails to compile here.
+true satisfies z.infer<typeof RunStatusSchema> extends z.infer<typeof ThreadStatusSchema>
+  ? true
+  : never;
 
 /**
  * Free text of a request that a store keeps or filters on as text (names, namespace segments,
@@ -38,17 +99,17 @@ export const JsonObject = z.record(z.string(), z.unknown());
 const Selectors = z.array(text(512)).max(100);
 
 /** What a resume or steer addresses (SPEC §3 targeted resume). */
-export const Target = z
+export const TargetSchema = z
   .object({
-    runId: Id,
+    runId: RunIdSchema,
     namespace: z.array(text(256)).max(32).default([]),
-    taskId: Id.optional(),
-    interruptId: Id.optional(),
+    taskId: TaskIdSchema.optional(),
+    interruptId: InterruptIdSchema.optional(),
   })
   .strict();
 
 /** What happens to child interrupts when a parent run is resumed. */
-export const PendingChildren = z.union([
+export const PendingChildrenSchema = z.union([
   z.literal("keep"),
   z.literal("cancel"),
   z.object({ resolve: Json }).strict(),
@@ -57,11 +118,11 @@ export const PendingChildren = z.union([
 /** Fields shared by a resume request and a run started with a command. */
 export const ResumeFields = z
   .object({
-    target: Target.optional(),
+    target: TargetSchema.optional(),
     resume: Json.optional(),
     resumeMap: z.record(Id, Json).optional(),
     steering: text(10_000).optional(),
-    pendingChildren: PendingChildren.optional(),
+    pendingChildren: PendingChildrenSchema.optional(),
     expectedCheckpointId: Id.optional(),
   })
   .strict();
@@ -73,12 +134,15 @@ export const ResumeBody = ResumeFields;
 export const CreateThreadBody = z
   .object({
     graph: text(256),
-    threadId: Id.optional(),
+    threadId: ThreadIdSchema.optional(),
     metadata: JsonObject.optional(),
   })
   .strict();
 
-/** Stream modes of core. */
+/**
+ * The stream modes of core a client may ask for over HTTP (all but `messages`); a server's run hub
+ * keeps all of these.
+ */
 export const StreamModeSchema = z.enum([
   "values",
   "updates",
@@ -86,7 +150,7 @@ export const StreamModeSchema = z.enum([
   "tasks",
   "checkpoints",
   "debug",
-]);
+] as const satisfies readonly StreamMode[]);
 
 /** `POST /threads/:id/runs` and `POST /threads/:id/runs/stream`. Exactly one of input and command. */
 export const StartRunBody = z
@@ -109,14 +173,15 @@ export type StartRun = z.infer<typeof StartRunBody>;
 /** `POST /threads/:id/steer`. */
 export const SteerBody = z
   .object({
-    target: Target.optional(),
+    target: TargetSchema.optional(),
     text: text(10_000),
   })
   .strict();
 
 /** Path parameters. */
-export const ThreadParams = z.object({ id: Id }).strict();
-export const RunParams = z.object({ id: Id, runId: Id }).strict();
+export const ThreadParams = z.object({ id: ThreadIdSchema }).strict();
+/** Path parameters of a run of a thread. */
+export const RunParams = z.object({ id: ThreadIdSchema, runId: RunIdSchema }).strict();
 
 const Limit = z.coerce.number().int().min(1).max(500);
 const Cursor = text(1024);
@@ -148,7 +213,7 @@ export const InterruptQuerySchema = z
       .describe(
         "The graph of the run that asked (a sub-agent's own graph; the root graph for the root run's own questions).",
       ),
-    threadId: Id.optional(),
+    threadId: ThreadIdSchema.optional(),
     cursor: Cursor.optional(),
     limit: Limit.optional(),
   })
@@ -159,12 +224,16 @@ export const InterruptStreamQuery = InterruptQuerySchema.omit({ cursor: true, st
 
 /** `GET /audit`. */
 export const AuditQuerySchema = z
-  .object({ threadId: Id.optional(), cursor: Cursor.optional(), limit: Limit.optional() })
+  .object({
+    threadId: ThreadIdSchema.optional(),
+    cursor: Cursor.optional(),
+    limit: Limit.optional(),
+  })
   .strict();
 
 /** `GET /audit/verify` and `GET /audit/export`: one thread, or a tenant (an all-tenant token). */
 export const AuditScopeQuerySchema = z
-  .object({ threadId: Id.optional(), tenant: text(256).optional() })
+  .object({ threadId: ThreadIdSchema.optional(), tenant: text(256).optional() })
   .strict();
 
 /** `GET .../stream` (join). */
@@ -271,7 +340,7 @@ export const ThreadSchema = z.object({
   graph: z.string(),
   tenant: z.string().nullable(),
   metadata: JsonObject,
-  status: z.enum(["idle", "queued", "running", "interrupted", "done", "error", "cancelled"]),
+  status: ThreadStatusSchema,
   runId: z.string().nullable(),
   headCheckpointId: z.string().nullable(),
   pendingInterrupts: z.array(InterruptSchema),
@@ -289,7 +358,7 @@ export const ThreadPageSchema = z.object({
 export const RunResultSchema = z.looseObject({
   threadId: z.string(),
   runId: z.string(),
-  status: z.enum(["done", "interrupted", "error", "cancelled"]),
+  status: RunStatusSchema.extract(["done", "interrupted", "error", "cancelled"]),
   values: JsonObject,
   /** The oldest pending interrupts (at most 100); `pendingCount` says how many are pending. */
   interrupts: z.array(InterruptSchema),
@@ -302,7 +371,7 @@ export const RunResultSchema = z.looseObject({
 export const RunAcceptedSchema = z.object({
   threadId: z.string(),
   runId: z.string(),
-  status: z.enum(["queued", "running"]),
+  status: RunStatusSchema.extract(["queued", "running"]),
 });
 
 /** A run record with its child runs (the run tree). */
@@ -313,12 +382,20 @@ export interface RunTreeNode {
   parentTaskId: string | null;
   graph: string;
   namespace: string[];
-  status: "queued" | "running" | "done" | "interrupted" | "error" | "cancelled";
+  status: z.infer<typeof RunStatusSchema>;
   createdAt: string;
   updatedAt: string;
-  error?: unknown;
+  error?: z.infer<typeof RunErrorSchema> | null | undefined;
   children: RunTreeNode[];
 }
+
+/** Why a run failed, as its record keeps it. */
+const RunErrorSchema = z.looseObject({
+  name: z.string(),
+  message: z.string(),
+  code: z.string().optional(),
+  node: z.string().optional(),
+});
 
 const RunBase = z.looseObject({
   runId: z.string(),
@@ -327,9 +404,11 @@ const RunBase = z.looseObject({
   parentTaskId: z.string().nullable(),
   graph: z.string(),
   namespace: z.array(z.string()),
-  status: z.enum(["queued", "running", "done", "interrupted", "error", "cancelled"]),
+  status: RunStatusSchema,
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Why the run failed; absent or null unless it did. */
+  error: RunErrorSchema.nullable().optional(),
 });
 
 /** A run tree node. */
@@ -338,6 +417,9 @@ export const RunTreeSchema: z.ZodType<RunTreeNode> = RunBase.extend({
     return z.array(RunTreeSchema);
   },
 });
+
+/** A run record. */
+export const RunSchema = RunBase;
 
 /** A list of runs of a thread. */
 export const RunListSchema = z.object({ items: z.array(RunBase) });
@@ -490,3 +572,15 @@ export const BulkDecidedSchema = z.object({
   ),
   count: z.number().int().nonnegative(),
 });
+
+/** One signed decision link of `POST /interrupts/:id/links`. */
+export const DecisionLinkSchema = z.object({
+  /** `approve` (answers `{ type: "accept" }`) or `reject` (`{ type: "ignore" }`). */
+  decision: z.enum(["approve", "reject"]),
+  /** `{publicUrl}/links/<token>`: `GET` shows a confirmation page, its `POST` applies once. */
+  url: z.string(),
+  expiresAt: z.string(),
+});
+
+/** `POST /interrupts/:id/links`. */
+export const DecisionLinksSchema = z.object({ links: z.array(DecisionLinkSchema) });

@@ -3,7 +3,7 @@
  */
 import { WEBHOOK_EVENT_TYPES } from "@rein/core/store";
 import { z } from "zod";
-import { Id, text } from "../schemas.ts";
+import { Id, text } from "./schemas.ts";
 
 /** An event type. */
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
