@@ -40,6 +40,7 @@ import {
   type DeadlineTimer,
 } from "../interrupts/deadlines.ts";
 import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
+import { encodeEphemeralThreadId } from "../keys.ts";
 import { applyCommand } from "../resume/answer.ts";
 import type { ResumeTarget } from "../resume/target.ts";
 import { assertStorable } from "../serde.ts";
@@ -396,7 +397,7 @@ export class CompiledGraph<S extends Schema> {
     if (input) assertStorable(store.serializer, input, "input");
     const threadId =
       options.threadId === undefined
-        ? validateThreadId(`ephemeral-${randomUUID()}`)
+        ? validateThreadId(encodeEphemeralThreadId(randomUUID()))
         : validateThreadId(options.threadId);
     const session = new ThreadSession({
       store,
