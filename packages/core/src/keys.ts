@@ -249,7 +249,9 @@ export function encodeAttemptMarker(ref: AttemptRef): AttemptMarkerText {
  * @throws InvalidInputError for text that is not an attempt marker (a user's once-key).
  */
 export function decodeAttemptMarker(text: string): AttemptRef {
-  const match = /^\u0001attempt:([1-9][0-9]*):(.*)$/s.exec(text);
+  const match = text.startsWith(ATTEMPT_MARK)
+    ? /^attempt:([1-9][0-9]*):(.*)$/s.exec(text.slice(ATTEMPT_MARK.length))
+    : null;
   if (!match) throw new InvalidInputError(`"${text}" is not an attempt marker.`, { text });
   return { attempt: Number(match[1]), key: match[2] ?? "" };
 }

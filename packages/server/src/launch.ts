@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  ROOT_STREAM,
   InvalidInputError,
   ThreadBusyError,
   type ResumeTarget,
@@ -126,7 +127,7 @@ export async function launch(
     const headRunId =
       options.headRunId !== undefined
         ? options.headRunId
-        : ((await ctx.store.getCheckpoint(threadId, ""))?.runId ?? null);
+        : ((await ctx.store.getCheckpoint(threadId, ROOT_STREAM))?.runId ?? null);
     runId = headRunId ?? randomUUID();
     if (headRunId === null && work.kind === "input") work = { kind: "input", input: {} };
   }

@@ -122,7 +122,7 @@ export class TaskRun implements NodeContext {
       const marker = encodeAttemptMarker({ attempt, key });
       const kept = await store.putOnce(this.exec.threadId, this.task.id, marker, {
         token,
-        startedAt: new Date().toISOString(),
+        startedAt: this.exec.session.now(),
       });
       if ((kept.value as { token?: unknown } | null)?.token === token) return attempt;
     }

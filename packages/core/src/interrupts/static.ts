@@ -136,7 +136,7 @@ export function staticInterrupt(
     kind,
     status: "pending",
     checkpointId,
-    createdAt: new Date().toISOString(),
+    createdAt: exec.session.now(),
     stream: exec.stream,
     slot: encodeSlot({ kind }),
     revision: 0,
