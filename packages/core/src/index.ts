@@ -11,7 +11,7 @@
  */
 export { append, ephemeral, lastValue, reducer } from "./channels.ts";
 export type { Channel, ChannelKind, Schema, StateOf, UpdateOf } from "./channels.ts";
-export { Command, Send, isResumeCommand } from "./graph/command.ts";
+export { Command, Send, isCommand, isResumeCommand, isSend } from "./graph/command.ts";
 export type {
   CommandInit,
   PendingChildrenPolicy,
@@ -58,6 +58,22 @@ export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
 export type { LeaseSettings } from "./graph/options.ts";
 export { MAX_THREAD_ID_LENGTH, requestRunIdFor, validateThreadId } from "./ids.ts";
+export {
+  ROOT_STREAM,
+  decodeEphemeralThreadId,
+  decodeHttpRequestId,
+  decodeIdempotencyKey,
+  encodeEphemeralThreadId,
+  encodeHttpRequestId,
+  encodeIdempotencyKey,
+} from "./keys.ts";
+export type {
+  EphemeralThreadIdText,
+  HttpRequestIdText,
+  HttpRequestRef,
+  IdempotencyKeyText,
+  IdempotencyRef,
+} from "./keys.ts";
 export { jsonSerializer } from "./serde.ts";
 export type { Serializer } from "./serde.ts";
 export type * from "./types.ts";

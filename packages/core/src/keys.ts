@@ -122,3 +122,158 @@ export function decodeVersion(key: string): ChannelVersion {
     ...(room === undefined ? {} : { room: Number(room) }),
   };
 }
+
+/** Prefix of the request ids the HTTP layer derives from an `Idempotency-Key`. */
+const HTTP_REQUEST = "http:";
+
+/** The tenant segment of a request id written for a tenant-less (null) caller. */
+const NO_TENANT = "-";
+
+/** Marks a request id segment that is percent-encoded (see {@link encodeHttpRequestId}). */
+const ESCAPED = "%";
+
+/** Encoded request id of an HTTP request: `http:<tenant>:<thread>:<key>`. */
+export type HttpRequestIdText = `http:${string}:${string}:${string}`;
+
+/** Who sent an `Idempotency-Key`, on which thread: what a request id of the HTTP layer stands for. */
+export interface HttpRequestRef {
+  /** The caller's tenant; `null` for a tenant-less caller. */
+  tenant: string | null;
+  threadId: string;
+  /** The `Idempotency-Key` as sent. */
+  key: string;
+}
+
+/**
+ * A segment of a request id: as is when it reads back unambiguously (no `:`, not empty, not the
+ * null tenant's `-`, not starting with `%`), else `%` and its percent-encoding. So every request id
+ * written before this encoder existed keeps its exact bytes (a retry across an upgrade still
+ * dedupes), except the few that were ambiguous: a tenant named `-` or `""` (read as the null
+ * tenant's or as an empty segment) and a tenant or thread id holding `:` (which could meet
+ * another tenant's or thread's id). Those are written escaped now.
+ */
+function encodeSegment(text: string, tenant: boolean): string {
+  const plain =
+    text !== "" &&
+    !text.includes(":") &&
+    !text.startsWith(ESCAPED) &&
+    !(tenant && text === NO_TENANT);
+  return plain ? text : ESCAPED + encodeURIComponent(text);
+}
+
+function decodeSegment(text: string): string {
+  return text.startsWith(ESCAPED) ? decodeURIComponent(text.slice(ESCAPED.length)) : text;
+}
+
+/** The request id of a keyed HTTP request, scoped by tenant and thread. */
+export function encodeHttpRequestId(ref: HttpRequestRef): HttpRequestIdText {
+  const tenant = ref.tenant === null ? NO_TENANT : encodeSegment(ref.tenant, true);
+  return `${HTTP_REQUEST}${tenant}:${encodeSegment(ref.threadId, false)}:${ref.key}`;
+}
+
+/**
+ * Reads a request id of the HTTP layer back.
+ *
+ * @throws InvalidInputError for text that no HTTP request encodes to.
+ */
+export function decodeHttpRequestId(text: string): HttpRequestRef {
+  const match = /^http:([^:]+):([^:]+):(.*)$/s.exec(text);
+  if (!match) throw new InvalidInputError(`"${text}" is not an HTTP request id.`, { text });
+  const [, tenant = "", threadId = "", key = ""] = match;
+  try {
+    return {
+      tenant: tenant === NO_TENANT ? null : decodeSegment(tenant),
+      threadId: decodeSegment(threadId),
+      key,
+    };
+  } catch {
+    throw new InvalidInputError(`"${text}" is not an HTTP request id.`, { text });
+  }
+}
+
+/** Encoded idempotency key of a task's side effect: `rein:<thread>:<task>:<key>`. */
+export type IdempotencyKeyText = `rein:${string}:${string}:${string}`;
+
+/** The side effect an idempotency key names: `ctx.idempotencyKey(key)` of one task of a thread. */
+export interface IdempotencyRef {
+  threadId: string;
+  /** A task id (`t_…`; task ids hold no `:`). */
+  taskId: string;
+  key: string;
+}
+
+/**
+ * The key a node hands to an external API (`ctx.idempotencyKey`): the same on every re-run of the
+ * task. Its bytes never change: an API that saw a key before must see it again on a retry.
+ */
+export function encodeIdempotencyKey(ref: IdempotencyRef): IdempotencyKeyText {
+  return `rein:${ref.threadId}:${ref.taskId}:${ref.key}`;
+}
+
+/**
+ * Reads an idempotency key back. Task ids are `t_` and a digest without `:`, so the task segment is
+ * the last such segment before the key (a thread id may hold `:`, a key too).
+ *
+ * @throws InvalidInputError for text that no idempotency key encodes to.
+ */
+export function decodeIdempotencyKey(text: string): IdempotencyRef {
+  const match = /^rein:(.+):(t_[^:]+):(.*)$/s.exec(text);
+  if (!match) throw new InvalidInputError(`"${text}" is not an idempotency key.`, { text });
+  const [, threadId = "", taskId = "", key = ""] = match;
+  return { threadId, taskId, key };
+}
+
+/**
+ * Prefix of the once-keys that count `ctx.once` attempts. User keys cannot start with it, so no
+ * user key meets a marker.
+ */
+export const ATTEMPT_MARK = "\u0001";
+
+/** Encoded attempt marker of `ctx.once`: `\u0001attempt:<n>:<key>`. */
+export type AttemptMarkerText = `\u0001attempt:${number}:${string}`;
+
+/** The n-th attempt (from 1) of `ctx.once(key)`. */
+export interface AttemptRef {
+  attempt: number;
+  key: string;
+}
+
+/** The once-key that records the start of an attempt of `ctx.once(key)`. */
+export function encodeAttemptMarker(ref: AttemptRef): AttemptMarkerText {
+  return `${ATTEMPT_MARK}attempt:${ref.attempt}:${ref.key}`;
+}
+
+/**
+ * Reads an attempt marker back.
+ *
+ * @throws InvalidInputError for text that is not an attempt marker (a user's once-key).
+ */
+export function decodeAttemptMarker(text: string): AttemptRef {
+  const match = text.startsWith(ATTEMPT_MARK)
+    ? /^attempt:([1-9][0-9]*):(.*)$/s.exec(text.slice(ATTEMPT_MARK.length))
+    : null;
+  if (!match) throw new InvalidInputError(`"${text}" is not an attempt marker.`, { text });
+  return { attempt: Number(match[1]), key: match[2] ?? "" };
+}
+
+/** Prefix of the thread ids of ephemeral runs (`runEphemeral`, no thread id given). */
+const EPHEMERAL = "ephemeral-";
+
+/** Encoded thread id of an ephemeral run: `ephemeral-<uuid>`. */
+export type EphemeralThreadIdText = `ephemeral-${string}`;
+
+/** The thread id of an ephemeral run, made unique by `uuid`. */
+export function encodeEphemeralThreadId(uuid: string): EphemeralThreadIdText {
+  return `${EPHEMERAL}${uuid}`;
+}
+
+/**
+ * The uuid of an ephemeral run's thread id.
+ *
+ * @throws InvalidInputError for a thread id that no ephemeral run was given.
+ */
+export function decodeEphemeralThreadId(threadId: string): string {
+  if (!threadId.startsWith(EPHEMERAL) || threadId.length === EPHEMERAL.length)
+    throw new InvalidInputError(`"${threadId}" is not an ephemeral thread id.`, { threadId });
+  return threadId.slice(EPHEMERAL.length);
+}

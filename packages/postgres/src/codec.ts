@@ -45,6 +45,8 @@ export interface ThreadRow {
   created_at: string;
   updated_at: string;
   metadata: string;
+  /** The graph's name; NULL for a thread created by its first run (migration 11). */
+  graph: string | null;
 }
 
 /** A row of `checkpoints` (`versions` is jsonb, parsed by the driver). */
@@ -114,6 +116,7 @@ export class RowCodec {
       threadId: row.thread_id as ThreadId,
       tenant: row.tenant,
       metadata: this.decode<Record<string, unknown>>(row.metadata),
+      ...(row.graph === null ? {} : { graph: row.graph }),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -229,6 +232,11 @@ export class RowCodec {
     if (!thread) return [null, null, null, null, null];
     const row = [thread.threadId, thread.tenant, thread.createdAt, thread.updatedAt];
     return [...row, this.encode(thread.metadata)];
+  }
+
+  /** The `graph` column of a thread row (NULL: a thread created by its first run). */
+  threadGraph(thread: ThreadRecord | undefined): string | null {
+    return thread?.graph ?? null;
   }
 
   /** Two parallel arrays (thread, record) of audit lines, in order. */

@@ -38,6 +38,7 @@ export async function commitStep(
     commit.releaseLease === true,
     codec.interruptRootGraphs(commit.interrupts ?? []),
     codec.interruptPolicies(commit.interrupts ?? []),
+    codec.threadGraph(commit.thread),
   ];
   let ok: number;
   try {

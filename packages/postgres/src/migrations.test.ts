@@ -188,6 +188,44 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     expect((await saver.getInterrupt(root.id))?.status).toBe("answered");
   });
 
+  it("a version-10 schema's threads read with their graph name, gone from their metadata", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(
+      shared,
+      schema,
+      MIGRATIONS.filter((m) => m.version <= 10),
+    );
+    // Rows as version 10 wrote them: the graph name a hidden key of the encoded metadata.
+    const at = "2026-01-01T00:00:00.000Z";
+    const insert = (id: string, tenant: string | null, metadata: unknown): Promise<unknown> =>
+      shared.query(`INSERT INTO "${schema}".threads VALUES ($1, $2, $3, $3, $4)`, [
+        id,
+        tenant,
+        at,
+        jsonSerializer.serialize(metadata),
+      ]);
+    await insert("t1", "acme", { topic: "refunds", "rein:graph": "support-desk", z: 1 });
+    // A metadata object with a `__rein` key of its own is stored escaped.
+    await insert("t2", null, { __rein: 1, "rein:graph": "triage" });
+    await insert("t3", null, { topic: "core-made" });
+    const saver = await PostgresSaver.connect({ pool: shared, schema });
+    expect(await schemaVersion(shared, schema)).toBe(SCHEMA_VERSION);
+    const [t1, t2, t3] = await Promise.all(
+      ["t1", "t2", "t3"].map((id) => saver.getThread(threadId(id))),
+    );
+    expect([t1?.graph, t1?.metadata]).toEqual(["support-desk", { topic: "refunds", z: 1 }]);
+    expect(Object.keys(t1?.metadata ?? {})).toEqual(["topic", "z"]);
+    expect([t2?.graph, t2?.metadata]).toEqual(["triage", { __rein: 1 }]);
+    expect([t3?.graph, t3?.metadata]).toEqual([undefined, { topic: "core-made" }]);
+    const head = await saver.getThreadHead(threadId("t1"), "");
+    expect(head.thread?.graph).toBe("support-desk");
+    const page = await saver.listThreads({ tenant: "acme" });
+    expect(page.items.map((t) => [t.graph, t.metadata])).toEqual([
+      ["support-desk", { topic: "refunds", z: 1 }],
+    ]);
+  });
+
   it("a failing migration rolls back entirely and leaves the previous version", async () => {
     const schema = freshSchema();
     const shared = pool();

@@ -239,6 +239,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "escalation ladder",
     sql: (s) => LADDER_SCHEMA(s),
   },
+  {
+    version: 11,
+    name: "thread graph column",
+    sql: (s) => THREAD_GRAPH_COLUMN(s),
+  },
 ];
 
 /**
@@ -252,9 +257,12 @@ const PENDING_BY_THREAD = (s: string): string => `
     WHERE status = 'pending';
 `;
 
-/** `thread_head`: what a call reads first (getThreadHead). */
-const THREAD_HEAD = (s: string): string => `
-  CREATE FUNCTION ${s}.thread_head(p_thread text, p_stream text, p_known text) RETURNS json
+/**
+ * `thread_head`: what a call reads first (getThreadHead). Migration 11 replaces it to read the
+ * thread's `graph` column too; migration 5 keeps its text.
+ */
+const THREAD_HEAD = (s: string, create = "CREATE", graph = ""): string => `
+  ${create} FUNCTION ${s}.thread_head(p_thread text, p_stream text, p_known text) RETURNS json
   LANGUAGE plpgsql STABLE AS $fn$
   DECLARE c ${s}.checkpoints%ROWTYPE;
   BEGIN
@@ -269,13 +277,44 @@ const THREAD_HEAD = (s: string): string => `
           SELECT run_id, thread_id, created_at, updated_at, status, record FROM ${s}.runs
           WHERE run_id = c.run_id) r),
       'thread', (SELECT row_to_json(t) FROM (
-          SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+          SELECT thread_id, tenant, created_at, updated_at, metadata${graph} FROM ${s}.threads
           WHERE thread_id = p_thread) t),
       'pending', (SELECT count(*)::int FROM ${s}.interrupts
           WHERE thread_id = p_thread AND status = 'pending'),
       'steering', (SELECT coalesce(json_agg(record ORDER BY seq), '[]') FROM ${s}.steering
           WHERE thread_id = p_thread));
   END $fn$;
+`;
+
+/**
+ * Migration 11: the graph a thread runs becomes a column. It was a hidden `"rein:graph"` key of the
+ * thread's metadata; every row that has the key gets the column from it and loses the key (the
+ * other keys keep their order), so no reader ever needs to look in the metadata for it. Metadata
+ * is the serializer's JSON (a top-level object with a `__rein` key of its own is escaped as
+ * `{"__rein":"obj","v":…}`: both forms); text that is not JSON is left as it is.
+ */
+const THREAD_GRAPH_COLUMN = (s: string): string => `
+  ALTER TABLE ${s}.threads ADD COLUMN graph text;
+  CREATE FUNCTION pg_temp.rein_graph_split(doc text, OUT graph text, OUT rest text)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE j json; m json; escaped boolean;
+  BEGIN
+    BEGIN j := doc::json; EXCEPTION WHEN others THEN RETURN; END;
+    IF json_typeof(j) <> 'object' THEN RETURN; END IF;
+    escaped := coalesce(j ->> '__rein' = 'obj' AND json_typeof(j -> 'v') = 'object', false);
+    m := CASE WHEN escaped THEN j -> 'v' ELSE j END;
+    IF json_typeof(m -> 'rein:graph') IS DISTINCT FROM 'string' THEN RETURN; END IF;
+    graph := m ->> 'rein:graph';
+    m := (SELECT coalesce(json_object_agg(e.key, e.value ORDER BY e.n), '{}'::json)
+          FROM json_each(m) WITH ORDINALITY AS e (key, value, n) WHERE e.key <> 'rein:graph');
+    rest := CASE WHEN escaped THEN json_build_object('__rein', 'obj', 'v', m)::text
+                 ELSE m::text END;
+  END $fn$;
+  UPDATE ${s}.threads t SET graph = x.graph, metadata = x.rest
+    FROM (SELECT thread_id, (pg_temp.rein_graph_split(metadata)).* FROM ${s}.threads) x
+    WHERE x.thread_id = t.thread_id AND x.graph IS NOT NULL;
+  DROP FUNCTION pg_temp.rein_graph_split(text);
+  ${THREAD_HEAD(s, "CREATE OR REPLACE", ", graph")}
 `;
 
 /** `interrupt_json`: an interrupt row as the store reads it (its INTERRUPT_COLUMNS). */

@@ -48,7 +48,7 @@ export function threadsQuery(
   if (tenant === null) where.add(() => "tenant IS NULL");
   else if (tenant !== undefined) where.add((p) => `tenant = ${p(tenant)}`);
   if (after) where.add((p) => `(created_at, thread_id) < (${p(after[0])}, ${p(after[1])})`);
-  const text = `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+  const text = `SELECT thread_id, tenant, created_at, updated_at, metadata, graph FROM ${s}.threads
     ${where.toString()} ORDER BY created_at DESC, thread_id DESC LIMIT ${where.param(limit + 1)}`;
   return named(text, where.values);
 }

@@ -194,13 +194,7 @@ export class PostgresSaver implements Checkpointer {
 
   async putThread(thread: ThreadRecord, fence?: Fence): Promise<void> {
     validateThreadId(thread.threadId);
-    const values = [
-      thread.threadId,
-      thread.tenant,
-      thread.createdAt,
-      thread.updatedAt,
-      this.#codec.encode(thread.metadata),
-    ];
+    const values = [...this.#codec.threadParams(thread), this.#codec.threadGraph(thread)];
     await this.#fenced(this.#sql.upsertThread, values, fence);
   }
 

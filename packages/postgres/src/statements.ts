@@ -34,13 +34,13 @@ export function statementsFor(s: string) {
       "upsert_thread",
       fencedWrite(
         s,
-        6,
+        7,
         1,
-        `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-         SELECT $1, $2, $3, $4, $5 WHERE ${fenceOk(6)}
+        `INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata, graph)
+         SELECT $1, $2, $3, $4, $5, $6 WHERE ${fenceOk(7)}
          ON CONFLICT (thread_id) DO UPDATE SET
            tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at,
-           metadata = EXCLUDED.metadata`,
+           metadata = EXCLUDED.metadata, graph = EXCLUDED.graph`,
       ),
     ),
     // Everything a call on a thread reads first, in one round trip (`thread_head`, migration 5).
@@ -49,7 +49,7 @@ export function statementsFor(s: string) {
     getThreadHead: named("get_thread_head", `SELECT ${s}.thread_head($1, $2, $3) AS head`),
     getThread: named(
       "get_thread",
-      `SELECT thread_id, tenant, created_at, updated_at, metadata FROM ${s}.threads
+      `SELECT thread_id, tenant, created_at, updated_at, metadata, graph FROM ${s}.threads
        WHERE thread_id = $1`,
     ),
 
@@ -60,7 +60,8 @@ export function statementsFor(s: string) {
      * lock, then re-checks `checkpoint_id = $4` against the winner's row and matches nothing.
      * $1 thread, $2 stream, $3 id, $4 expected head, $5..$12 checkpoint columns,
      * $13..$17 blob arrays, $18..$30 interrupt arrays, $31..$37 run arrays, $38 fencing token, $39..$42 task result arrays,
-     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays, $50 release the lease, $51 interrupt root graphs.
+     * $43..$47 thread row (all NULL: none), $48..$49 audit arrays, $50 release the lease, $51 interrupt root graphs,
+     * $52 interrupt policies, $53 the thread row's graph.
      */
     commitStep: named(
       "commit_step",
@@ -100,10 +101,12 @@ export function statementsFor(s: string) {
          DO UPDATE SET kind = EXCLUDED.kind, value = EXCLUDED.value
          WHERE t.kind <> 'writes'
        ), thread AS (
-         INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata)
-         SELECT $43, $44, $45, $46, $47 WHERE $43::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+         INSERT INTO ${s}.threads (thread_id, tenant, created_at, updated_at, metadata, graph)
+         SELECT $43, $44, $45, $46, $47, $53::text
+         WHERE $43::text IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
          ON CONFLICT (thread_id) DO UPDATE SET
-           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata
+           tenant = EXCLUDED.tenant, updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata,
+           graph = EXCLUDED.graph
        ), audit AS (
          INSERT INTO ${s}.audit (thread_id, record)
          SELECT a.thread_id, a.record

@@ -135,6 +135,14 @@ function suite(backend: Backend): void {
       expect(generated.body["threadId"]).toMatch(/^[0-9a-f-]{36}$/);
     });
 
+    it("keeps a thread's graph in its graph column, out of the metadata it shows", async () => {
+      await alice("POST", "/threads", { graph: "desk", threadId: "tg", metadata: { customer: 7 } });
+      const stored = await store.store.getThread("tg" as ThreadId);
+      expect([stored?.graph, stored?.metadata]).toEqual(["desk", { customer: 7 }]);
+      const shown = await alice<{ graph: string; metadata: Json }>("GET", "/threads/tg");
+      expect([shown.body.graph, shown.body.metadata]).toEqual(["desk", { customer: 7 }]);
+    });
+
     it("resolves an interrupt at its deadline with the server's timer, and shows it in the queue", async () => {
       await alice("POST", "/threads", { graph: "ask", threadId: "t-deadline" });
       await alice("POST", "/threads/t-deadline/runs", { input: { timeoutMs: 300 }, wait: true });

@@ -12,6 +12,7 @@
  * the run's stored outcome (core's request dedupe) or a busy thread.
  */
 import {
+  ROOT_STREAM,
   ReinError,
   RunInProgressError,
   ThreadBusyError,
@@ -310,7 +311,7 @@ export class BackgroundRuns {
 
   /** Continues a run a dead process left `running`, from its thread's head. */
   private async recover(run: RunRecord): Promise<boolean> {
-    const head = await this.settings.store.getCheckpoint(run.threadId, "");
+    const head = await this.settings.store.getCheckpoint(run.threadId, ROOT_STREAM);
     // Only the head's run can be continued; another left `running` is an older, stranded row.
     if (head?.runId !== run.runId) return false;
     const graph = await this.graphOf(run);

@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import {
+  encodeHttpRequestId,
   IdempotencyKeyReusedError,
   InvalidInputError,
   type Checkpointer,
@@ -47,7 +48,9 @@ export function requestIdOf(
   threadId: string,
 ): string | undefined {
   const key = keyOf(header);
-  return key === undefined ? undefined : `http:${principal.tenant ?? "-"}:${threadId}:${key}`;
+  return key === undefined
+    ? undefined
+    : encodeHttpRequestId({ tenant: principal.tenant, threadId, key });
 }
 
 function keyOf(header: string | string[] | undefined): string | undefined {

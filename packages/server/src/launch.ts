@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  ROOT_STREAM,
   InvalidInputError,
   ThreadBusyError,
   type ResumeTarget,
@@ -123,7 +124,9 @@ export async function launch(
   } else {
     // A resume or a continue runs the head's run: its id names the run's hub.
     const headRunId =
-      "thread" in of ? of.runId : ((await ctx.store.getCheckpoint(threadId, ""))?.runId ?? null);
+      "thread" in of
+        ? of.runId
+        : ((await ctx.store.getCheckpoint(threadId, ROOT_STREAM))?.runId ?? null);
     runId = headRunId ?? randomUUID();
     if (headRunId === null && work.kind === "input") work = { kind: "input", input: {} };
   }

@@ -1,7 +1,7 @@
 /**
  * The graphs a server runs, by name. A graph module exports `graphs`: name → factory that compiles
  * the graph against the server's store. A thread belongs to one graph, recorded when the thread is
- * created (or read from its first run when core created it).
+ * created, in the thread's `graph` column (or read from its first run when core created it).
  */
 import {
   InvalidInputError,
@@ -25,9 +25,6 @@ export type GraphFactory = (store: Checkpointer) => ServedGraph;
 export interface GraphModule {
   graphs: Record<string, GraphFactory>;
 }
-
-/** Key of the graph name in a thread's stored metadata; hidden from API responses. */
-export const GRAPH_KEY = "rein:graph";
 
 /** Graphs by name, compiled against one store. */
 export class GraphRegistry {
@@ -85,8 +82,7 @@ export class GraphRegistry {
 
   /** Name of the graph a thread belongs to, or null when it cannot be told. */
   static async graphNameOf(store: Checkpointer, thread: ThreadRecord): Promise<string | null> {
-    const named = thread.metadata[GRAPH_KEY];
-    if (typeof named === "string") return named;
+    if (thread.graph !== undefined) return thread.graph;
     const runs = await store.listRuns(thread.threadId);
     return runs.find((r) => r.parentRunId === null)?.graph ?? null;
   }

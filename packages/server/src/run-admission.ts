@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  ROOT_STREAM,
   InvalidInputError,
   RunInProgressError,
   ThreadBusyError,
@@ -118,7 +119,7 @@ export class RunAdmission {
       const runsOfThread = await store.listRuns(threadId);
       const queued = runsOfThread.find(isQueuedRoot);
       if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
-      const head = await store.getCheckpoint(threadId, "");
+      const head = await store.getCheckpoint(threadId, ROOT_STREAM);
       const headRun = head ? runsOfThread.find((r) => r.runId === head.runId) : undefined;
       if (headRun?.status === "running")
         throw new RunInProgressError(threadId, headRun.runId, headRun.status);
@@ -152,7 +153,7 @@ export class RunAdmission {
   /** The thread's run that is executing (or left running), if any. */
   private async currentRun(threadId: ThreadId): Promise<RunRecord | undefined> {
     const { store } = this;
-    const head = await store.getCheckpoint(threadId, "");
+    const head = await store.getCheckpoint(threadId, ROOT_STREAM);
     if (!head) return undefined;
     const run = await store.getRun(head.runId);
     return run?.status === "running" ? run : undefined;
@@ -170,7 +171,7 @@ export async function forkPointBefore(
 ): Promise<string | undefined> {
   let before: CheckpointId | undefined;
   for (;;) {
-    const page = await store.listCheckpoints(threadId, "", {
+    const page = await store.listCheckpoints(threadId, ROOT_STREAM, {
       limit: 100,
       ...(before ? { before } : {}),
     });
@@ -205,7 +206,7 @@ function queuedRecord(
     parentTaskId: null,
     graph: graph.name,
     namespace: [],
-    stream: "",
+    stream: ROOT_STREAM,
     status: "queued",
     createdAt: now,
     updatedAt: now,

@@ -4,6 +4,7 @@
  * 409 answers carry.
  */
 import {
+  ROOT_STREAM,
   NotFoundError,
   StaleTargetError,
   type Checkpointer,
@@ -17,7 +18,7 @@ import {
 import { toPublicInterrupt } from "@rein/core/store";
 import type { Thread } from "@rein/wire";
 import type { Principal } from "./auth.ts";
-import { GRAPH_KEY, GraphRegistry } from "./registry.ts";
+import { GraphRegistry } from "./registry.ts";
 
 /** Whether a principal may see a thread of `tenant`. Open mode (`null`) sees every thread. */
 export function canSee(principal: Principal, tenant: string | null): boolean {
@@ -61,7 +62,7 @@ export async function loadThreadHead(
   principal: Principal,
   threadId: ThreadId,
 ): Promise<ThreadHead> {
-  const read = await store.getThreadHead(threadId, "");
+  const read = await store.getThreadHead(threadId, ROOT_STREAM);
   const thread = read.thread;
   if (!thread || !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
   return {
@@ -84,7 +85,7 @@ export async function latestMetadata(
   headCheckpointId: CheckpointId | null;
   pendingInterrupts: Interrupt[];
 }> {
-  const head = await store.getCheckpoint(threadId, "");
+  const head = await store.getCheckpoint(threadId, ROOT_STREAM);
   // Without a head, the thread's first run may be queued or starting: name it.
   const run = head
     ? await store.getRun(head.runId)
@@ -102,7 +103,6 @@ export async function latestMetadata(
 export async function threadView(store: Checkpointer, thread: ThreadRecord): Promise<ThreadView> {
   const latest = await latestMetadata(store, thread.threadId);
   const lease = await store.getLease(thread.threadId);
-  const { [GRAPH_KEY]: _graph, ...metadata } = thread.metadata;
   const status: ThreadView["status"] = lease
     ? "running"
     : latest.pendingInterrupts.length > 0
@@ -112,7 +112,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
     threadId: thread.threadId,
     graph: (await GraphRegistry.graphNameOf(store, thread)) ?? "",
     tenant: thread.tenant,
-    metadata,
+    metadata: thread.metadata,
     status,
     runId: latest.runId,
     headCheckpointId: latest.headCheckpointId,

@@ -65,6 +65,7 @@ export class RowCodec {
       created_at: thread.createdAt,
       updated_at: thread.updatedAt,
       metadata: this.encode(thread.metadata),
+      graph: thread.graph ?? null,
     };
   }
 
@@ -74,6 +75,7 @@ export class RowCodec {
       threadId: row.thread_id as ThreadId,
       tenant: row.tenant,
       metadata: this.decode<Record<string, unknown>>(row.metadata),
+      ...(row.graph === null ? {} : { graph: row.graph }),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

@@ -213,6 +213,41 @@ describe("SQLite migrations", () => {
     }
   });
 
+  it("a version-9 file's threads read with their graph name, gone from their metadata", async () => {
+    const path = join(dir, "v9.db");
+    const db = openDatabase(path);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 9),
+    );
+    // Rows as version 9 wrote them: the graph name a hidden key of the encoded metadata.
+    const insert = db.prepare("INSERT INTO threads VALUES (?, ?, ?, ?, ?)");
+    const at = "2026-01-01T00:00:00.000Z";
+    const metadata = (value: unknown): string => jsonSerializer.serialize(value);
+    insert.run("t1", "acme", at, at, metadata({ topic: "refunds", "rein:graph": "support-desk" }));
+    // A metadata object with a `__rein` key of its own is stored escaped.
+    insert.run("t2", null, at, at, metadata({ __rein: 1, "rein:graph": "triage" }));
+    insert.run("t3", null, at, at, metadata({ topic: "core-made" }));
+    db.close();
+    const saver = new SqliteSaver({ path });
+    try {
+      expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+      const [t1, t2, t3] = await Promise.all(
+        ["t1", "t2", "t3"].map((id) => saver.getThread(threadId(id))),
+      );
+      expect([t1?.graph, t1?.metadata]).toEqual(["support-desk", { topic: "refunds" }]);
+      expect([t2?.graph, t2?.metadata]).toEqual(["triage", { __rein: 1 }]);
+      expect([t3?.graph, t3?.metadata]).toEqual([undefined, { topic: "core-made" }]);
+      expect((await saver.getThreadHead(threadId("t1"), "")).thread?.graph).toBe("support-desk");
+      const page = await saver.listThreads({ tenant: "acme" });
+      expect(page.items.map((t) => [t.graph, t.metadata])).toEqual([
+        ["support-desk", { topic: "refunds" }],
+      ]);
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("a failing migration rolls back entirely and leaves the previous version", () => {
     const db = openDatabase(join(dir, "fail.db"));
     migrate(db, [notes]);

@@ -20,6 +20,25 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Migration 10: the graph a thread runs becomes a column. It was a hidden `"rein:graph"` key of the
+ * thread's metadata; every row that has the key gets the column from it and loses the key, so no
+ * reader ever needs to look in the metadata for it. Metadata is the serializer's JSON (a top-level
+ * object with a `__rein` key of its own is escaped as `{"__rein":"obj","v":…}`: both forms).
+ */
+const THREAD_GRAPH_COLUMN = `
+  ALTER TABLE threads ADD COLUMN graph TEXT;
+  UPDATE threads SET
+    graph = json_extract(metadata, '$."rein:graph"'),
+    metadata = json_remove(metadata, '$."rein:graph"')
+  WHERE json_valid(metadata) AND json_type(metadata, '$."rein:graph"') = 'text';
+  UPDATE threads SET
+    graph = json_extract(metadata, '$.v."rein:graph"'),
+    metadata = json_remove(metadata, '$.v."rein:graph"')
+  WHERE json_valid(metadata) AND json_extract(metadata, '$."__rein"') = 'obj'
+    AND json_type(metadata, '$.v."rein:graph"') = 'text';
+`;
+
 /** The schema, as an ordered list of migrations. Append new ones; never edit applied ones. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -272,6 +291,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: "escalation ladder",
     sql: LADDER_SCHEMA,
+  },
+  {
+    version: 10,
+    name: "thread graph column",
+    sql: THREAD_GRAPH_COLUMN,
   },
 ];
 

@@ -25,6 +25,7 @@ import {
   type InterruptRow,
   type RunRow,
   type Stmt,
+  type ThreadRow,
 } from "./statements.ts";
 
 type Params = Record<string, string | number | null>;
@@ -126,13 +127,7 @@ export class ListQueries {
     tenant: string | null | undefined,
     after: [string, string] | null,
     limit: number,
-  ): Query<{
-    thread_id: string;
-    tenant: string | null;
-    created_at: string;
-    updated_at: string;
-    metadata: string;
-  }> {
+  ): Query<ThreadRow> {
     const where: string[] = [];
     const params: Params = { limit: limit + 1 };
     if (tenant !== undefined) {
@@ -144,7 +139,7 @@ export class ListQueries {
       params["after_at"] = after[0];
       params["after_id"] = after[1];
     }
-    const sql = `SELECT thread_id, tenant, created_at, updated_at, metadata FROM threads
+    const sql = `SELECT thread_id, tenant, created_at, updated_at, metadata, graph FROM threads
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY created_at DESC, thread_id DESC LIMIT @limit`;
     return { statement: this.#prepare(sql), params };

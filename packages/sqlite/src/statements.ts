@@ -16,6 +16,8 @@ export interface ThreadRow {
   created_at: string;
   updated_at: string;
   metadata: string;
+  /** The graph's name; NULL for a thread created by its first run (migration 10). */
+  graph: string | null;
 }
 
 /** A row of `checkpoints`. */
@@ -157,13 +159,14 @@ export function prepareStatements(db: DatabaseSync) {
   return {
     // Threads ----------------------------------------------------------------------------------
     upsertThread: prep<[ThreadRow]>(
-      `INSERT INTO threads (thread_id, tenant, created_at, updated_at, metadata)
-       VALUES (@thread_id, @tenant, @created_at, @updated_at, @metadata)
+      `INSERT INTO threads (thread_id, tenant, created_at, updated_at, metadata, graph)
+       VALUES (@thread_id, @tenant, @created_at, @updated_at, @metadata, @graph)
        ON CONFLICT (thread_id) DO UPDATE SET
-         tenant = excluded.tenant, updated_at = excluded.updated_at, metadata = excluded.metadata`,
+         tenant = excluded.tenant, updated_at = excluded.updated_at, metadata = excluded.metadata,
+         graph = excluded.graph`,
     ),
     getThread: prep<[string], ThreadRow>(
-      "SELECT thread_id, tenant, created_at, updated_at, metadata FROM threads WHERE thread_id = ?",
+      "SELECT thread_id, tenant, created_at, updated_at, metadata, graph FROM threads WHERE thread_id = ?",
     ),
 
     // Checkpoints ------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ export async function seedPending(store: Checkpointer, count: number): Promise<v
     await store.putThread({
       threadId: brandThread(threadId),
       tenant: "acme",
-      metadata: { "rein:graph": "question" },
+      metadata: {},
+      graph: "question",
       createdAt: at,
       updatedAt: at,
     });

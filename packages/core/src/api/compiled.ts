@@ -33,6 +33,7 @@ import {
   type DeadlineTimer,
 } from "../operations/deadlines.ts";
 import { checkSelectors, parseSelectors, staticPauseCommand } from "../interrupts/static.ts";
+import { encodeEphemeralThreadId } from "../keys.ts";
 import { applyCommand } from "../operations/answer.ts";
 import type { ResumeTarget } from "../graph/command.ts";
 import { assertStorable } from "../serde.ts";
@@ -402,7 +403,7 @@ export class CompiledGraph<S extends Schema> {
     if (input) assertStorable(store.serializer, input, "input");
     const threadId =
       options.threadId === undefined
-        ? validateThreadId(`ephemeral-${randomUUID()}`)
+        ? validateThreadId(encodeEphemeralThreadId(randomUUID()))
         : validateThreadId(options.threadId);
     const session = new ThreadSession({
       store,

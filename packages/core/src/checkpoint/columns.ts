@@ -5,6 +5,7 @@
  * overwritten by the columns.
  */
 import type { InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
+import { ROOT_STREAM } from "../keys.ts";
 import type { InterruptStatus, RunPathEntry } from "../types.ts";
 import type { ApprovalProgress, StoredApprovalPolicy } from "./approvals.ts";
 import type { RunRecord, StoredInterrupt, StreamKey, TaskResult } from "./types.ts";
@@ -55,7 +56,7 @@ export function interruptColumns(record: StoredInterrupt): InterruptColumns {
 type InterruptBody = Partial<StoredInterrupt> & { up?: RunPathEntry[] };
 
 /** Fields an interrupt record always has, with the value a body leaves out. */
-const INTERRUPT_DEFAULTS = { namespace: [] as string[], stream: "" as StreamKey } as const;
+const INTERRUPT_DEFAULTS = { namespace: [] as string[], stream: ROOT_STREAM as StreamKey } as const;
 
 /**
  * Fields a body leaves out at their default: those above (filled back on read) and the optional
@@ -213,7 +214,7 @@ const RUN_DEFAULTS = {
   parentRunId: null,
   parentTaskId: null,
   namespace: [] as string[],
-  stream: "" as StreamKey,
+  stream: ROOT_STREAM as StreamKey,
 } as const;
 
 /** Fields a run body leaves out at their default: those above, and a null error or options. */

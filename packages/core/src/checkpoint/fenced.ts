@@ -16,6 +16,80 @@ import type { TaskId, ThreadId } from "../ids.ts";
 import { storeView } from "./view.ts";
 
 /**
+ * The store's writes that take a {@link Fence}: the ones a lease holder makes, which
+ * {@link fencedStore} stamps with the holder's proof. The conformance suite runs each with a stale
+ * fence and checks it is refused and writes nothing.
+ */
+export const STORE_WRITE_METHODS = [
+  "putThread",
+  "commitStep",
+  "putTaskOutcome",
+  "answerInterrupts",
+  "answerBatches",
+  "putRequestResult",
+  "putOnce",
+  "putRun",
+  "appendSteering",
+  "appendAudit",
+] as const satisfies readonly (keyof Checkpointer)[];
+
+/** A write the fencing view stamps. */
+export type StoreWriteMethod = (typeof STORE_WRITE_METHODS)[number];
+
+/**
+ * Every other method of the store, which the fencing view passes through as it is: reads, and the
+ * writes no lease holder makes through a fence (the lease itself, deletes, housekeeping).
+ */
+export const STORE_UNFENCED_METHODS = [
+  "serializer",
+  "close",
+  "getThread",
+  "getThreadHead",
+  "listThreads",
+  "getCheckpoint",
+  "listCheckpoints",
+  "getChannelValues",
+  "getTaskResults",
+  "getTaskResultKinds",
+  "getInterrupt",
+  "getInterrupts",
+  "getThreadInterrupts",
+  "getPendingInterrupts",
+  "getTaskInterrupts",
+  "listInterrupts",
+  "listExpiredInterrupts",
+  "summarizePending",
+  "getRequestResult",
+  "getOnce",
+  "getRun",
+  "listRuns",
+  "listRunsByStatus",
+  "listSteering",
+  "listAudit",
+  "listAuditChain",
+  "verifyAudit",
+  "getLease",
+  // Writes without a fence: the lease's own calls are what fencing builds on; a delete removes
+  // the thread whoever holds it; a ladder step is taken by whichever timer wins its row.
+  "acquireLease",
+  "acquireLeaseAndRead",
+  "renewLease",
+  "releaseLease",
+  "deleteThread",
+  "takeLadderStep",
+] as const satisfies readonly (keyof Checkpointer)[];
+
+/**
+ * Compiles only while every method of {@link Checkpointer} is in one of the two lists: a write
+ * added to the interface must be sorted into one, so it cannot go out unfenced unnoticed.
+ */
+type Unsorted = Exclude<
+  keyof Checkpointer,
+  StoreWriteMethod | (typeof STORE_UNFENCED_METHODS)[number]
+>;
+export const EVERY_STORE_METHOD_SORTED: [Unsorted] extends [never] ? true : Unsorted = true;
+
+/**
  * Returns `store` with `fence` attached to every write; reads go straight through.
  *
  * Writes for another thread than the fence's are passed unfenced: a fence proves the lease of one
@@ -61,7 +135,7 @@ export function fencedStore(
     putRun: (run: RunRecord) => store.putRun(run, own(run.threadId)),
     appendSteering: (record: SteeringRecord) => store.appendSteering(record, own(record.threadId)),
     appendAudit: (record: AuditRecord) => store.appendAudit(record, own(record.threadId)),
-  } satisfies Partial<Checkpointer>;
-  // Every write of the interface is listed above; reads are the store's own.
+  } satisfies Pick<Required<Checkpointer>, StoreWriteMethod>;
+  // Every write of STORE_WRITE_METHODS is stamped above; the rest are the store's own.
   return storeView(store, writes);
 }

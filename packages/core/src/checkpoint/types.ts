@@ -232,6 +232,11 @@ export interface ThreadRecord {
   threadId: ThreadId;
   tenant: string | null;
   metadata: Record<string, unknown>;
+  /**
+   * Name of the graph the thread runs, when it was created for a graph by name (the server's
+   * `POST /threads`). Absent on a thread a graph created on its first run: its root run names it.
+   */
+  graph?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -650,7 +655,7 @@ export interface ThreadHead {
 
 /** Threads: the row a thread's tenant and metadata live in. */
 export interface ThreadStore {
-  /** Creates the thread, or updates tenant, metadata and `updatedAt` of an existing one. */
+  /** Creates the thread, or updates tenant, metadata, graph and `updatedAt` of an existing one. */
   putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
   /** The thread record, if the thread was created. */
   getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;

@@ -6,7 +6,7 @@ import { appendedItems, DuplicateWriteError } from "../channels.ts";
 import type { ChannelBlob, TaskResult, TaskSpec } from "../checkpoint/types.ts";
 import { InvalidUpdateError } from "../errors.ts";
 import { taskIdFor, type RunId, type ThreadId } from "../ids.ts";
-import { Send } from "../graph/command.ts";
+import { Send, isSend } from "../graph/command.ts";
 import { END, type GraphDefinition } from "../graph/definition.ts";
 import { decodeVersion, encodeTrigger, encodeVersion } from "../keys.ts";
 import { jsonSerializer } from "../serde.ts";
@@ -166,7 +166,7 @@ export async function scheduleNext(
   const nodes: string[] = [];
   const sends: Send[] = [];
   const add = (target: string | Send): void => {
-    if (target instanceof Send) {
+    if (isSend(target)) {
       if (!graph.nodes.has(target.node))
         throw new InvalidUpdateError(`Send to unknown node "${target.node}".`, {
           node: target.node,
@@ -191,7 +191,7 @@ export async function scheduleNext(
         ? (picked as (string | Send)[])
         : [picked as string | Send];
       for (const target of list) {
-        if (target instanceof Send) add(target);
+        if (isSend(target)) add(target);
         else {
           const mapped = branch.pathMap ? branch.pathMap[target] : target;
           if (mapped === undefined)

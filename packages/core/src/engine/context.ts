@@ -10,6 +10,7 @@ import type { InterruptOptions, TaskContext } from "../graph/node.ts";
 import type { CheckpointId, RunId, TaskId, ThreadId } from "../ids.ts";
 import { InterruptCalls } from "../interrupts/calls.ts";
 import { askingTask, withAskingTask } from "../interrupts/interrupt.ts";
+import { ATTEMPT_MARK, encodeAttemptMarker, encodeIdempotencyKey } from "../keys.ts";
 import type { SteeringRecord } from "../types.ts";
 import type { Execution } from "./execution.ts";
 
@@ -20,9 +21,6 @@ export class ChildPaused extends Error {
     this.name = "ChildPaused";
   }
 }
-
-/** Prefix of the once-keys that count attempts; user keys cannot start with it. */
-const ATTEMPT_MARK = "\u0001";
 
 /** Runs `fn` with `run` as the current task (for the free `interrupt()` function). */
 export function withTask<T>(run: TaskRun, fn: () => T): T {
@@ -103,17 +101,17 @@ export class TaskRun implements TaskContext {
     const store = this.exec.store;
     const token = randomUUID();
     for (let attempt = 1; ; attempt++) {
-      const marker = `${ATTEMPT_MARK}attempt:${attempt}:${key}`;
+      const marker = encodeAttemptMarker({ attempt, key });
       const kept = await store.putOnce(this.exec.threadId, this.task.id, marker, {
         token,
-        startedAt: new Date().toISOString(),
+        startedAt: this.exec.session.now(),
       });
       if ((kept.value as { token?: unknown } | null)?.token === token) return attempt;
     }
   }
 
   idempotencyKey(key: string): string {
-    return `rein:${this.exec.threadId}:${this.task.id}:${key}`;
+    return encodeIdempotencyKey({ threadId: this.exec.threadId, taskId: this.task.id, key });
   }
 
   /** Emits a `messages` stream event: a model's delta, with this task's node, task and run. */

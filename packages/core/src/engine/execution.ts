@@ -128,6 +128,11 @@ export class Execution implements ExecutionInit, InterruptScope, TracedRun, Task
     return this.session.threadId;
   }
 
+  /** The session's clock: every record of the run is stamped by it. */
+  get clock(): () => Date {
+    return this.session.clock;
+  }
+
   /** The store, fenced by the call's lease when it holds one. */
   get store(): Checkpointer {
     return this.session.store;

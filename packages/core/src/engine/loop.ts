@@ -230,7 +230,7 @@ async function commitBarrier(
     versions: barrier.versions,
     next,
     source: "loop",
-    createdAt: new Date().toISOString(),
+    createdAt: exec.session.now(),
     metadata: { writers: barrier.writers },
   };
   const afterInterrupts: StoredInterrupt[] = [];

@@ -138,7 +138,7 @@ async function chooseRun(
         }
       : null;
   const fresh = (runId?: RunId): RunRecord =>
-    newRootRun(threadId, definition.name, runOptions, runId, session.actor);
+    newRootRun(threadId, definition.name, runOptions, runId, session.actor, session.now());
   const requestRunId = requestId === undefined ? undefined : requestRunIdFor(threadId, requestId);
   const requestRun = requestRunId === undefined ? undefined : await session.run(requestRunId);
   let start: RunStart;

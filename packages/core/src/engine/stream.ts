@@ -113,7 +113,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   const endAs = (status: "done" | "interrupted") => (): RunEnd => {
     storedStatus = status;
     return {
-      runs: [{ ...run, status, updatedAt: new Date().toISOString(), error: null }],
+      runs: [{ ...run, status, updatedAt: exec.session.now(), error: null }],
       ...(input.releaseLeaseAtEnd?.() ? { releaseLease: true } : {}),
       // The pause that ends the root run is its last write: the run result's page of pending
       // interrupts can come back with it.
@@ -143,7 +143,7 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     await store.putRun({
       ...run,
       status: outcome.status,
-      updatedAt: new Date().toISOString(),
+      updatedAt: exec.session.now(),
       error,
     });
   }
@@ -182,7 +182,7 @@ async function applyInput(
     versions: barrier.versions,
     next,
     source,
-    createdAt: new Date().toISOString(),
+    createdAt: exec.session.now(),
     metadata: { input: Object.keys(input) },
   };
   await exec.store.commitStep({
@@ -222,7 +222,7 @@ async function forkAt(
     runId: exec.runId,
     next,
     source: "fork",
-    createdAt: new Date().toISOString(),
+    createdAt: exec.session.now(),
     metadata: { forkedFrom: from.id },
   };
   await exec.store.commitStep({ checkpoint, expectedHeadId: current?.id ?? null, blobs: [] });
@@ -288,9 +288,9 @@ export function newRootRun(
   graph: string,
   options: RunRecord["options"],
   runId: RunId = newRunId(),
-  requester: string | null = null,
+  requester: string | null,
+  now: string,
 ): RunRecord {
-  const now = new Date().toISOString();
   return {
     runId,
     threadId,

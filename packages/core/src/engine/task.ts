@@ -14,7 +14,7 @@ import type {
 } from "../checkpoint/types.ts";
 import { InvalidUpdateError, ReinError } from "../errors.ts";
 import { assertStorable } from "../serde.ts";
-import { Command, Send } from "../graph/command.ts";
+import { isCommand, isSend } from "../graph/command.ts";
 import type { GraphDefinition, NodeSpec } from "../graph/definition.ts";
 import type { RetryPolicy } from "../graph/node.ts";
 import { GraphInterrupt, TaskCancelled } from "../interrupts/calls.ts";
@@ -220,10 +220,10 @@ function toWrites(definition: GraphDefinition, task: TaskSpec, returned: unknown
     sends: [],
   };
   let update: unknown = returned;
-  if (returned instanceof Command) {
+  if (isCommand(returned)) {
     update = returned.update;
     for (const target of returned.goto) {
-      if (target instanceof Send) result.sends.push({ node: target.node, arg: target.arg });
+      if (isSend(target)) result.sends.push({ node: target.node, arg: target.arg });
       else result.gotos.push(target);
     }
   }

@@ -6,13 +6,37 @@
 import type { CheckpointId, InterruptId, RunId, TaskId } from "../ids.ts";
 import type { ApprovalPrincipal } from "../types.ts";
 
+/**
+ * Brands of `Send` and `Command`, registered with `Symbol.for` so that two copies of core in one
+ * process (a bundled graph module and the server's own) still recognise each other's objects,
+ * where `instanceof` would see two unrelated classes. The brand sits on the prototype, so the
+ * objects' own keys (and so their equality and their stored form) stay what they were.
+ */
+const SEND: unique symbol = Symbol.for("rein.send");
+const COMMAND: unique symbol = Symbol.for("rein.command");
+
+/** True when `value` carries `brand`, own or inherited. */
+function hasBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === "object" && value !== null && brand in value;
+}
+
 /** Fan-out: run `node` once with `arg` as its input (map-reduce over many inputs). */
 export class Send<Arg = unknown> {
+  declare readonly [SEND]: true;
   readonly kind = "send" as const;
   constructor(
     readonly node: string,
     readonly arg: Arg,
   ) {}
+
+  static {
+    Object.defineProperty(this.prototype, SEND, { value: true });
+  }
+}
+
+/** True for a {@link Send}, also one built by another copy of core. */
+export function isSend(value: unknown): value is Send {
+  return hasBrand(value, SEND);
 }
 
 /** What to do with pending child interrupts when a parent run is resumed. */
@@ -71,6 +95,7 @@ export interface CommandInit<Update> {
  * `return new Command({ update: { n: 1 }, goto: "review" })`.
  */
 export class Command<Update = Record<string, unknown>> {
+  declare readonly [COMMAND]: true;
   readonly kind = "command" as const;
   readonly goto: readonly (string | Send)[];
   readonly update: Update | undefined;
@@ -87,6 +112,10 @@ export class Command<Update = Record<string, unknown>> {
    *
    * @example graph.resume(RunConfig.thread("t1"), Command.resume({ approved: true }))
    */
+  static {
+    Object.defineProperty(this.prototype, COMMAND, { value: true });
+  }
+
   static resume(value?: unknown, options: ResumeOptions = {}): ResumeCommand {
     return { [RESUME]: true, kind: "resume", value, options };
   }
@@ -100,9 +129,14 @@ export class Command<Update = Record<string, unknown>> {
   }
 }
 
+/** True for a node-returned {@link Command}, also one built by another copy of core. */
+export function isCommand(value: unknown): value is Command<unknown> {
+  return hasBrand(value, COMMAND);
+}
+
 /** True for values built by `Command.resume` / `Command.resumeMap`. */
 export function isResumeCommand(value: unknown): value is ResumeCommand {
-  return typeof value === "object" && value !== null && RESUME in value;
+  return hasBrand(value, RESUME);
 }
 
 /**

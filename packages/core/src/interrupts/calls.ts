@@ -178,7 +178,7 @@ export class InterruptCalls {
   ): never {
     const exec = this.exec;
     const id = interruptIdFor(exec.threadId, exec.namespace, this.task.id, slot, revision);
-    const now = new Date();
+    const now = exec.clock();
     // The row's deadline is the timer's first step: a reminder, the escalation or the timeout.
     const { ladder, deadline } = planLadder(options, now);
     let onTimeout: OnTimeout | null = null;

@@ -20,6 +20,8 @@ export interface RunPlace {
   readonly path: RunPathEntry[];
   readonly graphName: string;
   readonly tenant: string | null;
+  /** The call's clock (the session's): what interrupt rows are stamped with. */
+  readonly clock: () => Date;
 }
 
 /** The run an `interrupt()` call is made in: its place, its store's serializer, its policies. */

@@ -135,7 +135,7 @@ export function staticInterrupt(
     kind,
     status: "pending",
     checkpointId,
-    createdAt: new Date().toISOString(),
+    createdAt: exec.clock().toISOString(),
     stream: exec.stream,
     slot: encodeSlot({ kind }),
     revision: 0,

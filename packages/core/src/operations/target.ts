@@ -81,7 +81,7 @@ export async function unmatchedTarget(
           : `Run ${target.runId} has no pending interrupt at [${target.namespace.join(", ")}] (they are ${statuses}).`;
     return staleError(session, target.runId, what);
   }
-  const latest = await staleError(session, target.runId, "");
+  const latest = await staleError(session, target.runId, ROOT_STREAM);
   const pending = await allPending();
   return new NoMatchingTargetError(
     "The target matches no interrupt its run asked; pick one of those pending.",

@@ -27,6 +27,7 @@ import { callReadSpecs } from "./specs/call-reads.ts";
 import { channelBlobSpecs } from "./specs/channel-blobs.ts";
 import { checkpointSpecs } from "./specs/checkpoints.ts";
 import { deleteSpecs } from "./specs/delete.ts";
+import { fencedWriteSpecs } from "./specs/fenced-writes.ts";
 import { fencingSpecs } from "./specs/fencing.ts";
 import { interruptSpecs } from "./specs/interrupts.ts";
 import { leaseSpecs } from "./specs/leases.ts";
@@ -61,6 +62,7 @@ const SPECS = [
   onceSpecs,
   leaseSpecs,
   fencingSpecs,
+  fencedWriteSpecs,
   serializationSpecs,
   deleteSpecs,
 ] as const;

@@ -53,7 +53,8 @@ export class ThreadSession {
   readonly actor: string;
   readonly lease: HeldLease | undefined;
   readonly durable: boolean;
-  private readonly clock: () => Date;
+  /** The clock of the call's records (`now()` is its ISO form). */
+  readonly clock: () => Date;
   private readonly heads: HeadCache | undefined;
   private writesAfterRun = false;
   /**

@@ -7,7 +7,6 @@ import type { FastifyInstance } from "fastify";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest, claimThreadId } from "../idempotency.ts";
-import { GRAPH_KEY } from "../registry.ts";
 import { defineRoute, mountRoutes, route, type Route } from "./define.ts";
 import {
   CreateThreadBody,
@@ -193,7 +192,8 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
         await store.putThread({
           threadId,
           tenant: principal.tenant,
-          metadata: { ...body.metadata, [GRAPH_KEY]: body.graph },
+          metadata: body.metadata ?? {},
+          graph: body.graph,
           createdAt: now,
           updatedAt: now,
         });

@@ -69,6 +69,28 @@ export const threadSpecs: SpecModule = {
       expect(await saver.getThread(threadId("t1"))).toEqual(thread);
     });
 
+    spec(
+      "a thread's graph is a column: putThread and commitStep store it, every read returns it",
+      async (saver) => {
+        await saver.putThread(makeThread("t1", { graph: "support-desk", tenant: "acme" }));
+        const made = makeThread("t2", { graph: "triage", tenant: "acme", createdAt: at(1) });
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t2", checkpointId(1)), null, { thread: made }),
+        );
+        await saver.putThread(makeThread("t3", { tenant: "acme", createdAt: at(2) }));
+        expect((await saver.getThread(threadId("t1")))?.graph).toBe("support-desk");
+        expect((await saver.getThreadHead(threadId("t2"), "")).thread).toEqual(made);
+        const page = await saver.listThreads({ tenant: "acme" });
+        expect(page.items.map((t) => [t.threadId, t.graph])).toEqual([
+          ["t3", undefined],
+          ["t2", "triage"],
+          ["t1", "support-desk"],
+        ]);
+        // The graph is the caller's, not part of the metadata.
+        expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({});
+      },
+    );
+
     spec("getThread of an unknown thread is undefined", async (saver) => {
       await saver.putThread(makeThread("t1"));
       expect(await saver.getThread(threadId("nope"))).toBeUndefined();
