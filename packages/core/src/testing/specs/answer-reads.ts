@@ -20,6 +20,7 @@ import {
 import type { SpecModule } from "../suite.ts";
 import { batch, wake } from "./answers.ts";
 import { expectFencedOut, takenOver } from "./fencing.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -92,7 +93,7 @@ export const answerReadSpecs: SpecModule = {
       await saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(2)), C1));
       const before = await written(saver);
       const outcome = await saver.answerInterrupts(
-        answer({ requestId: "req-2", expectedHead: { stream: "", checkpointId: C1 } }),
+        answer({ requestId: "req-2", expectedHead: { stream: ROOT_STREAM, checkpointId: C1 } }),
       );
       expect(outcome).toEqual({
         ok: false,

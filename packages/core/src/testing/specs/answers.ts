@@ -15,6 +15,7 @@ import {
   writesResult,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -53,7 +54,7 @@ export function wake(id: string): {
   checkpointId: typeof C1;
   taskId: ReturnType<typeof taskId>;
 } {
-  return { stream: "", checkpointId: C1, taskId: taskId(`task-${id}`) };
+  return { stream: ROOT_STREAM, checkpointId: C1, taskId: taskId(`task-${id}`) };
 }
 
 async function statusOf(saver: Checkpointer, id: string): Promise<string | undefined> {
@@ -105,7 +106,10 @@ export const answerSpecs: SpecModule = {
           batch({
             answers: [{ id: interruptId("i1"), value: 1 }],
             // task-done has a writes result: waking it must not delete it.
-            wake: [wake("i1"), { stream: "", checkpointId: C1, taskId: taskId("task-done") }],
+            wake: [
+              wake("i1"),
+              { stream: ROOT_STREAM, checkpointId: C1, taskId: taskId("task-done") },
+            ],
           }),
         );
         expect(await taskIds(saver)).toEqual(["task-done", "task-i2"]);
@@ -298,7 +302,7 @@ export const answerSpecs: SpecModule = {
           batch({
             answers: [{ id: interruptId("i1"), value: 1 }],
             wake: [wake("i1")],
-            expectedHead: { stream: "", checkpointId: C1 },
+            expectedHead: { stream: ROOT_STREAM, checkpointId: C1 },
             requestId: "req-h",
           }),
         );
@@ -312,7 +316,7 @@ export const answerSpecs: SpecModule = {
         const ok = await saver.answerInterrupts(
           batch({
             answers: [{ id: interruptId("i1"), value: 1 }],
-            expectedHead: { stream: "", checkpointId: checkpointId(2) },
+            expectedHead: { stream: ROOT_STREAM, checkpointId: checkpointId(2) },
             requestId: "req-h",
           }),
         );

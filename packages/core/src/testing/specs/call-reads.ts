@@ -23,6 +23,7 @@ import {
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 import { batch, wake } from "./answers.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -50,7 +51,7 @@ async function pausedThread(saver: Checkpointer): Promise<void> {
 
 /** The answer to i1, asking for the continuation's reads at the head. */
 async function answerWithReads(saver: Checkpointer, over: Parameters<typeof batch>[0] = {}) {
-  const { checkpoint } = await saver.getThreadHead(T, "");
+  const { checkpoint } = await saver.getThreadHead(T, ROOT_STREAM);
   if (!checkpoint) throw new Error("no head");
   return saver.answerInterrupts(
     batch({
@@ -82,7 +83,7 @@ export const callReadSpecs: SpecModule = {
         expect(taken?.token).toBeTypeOf("number");
         expect((await saver.getLease(T))?.token).toBe(taken?.token);
         const reads = taken?.reads;
-        expect(reads?.head).toEqual(await saver.getThreadHead(T, ""));
+        expect(reads?.head).toEqual(await saver.getThreadHead(T, ROOT_STREAM));
         expect(reads?.request).toBeUndefined();
         expect("request" in (reads ?? {})).toBe(true);
         const pending = await saver.getPendingInterrupts(T, 1);
@@ -127,12 +128,12 @@ export const callReadSpecs: SpecModule = {
         expect(outcome.ok).toBe(true);
         if (!outcome.ok || outcome.reads === undefined) return;
         const { reads } = outcome;
-        const head = await saver.getThreadHead(T, "");
+        const head = await saver.getThreadHead(T, ROOT_STREAM);
         expect(reads.head).toEqual(head);
         // The run the answer resumed, and no pending interrupt left: read after the answer.
         expect(reads.head.run?.status).toBe("running");
         expect(reads.head.pendingInterrupts).toBe(0);
-        expect(reads.values).toEqual(await saver.getChannelValues(T, "", { n: "v1" }));
+        expect(reads.values).toEqual(await saver.getChannelValues(T, ROOT_STREAM, { n: "v1" }));
         expect(reads.kinds).toEqual(await saver.getTaskResultKinds(T, "", C1));
         expect(reads.kinds).toEqual([]);
         expect(reads.taskInterrupts).toEqual(await saver.getTaskInterrupts(T, [taskId("task-1")]));

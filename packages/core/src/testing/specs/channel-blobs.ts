@@ -12,6 +12,7 @@ import {
   threadId,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 
@@ -22,7 +23,7 @@ async function commit(
   head: CheckpointId | null,
   versions: Record<string, string>,
   blobs: ChannelBlob[],
-  stream = "",
+  stream: string = ROOT_STREAM,
 ): Promise<CheckpointId> {
   const id = checkpointId(n);
   await saver.commitStep(
@@ -40,7 +41,7 @@ export const channelBlobSpecs: SpecModule = {
         fullBlob("topic", "v1", "refunds"),
         fullBlob("count", "v1", { n: 3, list: [1, 2] }),
       ]);
-      expect(await saver.getChannelValues(T, "", { topic: "v1", count: "v1" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { topic: "v1", count: "v1" })).toEqual({
         topic: "refunds",
         count: { n: 3, list: [1, 2] },
       });
@@ -51,8 +52,12 @@ export const channelBlobSpecs: SpecModule = {
       async (saver) => {
         const c1 = await commit(saver, 1, null, { topic: "v1" }, [fullBlob("topic", "v1", "a")]);
         await commit(saver, 2, c1, { topic: "v2" }, [fullBlob("topic", "v2", "b")]);
-        expect(await saver.getChannelValues(T, "", { topic: "v1" })).toEqual({ topic: "a" });
-        expect(await saver.getChannelValues(T, "", { topic: "v2" })).toEqual({ topic: "b" });
+        expect(await saver.getChannelValues(T, ROOT_STREAM, { topic: "v1" })).toEqual({
+          topic: "a",
+        });
+        expect(await saver.getChannelValues(T, ROOT_STREAM, { topic: "v2" })).toEqual({
+          topic: "b",
+        });
       },
     );
 
@@ -63,9 +68,9 @@ export const channelBlobSpecs: SpecModule = {
       ]);
       // Step 2 rewrites only `a`; the checkpoint still references b@v1.
       await commit(saver, 2, c1, { a: "v2", b: "v1" }, [fullBlob("a", "v2", "a2")]);
-      const head = await saver.getCheckpoint(T, "");
+      const head = await saver.getCheckpoint(T, ROOT_STREAM);
       expect(head?.versions).toEqual({ a: "v2", b: "v1" });
-      expect(await saver.getChannelValues(T, "", head?.versions ?? {})).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, head?.versions ?? {})).toEqual({
         a: "a2",
         b: "b1",
       });
@@ -84,7 +89,7 @@ export const channelBlobSpecs: SpecModule = {
           { role: "ai", text: "ok" },
         ]),
       ]);
-      expect(await saver.getChannelValues(T, "", { messages: "v3" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { messages: "v3" })).toEqual({
         messages: [
           { role: "user", text: "hi" },
           { role: "ai", text: "hello" },
@@ -92,7 +97,7 @@ export const channelBlobSpecs: SpecModule = {
           { role: "ai", text: "ok" },
         ],
       });
-      expect(await saver.getChannelValues(T, "", { messages: "v2" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { messages: "v2" })).toEqual({
         messages: [
           { role: "user", text: "hi" },
           { role: "ai", text: "hello" },
@@ -107,7 +112,7 @@ export const channelBlobSpecs: SpecModule = {
           deltaBlob("log", `v${n}`, `v${n - 1}`, [n]),
         ]);
       }
-      const values = await saver.getChannelValues(T, "", { log: "v60" });
+      const values = await saver.getChannelValues(T, ROOT_STREAM, { log: "v60" });
       expect(values["log"]).toEqual(Array.from({ length: 59 }, (_, i) => i + 2));
     });
 
@@ -125,10 +130,10 @@ export const channelBlobSpecs: SpecModule = {
       await commit(saver, 4, c3, { messages: "v4" }, [
         deltaBlob("messages", "v4", "v3", ["fork-2"]),
       ]);
-      expect(await saver.getChannelValues(T, "", { messages: "v2" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { messages: "v2" })).toEqual({
         messages: ["root", "main"],
       });
-      expect(await saver.getChannelValues(T, "", { messages: "v4" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { messages: "v4" })).toEqual({
         messages: ["root", "fork", "fork-2"],
       });
     });
@@ -157,7 +162,7 @@ export const channelBlobSpecs: SpecModule = {
         const c6 = await commit(saver, 6, c5, { m: v(6) }, [fullBlob("m", v(6), ["s"])]);
         await commit(saver, 7, c6, { m: v(7, 1) }, [deltaBlob("m", v(7, 1), v(6), ["t"])]);
         const read = async (version: string) =>
-          (await saver.getChannelValues(T, "", { m: version }))["m"];
+          (await saver.getChannelValues(T, ROOT_STREAM, { m: version }))["m"];
         expect(await read(v(3, 2))).toEqual(["a", "b", "c"]);
         expect(await read(v(5, 3))).toEqual(["a", "b", "x", "y"]);
         expect(await read(v(7, 1))).toEqual(["s", "t"]);
@@ -170,8 +175,8 @@ export const channelBlobSpecs: SpecModule = {
         fullBlob("a", "v1", 1),
         fullBlob("b", "v1", 2),
       ]);
-      expect(await saver.getChannelValues(T, "", { b: "v1" })).toEqual({ b: 2 });
-      expect(await saver.getChannelValues(T, "", {})).toEqual({});
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { b: "v1" })).toEqual({ b: 2 });
+      expect(await saver.getChannelValues(T, ROOT_STREAM, {})).toEqual({});
     });
 
     spec("falsy values (0, false, empty string, null) round-trip", async (saver) => {
@@ -181,7 +186,9 @@ export const channelBlobSpecs: SpecModule = {
         fullBlob("e", "v1", ""),
         fullBlob("n", "v1", null),
       ]);
-      expect(await saver.getChannelValues(T, "", { z: "v1", f: "v1", e: "v1", n: "v1" })).toEqual({
+      expect(
+        await saver.getChannelValues(T, ROOT_STREAM, { z: "v1", f: "v1", e: "v1", n: "v1" }),
+      ).toEqual({
         z: 0,
         f: false,
         e: "",
@@ -194,7 +201,7 @@ export const channelBlobSpecs: SpecModule = {
       async (saver) => {
         await commit(saver, 1, null, { a: "v1" }, [fullBlob("a", "v1", "root")], "");
         await commit(saver, 2, null, { a: "v1" }, [fullBlob("a", "v1", "child")], "child");
-        expect(await saver.getChannelValues(T, "", { a: "v1" })).toEqual({ a: "root" });
+        expect(await saver.getChannelValues(T, ROOT_STREAM, { a: "v1" })).toEqual({ a: "root" });
         expect(await saver.getChannelValues(T, "child", { a: "v1" })).toEqual({ a: "child" });
       },
     );
@@ -202,7 +209,7 @@ export const channelBlobSpecs: SpecModule = {
     spec("a version that was never stored is a not_found error", async (saver) => {
       await commit(saver, 1, null, { a: "v1" }, [fullBlob("a", "v1", 1)]);
       const error: unknown = await saver
-        .getChannelValues(T, "", { a: "v9" })
+        .getChannelValues(T, ROOT_STREAM, { a: "v9" })
         .catch((e: unknown) => e);
       expect(ReinError.is(error) && error.code).toBe("not_found");
     });

@@ -21,11 +21,16 @@ import {
   writesResult,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 
 /** Commits a linear chain of `count` checkpoints c(1)..c(count) on the root stream. */
-async function commitChain(saver: Checkpointer, count: number, stream = ""): Promise<void> {
+async function commitChain(
+  saver: Checkpointer,
+  count: number,
+  stream: string = ROOT_STREAM,
+): Promise<void> {
   let head: CheckpointId | null = null;
   for (let n = 1; n <= count; n += 1) {
     const id = checkpointId(n);
@@ -49,26 +54,28 @@ export const checkpointSpecs: SpecModule = {
         metadata: { writes: { __input__: { x: 1 } } },
       });
       await saver.commitStep(makeCommit(checkpoint, null));
-      expect(await saver.getCheckpoint(T, "")).toEqual(checkpoint);
-      expect(await saver.getCheckpoint(T, "", checkpointId(1))).toEqual(checkpoint);
+      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toEqual(checkpoint);
+      expect(await saver.getCheckpoint(T, ROOT_STREAM, checkpointId(1))).toEqual(checkpoint);
     });
 
     spec("getCheckpoint of an empty stream or an unknown id is undefined", async (saver) => {
-      expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
       await commitChain(saver, 1);
-      expect(await saver.getCheckpoint(T, "", checkpointId(99))).toBeUndefined();
-      expect(await saver.getCheckpoint(threadId("other"), "")).toBeUndefined();
+      expect(await saver.getCheckpoint(T, ROOT_STREAM, checkpointId(99))).toBeUndefined();
+      expect(await saver.getCheckpoint(threadId("other"), ROOT_STREAM)).toBeUndefined();
     });
 
     spec(
       "the head follows each commit and older checkpoints stay readable by id",
       async (saver) => {
         await commitChain(saver, 3);
-        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(3));
-        const first = await saver.getCheckpoint(T, "", checkpointId(1));
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(3));
+        const first = await saver.getCheckpoint(T, ROOT_STREAM, checkpointId(1));
         expect(first?.id).toBe(checkpointId(1));
         expect(first?.parentId).toBeNull();
-        expect((await saver.getCheckpoint(T, "", checkpointId(2)))?.parentId).toBe(checkpointId(1));
+        expect((await saver.getCheckpoint(T, ROOT_STREAM, checkpointId(2)))?.parentId).toBe(
+          checkpointId(1),
+        );
       },
     );
 
@@ -86,11 +93,11 @@ export const checkpointSpecs: SpecModule = {
           runs: [makeRun("t1", "run-stale")],
         });
         await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(CheckpointConflictError);
-        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(2));
-        expect(await saver.getCheckpoint(T, "", checkpointId(3))).toBeUndefined();
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(2));
+        expect(await saver.getCheckpoint(T, ROOT_STREAM, checkpointId(3))).toBeUndefined();
         expect(await saver.getInterrupt(makeInterrupt("t1", "i-stale").id)).toBeUndefined();
         expect(await saver.getRun(runId("run-stale"))).toBeUndefined();
-        await expect(saver.getChannelValues(T, "", { x: "vx" })).rejects.toThrow();
+        await expect(saver.getChannelValues(T, ROOT_STREAM, { x: "vx" })).rejects.toThrow();
       },
     );
 
@@ -113,12 +120,12 @@ export const checkpointSpecs: SpecModule = {
         await expect(
           saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(1)), checkpointId(7))),
         ).rejects.toBeInstanceOf(CheckpointConflictError);
-        expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+        expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
         await commitChain(saver, 1);
         await expect(
           saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(2)), null)),
         ).rejects.toBeInstanceOf(CheckpointConflictError);
-        expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(1));
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(1));
       },
     );
 
@@ -142,8 +149,8 @@ export const checkpointSpecs: SpecModule = {
         if (r.status === "rejected") expect(r.reason).toBeInstanceOf(CheckpointConflictError);
       }
       const winner = won[0] as number;
-      expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(winner));
-      expect(await saver.listCheckpoints(T, "")).toHaveLength(2);
+      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(winner));
+      expect(await saver.listCheckpoints(T, ROOT_STREAM)).toHaveLength(2);
     });
 
     spec("streams of one thread have separate heads", async (saver) => {
@@ -151,7 +158,7 @@ export const checkpointSpecs: SpecModule = {
       await saver.commitStep(
         makeCommit(makeCheckpoint("t1", checkpointId(10), { stream: "child-run" }), null),
       );
-      expect((await saver.getCheckpoint(T, ""))?.id).toBe(checkpointId(2));
+      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(2));
       expect((await saver.getCheckpoint(T, "child-run"))?.id).toBe(checkpointId(10));
       expect((await saver.listCheckpoints(T, "child-run")).map((c) => c.id)).toEqual([
         checkpointId(10),
@@ -169,13 +176,13 @@ export const checkpointSpecs: SpecModule = {
     spec("listCheckpoints is newest first, honours limit and before", async (saver) => {
       await commitChain(saver, 5);
       const ids = async (options?: { limit?: number; before?: CheckpointId }) =>
-        (await saver.listCheckpoints(T, "", options)).map((c) => c.step);
+        (await saver.listCheckpoints(T, ROOT_STREAM, options)).map((c) => c.step);
       expect(await ids()).toEqual([4, 3, 2, 1, 0]);
       expect(await ids({ limit: 2 })).toEqual([4, 3]);
       expect(await ids({ before: checkpointId(4) })).toEqual([2, 1, 0]);
       expect(await ids({ before: checkpointId(4), limit: 2 })).toEqual([2, 1]);
       expect(await ids({ before: checkpointId(1) })).toEqual([]);
-      expect(await saver.listCheckpoints(threadId("other"), "")).toEqual([]);
+      expect(await saver.listCheckpoints(threadId("other"), ROOT_STREAM)).toEqual([]);
     });
 
     spec("a fork commit (parent older than the head) becomes the head", async (saver) => {
@@ -185,8 +192,8 @@ export const checkpointSpecs: SpecModule = {
         source: "fork",
       });
       await saver.commitStep(makeCommit(fork, checkpointId(3)));
-      expect(await saver.getCheckpoint(T, "")).toEqual(fork);
-      expect((await saver.listCheckpoints(T, "")).map((c) => c.id)).toEqual(
+      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toEqual(fork);
+      expect((await saver.listCheckpoints(T, ROOT_STREAM)).map((c) => c.id)).toEqual(
         [4, 3, 2, 1].map(checkpointId),
       );
     });
@@ -281,9 +288,9 @@ export const checkpointSpecs: SpecModule = {
         await saver.commitStep(makeCommit(checkpoint, null));
         checkpoint.versions["a"] = "mutated";
         checkpoint.metadata["writes"] = "mutated";
-        const read = await saver.getCheckpoint(T, "");
+        const read = await saver.getCheckpoint(T, ROOT_STREAM);
         if (read) read.versions["a"] = "mutated-too";
-        const again = await saver.getCheckpoint(T, "");
+        const again = await saver.getCheckpoint(T, ROOT_STREAM);
         expect(again?.versions).toEqual({ a: "v1" });
         expect(again?.metadata).toEqual({ writes: { n: 1 } });
       },

@@ -20,13 +20,14 @@ import {
   writesResult,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const C1 = checkpointId(1);
 
 /** Stores one of everything for thread `t`, on the root stream and a child stream. */
 async function populate(saver: Checkpointer, t: string): Promise<void> {
   await saver.putThread(makeThread(t, { tenant: "acme" }));
-  for (const stream of ["", "child"]) {
+  for (const stream of [ROOT_STREAM, "child"]) {
     await saver.commitStep(
       makeCommit(makeCheckpoint(t, C1, { stream, versions: { a: "v1" } }), null, {
         blobs: [fullBlob("a", "v1", `${t}-${stream}`)],
@@ -60,14 +61,14 @@ async function inventory(saver: Checkpointer, t: string): Promise<Record<string,
   return {
     thread: (await saver.getThread(id))?.threadId,
     threadListed: (await saver.listThreads({ tenant: "acme" })).items.some((x) => x.threadId === t),
-    head: (await saver.getCheckpoint(id, ""))?.id,
+    head: (await saver.getCheckpoint(id, ROOT_STREAM))?.id,
     childHead: (await saver.getCheckpoint(id, "child"))?.id,
-    history: (await saver.listCheckpoints(id, "")).length,
+    history: (await saver.listCheckpoints(id, ROOT_STREAM)).length,
     tasks: (await saver.getTaskResults(id, "", C1)).length,
     interrupts: (await saver.getThreadInterrupts(id)).length,
     listed: (await saver.listInterrupts({ threadId: id })).items.length,
     pending: (await saver.getPendingInterrupts(id, 10)).total,
-    pendingAtHead: (await saver.getThreadHead(id, "")).pendingInterrupts,
+    pendingAtHead: (await saver.getThreadHead(id, ROOT_STREAM)).pendingInterrupts,
     byId: (await saver.getInterrupt(interruptId(`${t}-i1`)))?.id,
     runs: (await saver.listRuns(id)).length,
     run: (await saver.getRun(runId(`${t}-run-`)))?.runId,
@@ -127,13 +128,15 @@ export const deleteSpecs: SpecModule = {
       async (saver) => {
         await populate(saver, "t1");
         await saver.deleteThread(threadId("t1"));
-        await expect(saver.getChannelValues(threadId("t1"), "", { a: "v1" })).rejects.toThrow();
+        await expect(
+          saver.getChannelValues(threadId("t1"), ROOT_STREAM, { a: "v1" }),
+        ).rejects.toThrow();
         await saver.commitStep(
           makeCommit(makeCheckpoint("t1", C1, { versions: { a: "v1" } }), null, {
             blobs: [fullBlob("a", "v1", "fresh")],
           }),
         );
-        expect(await saver.getChannelValues(threadId("t1"), "", { a: "v1" })).toEqual({
+        expect(await saver.getChannelValues(threadId("t1"), ROOT_STREAM, { a: "v1" })).toEqual({
           a: "fresh",
         });
         const outcome = await saver.answerInterrupts({

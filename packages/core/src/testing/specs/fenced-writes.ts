@@ -28,6 +28,7 @@ import {
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
 import { expectFencedOut, takenOver } from "./fencing.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -44,7 +45,7 @@ function answer(id: string, requestId: string): AnswerBatch {
   return {
     threadId: T,
     answers: [{ id: interruptId(id), value: true }],
-    wake: [{ stream: "", checkpointId: C1, taskId: TASK }],
+    wake: [{ stream: ROOT_STREAM, checkpointId: C1, taskId: TASK }],
     actor: "alice",
     action: "answer",
     requestId,
@@ -64,7 +65,7 @@ const CASES: Record<StoreWriteMethod, WriteCase> = {
         }),
       ),
     read: async (saver) => [
-      (await saver.getCheckpoint(T, ""))?.id,
+      (await saver.getCheckpoint(T, ROOT_STREAM))?.id,
       await saver.getRun(runId("run-c")),
     ],
   },

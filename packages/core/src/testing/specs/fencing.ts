@@ -23,6 +23,7 @@ import {
   threadId,
 } from "../fixtures.ts";
 import type { SpecModule, SpecTime } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -68,12 +69,12 @@ export const fencingSpecs: SpecModule = {
           }),
         ),
       );
-      expect((await saver.getCheckpoint(T, ""))?.id).toBe(C1);
+      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(C1);
       expect(await saver.getRun(runId("run-1"))).toBeUndefined();
       await saver.commitStep(
         makeCommit(makeCheckpoint("t1", C2, { parentId: C1 }), C1, { fence: current }),
       );
-      expect((await saver.getCheckpoint(T, ""))?.id).toBe(C2);
+      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(C2);
     });
 
     spec(
@@ -110,7 +111,7 @@ export const fencingSpecs: SpecModule = {
           saver.answerInterrupts({
             threadId: T,
             answers: [{ id: interruptId("i1"), value: true }],
-            wake: [{ stream: "", checkpointId: C1, taskId: taskId("task-1") }],
+            wake: [{ stream: ROOT_STREAM, checkpointId: C1, taskId: taskId("task-1") }],
             actor: "alice",
             action: "answer",
             requestId: "req-1",
@@ -156,7 +157,7 @@ export const fencingSpecs: SpecModule = {
       const answered = await saver.answerInterrupts({
         threadId: T,
         answers: [{ id: interruptId("i1"), value: { approved: true } }],
-        wake: [{ stream: "", checkpointId: C1, taskId: taskId("task-1") }],
+        wake: [{ stream: ROOT_STREAM, checkpointId: C1, taskId: taskId("task-1") }],
         actor: "alice",
         action: "answer",
       });

@@ -23,6 +23,7 @@ import {
   writesResult,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 const T = threadId("t1");
 const C1 = checkpointId(1);
@@ -65,7 +66,7 @@ export const serializationSpecs: SpecModule = {
           blobs: [deltaBlob("log", "v2", "v1", [rich(), 5n])],
         }),
       );
-      expect(await saver.getChannelValues(T, "", { state: "v1", log: "v2" })).toEqual({
+      expect(await saver.getChannelValues(T, ROOT_STREAM, { state: "v1", log: "v2" })).toEqual({
         state: rich(),
         log: [new Date(1), rich(), 5n],
       });
@@ -77,7 +78,7 @@ export const serializationSpecs: SpecModule = {
         next: [{ id: taskId("t-send"), node: "worker", trigger: "send:0", arg: rich() }],
       });
       await saver.commitStep(makeCommit(checkpoint, null));
-      expect(await saver.getCheckpoint(T, "")).toEqual(checkpoint);
+      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toEqual(checkpoint);
     });
 
     spec("tagged types round-trip through task writes and sends", async (saver) => {
@@ -190,7 +191,7 @@ export const serializationSpecs: SpecModule = {
             blobs: [deltaBlob("l", "v2", "v1", [untrusted, -0, undefined])],
           }),
         );
-        expect(await saver.getChannelValues(T, "", { s: "v1", l: "v2" })).toStrictEqual({
+        expect(await saver.getChannelValues(T, ROOT_STREAM, { s: "v1", l: "v2" })).toStrictEqual({
           s: state,
           l: [untrusted, untrusted, -0, undefined],
         });
@@ -207,7 +208,7 @@ export const serializationSpecs: SpecModule = {
         await expect(
           saver.putOnce(T, taskId("task-1"), "k", { when: new Date(Number.NaN) }),
         ).rejects.toBeInstanceOf(NonSerializableError);
-        expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+        expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
         expect(await saver.getOnce(T, taskId("task-1"), "k")).toBeUndefined();
       },
     );
@@ -219,11 +220,11 @@ export const serializationSpecs: SpecModule = {
         interrupts: [makeInterrupt("t1", "i1")],
       });
       await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(NonSerializableError);
-      expect(await saver.getCheckpoint(T, "")).toBeUndefined();
+      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
       expect(await saver.getInterrupt(interruptId("i1"))).toBeUndefined();
       // The stream is still empty: a corrected first commit goes through.
       await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      expect((await saver.getCheckpoint(T, ""))?.id).toBe(C1);
+      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(C1);
     });
   },
 };

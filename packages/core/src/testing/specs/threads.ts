@@ -14,6 +14,7 @@ import {
   threadId,
 } from "../fixtures.ts";
 import type { SpecModule } from "../suite.ts";
+import { ROOT_STREAM } from "../../keys.ts";
 
 async function listAll(
   saver: Checkpointer,
@@ -79,7 +80,7 @@ export const threadSpecs: SpecModule = {
         );
         await saver.putThread(makeThread("t3", { tenant: "acme", createdAt: at(2) }));
         expect((await saver.getThread(threadId("t1")))?.graph).toBe("support-desk");
-        expect((await saver.getThreadHead(threadId("t2"), "")).thread).toEqual(made);
+        expect((await saver.getThreadHead(threadId("t2"), ROOT_STREAM)).thread).toEqual(made);
         const page = await saver.listThreads({ tenant: "acme" });
         expect(page.items.map((t) => [t.threadId, t.graph])).toEqual([
           ["t3", undefined],
@@ -164,7 +165,7 @@ export const threadSpecs: SpecModule = {
       "getThreadHead reads the head checkpoint, its run, the thread, the pending count and the steering log",
       async (saver) => {
         const T = threadId("t1");
-        expect(await saver.getThreadHead(T, "")).toEqual({
+        expect(await saver.getThreadHead(T, ROOT_STREAM)).toEqual({
           checkpoint: undefined,
           run: undefined,
           thread: undefined,
@@ -195,7 +196,7 @@ export const threadSpecs: SpecModule = {
         await saver.appendSteering(first);
         await saver.appendSteering(makeSteering("t2", "s-other"));
         await saver.appendSteering(second);
-        const head = await saver.getThreadHead(T, "");
+        const head = await saver.getThreadHead(T, ROOT_STREAM);
         expect(head.steering).toEqual([first, second]);
         expect(head.checkpoint).toEqual(c2);
         expect(head.run).toEqual(run);
@@ -211,20 +212,20 @@ export const threadSpecs: SpecModule = {
         const T = threadId("t1");
         const c1 = makeCheckpoint("t1", checkpointId(1));
         await saver.commitStep(makeCommit(c1, null, { runs: [makeRun("t1", "run-1")] }));
-        const known = (await saver.getThreadHead(T, "")).checkpoint;
+        const known = (await saver.getThreadHead(T, ROOT_STREAM)).checkpoint;
         expect(known).toEqual(c1);
-        const again = await saver.getThreadHead(T, "", known);
+        const again = await saver.getThreadHead(T, ROOT_STREAM, known);
         // The very object the caller holds: nothing was decoded for it. The rest is read fresh.
         expect(again.checkpoint).toBe(known);
         expect(again.run).toMatchObject({ runId: "run-1" });
         const c2 = makeCheckpoint("t1", checkpointId(2), { parentId: c1.id });
         await saver.commitStep(makeCommit(c2, c1.id));
-        const moved = await saver.getThreadHead(T, "", known);
+        const moved = await saver.getThreadHead(T, ROOT_STREAM, known);
         expect(moved.checkpoint).not.toBe(known);
         expect(moved.checkpoint).toEqual(c2);
         // A checkpoint of another thread or stream never stands in for a head.
         await saver.commitStep(makeCommit(makeCheckpoint("t2", checkpointId(2)), null));
-        const other = await saver.getThreadHead(threadId("t2"), "", moved.checkpoint);
+        const other = await saver.getThreadHead(threadId("t2"), ROOT_STREAM, moved.checkpoint);
         expect(other.checkpoint).not.toBe(moved.checkpoint);
         expect(other.checkpoint?.threadId).toBe("t2");
         expect(
