@@ -57,6 +57,7 @@ import { RunManager } from "./run-manager.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
+import { langgraphV2 } from "./langgraph/v2/index.ts";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -354,6 +355,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
   if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
   registerLinkRoutes(app, context, options.links ?? null);
+  await app.register(langgraphV2(context), { prefix: "/langgraph" });
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
