@@ -41,7 +41,16 @@ export interface CommandScope {
   threadId: ThreadId;
 }
 
-type Handler = (scope: CommandScope, params: unknown) => Promise<Record<string, unknown>>;
+/**
+ * What a command answers: its result, and for one that starts a run the seq of the thread's last
+ * event before the run (`meta.applied_through_seq`: the client takes later events as live).
+ */
+export interface CommandOutcome {
+  result: Record<string, unknown>;
+  appliedThroughSeq?: number;
+}
+
+type Handler = (scope: CommandScope, params: unknown) => Promise<CommandOutcome>;
 
 /**
  * Validates params against a schema.
@@ -67,8 +76,9 @@ async function startAndFollow(
   thread: ThreadRecord,
   work: RunWork,
   answered?: readonly string[],
-): Promise<string> {
+): Promise<CommandOutcome> {
   const log = scope.logs.of(scope.threadId);
+  const appliedThroughSeq = log.lastSeq;
   const release = scope.logs.hold(scope.threadId);
   const finished = log.runStarted();
   const graphName =
@@ -93,7 +103,7 @@ async function startAndFollow(
     },
   });
   await active.started;
-  return active.hub.runId;
+  return { result: { run_id: active.hub.runId }, appliedThroughSeq };
 }
 
 /**
@@ -135,11 +145,7 @@ const runStart: Handler = async (scope, raw) => {
         { graph },
       );
   }
-  const runId = await startAndFollow(scope, thread, {
-    kind: "input",
-    input: params.input ?? null,
-  });
-  return { run_id: runId };
+  return startAndFollow(scope, thread, { kind: "input", input: params.input ?? null });
 };
 
 /**
@@ -213,8 +219,7 @@ const inputRespond: Handler = async (scope, raw) => {
       command: buildCommand({ resume: params.response }, true, who, undefined),
       target: { runId: interrupt.runId, namespace: interrupt.namespace, interruptId: interrupt.id },
     };
-    const runId = await startAndFollow(scope, thread, work, [interrupt.id]);
-    return { run_id: runId };
+    return startAndFollow(scope, thread, work, [interrupt.id]);
   }
   const seen = new Set<string>();
   const interrupts: Interrupt[] = [];
@@ -242,8 +247,7 @@ const inputRespond: Handler = async (scope, raw) => {
     command: buildCommand({ resumeMap }, false, who, undefined),
     target: oneAgent ? { runId: first.runId, namespace: first.namespace } : null,
   };
-  const runId = await startAndFollow(scope, thread, work, [...seen]);
-  return { run_id: runId };
+  return startAndFollow(scope, thread, work, [...seen]);
 };
 
 /** The latest run of the thread at `namespace` that can still take steering. */
@@ -279,7 +283,7 @@ const inputInject: Handler = async (scope, raw) => {
     params.message.content,
     { actor: scope.principal.subject },
   );
-  return { steering_id: record.id, run_id: run.runId };
+  return { result: { steering_id: record.id, run_id: run.runId } };
 };
 
 /** `state.get`: the values at the root, or of the sub-agent at `namespace`. */
@@ -310,7 +314,9 @@ const stateGet: Handler = async (scope, raw) => {
   const picked = params.keys
     ? Object.fromEntries(Object.entries(values).filter(([k]) => params.keys?.includes(k)))
     : values;
-  return { values: picked, ...(checkpointId ? { checkpoint: { id: checkpointId } } : {}) };
+  return {
+    result: { values: picked, ...(checkpointId ? { checkpoint: { id: checkpointId } } : {}) },
+  };
 };
 
 /** `state.listCheckpoints`: the root's checkpoints, newest first. */
@@ -330,12 +336,14 @@ const listCheckpoints: Handler = async (scope, raw) => {
     { limit: params.limit ?? 10, ...(params.before ? { before: params.before } : {}) },
   );
   return {
-    checkpoints: history.map((s) => ({
-      id: s.checkpointId,
-      timestamp: s.createdAt,
-      step: s.step,
-      metadata: s.metadata,
-    })),
+    result: {
+      checkpoints: history.map((s) => ({
+        id: s.checkpointId,
+        timestamp: s.createdAt,
+        step: s.step,
+        metadata: s.metadata,
+      })),
+    },
   };
 };
 
@@ -364,7 +372,7 @@ const getTree: Handler = async (scope, raw) => {
     metadata: { run_id: run.runId },
     children: runs.filter((r) => r.parentRunId === run.runId).map(node),
   });
-  return { tree: node(root) };
+  return { result: { tree: node(root) } };
 };
 
 const refuseSubscription: Handler = () =>

@@ -64,7 +64,9 @@ export type EventListener = (event: ProtocolEvent) => void;
 export class ThreadEventLog {
   private buffer: ProtocolEvent[] = [];
   private readonly listeners = new Set<EventListener>();
-  private seq = 0;
+  // From 1, not 0: a command reports the last seq before its run as `applied_through_seq`, and
+  // the client reads 0 there as "unknown" and then looks for the run's boundary on the stream.
+  private seq = 1;
   private runs = 0;
 
   constructor(
@@ -75,6 +77,11 @@ export class ThreadEventLog {
   /** Whether no event of the latest run is kept (a stream opened now would replay nothing). */
   get empty(): boolean {
     return this.buffer.length === 0;
+  }
+
+  /** The seq of the latest event (1 before any): what a command reports as applied through. */
+  get lastSeq(): number {
+    return this.seq;
   }
 
   /** Whether a run this layer started on the thread is still going. */

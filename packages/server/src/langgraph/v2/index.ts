@@ -103,8 +103,15 @@ function commandsRoute(ctx: ServerContext, logs: ThreadEventLogs) {
           "unknown_command",
           `Unknown command "${envelope.data.method.slice(0, 100)}". Known: ${Object.keys(COMMANDS).join(", ")}.`,
         );
-      const result = await handler({ ctx, logs, principal, threadId }, envelope.data.params);
-      const body: CommandSuccess = { type: "success", id, result };
+      const outcome = await handler({ ctx, logs, principal, threadId }, envelope.data.params);
+      const body: CommandSuccess = {
+        type: "success",
+        id,
+        result: outcome.result,
+        ...(outcome.appliedThroughSeq !== undefined
+          ? { meta: { applied_through_seq: outcome.appliedThroughSeq } }
+          : {}),
+      };
       return await reply.code(200).send(body);
     } catch (error) {
       return refuse(request, reply, error, id);

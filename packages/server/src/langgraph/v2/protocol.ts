@@ -77,6 +77,8 @@ export interface CommandSuccess {
   type: "success";
   id: number;
   result: Record<string, unknown>;
+  /** For a command that started a run: the seq of the last event before it. */
+  meta?: { applied_through_seq: number };
 }
 
 /** The answer to a command that was refused (sent with a 4xx status). */

@@ -262,6 +262,40 @@ function suite(backend: Backend): void {
       await thread.close();
     });
 
+    it("a paused thread reopened on a restarted server replays its state and pending questions, and can be answered", async () => {
+      const first = await pausedFanout("t-reopen");
+      await first.thread.close();
+      await server.close();
+      server = await startTestServer(store.store, { graphs: { ...graphs, fanout } });
+      sdk = new Client({ apiUrl: `${server.url}/langgraph`, apiKey: TOKENS["alice"]!.token });
+      base = `${server.url}/langgraph`;
+
+      const thread = sdk.threads.stream("t-reopen", { assistantId: "fanout" });
+      const seen = await thread.subscribe({ channels: ["values", "input", "lifecycle"] });
+      await until(() => thread.interrupts.length === 2, "the pending questions replayed");
+      expect(new Set((thread.interrupts as Tracked[]).map((i) => i.interruptId))).toEqual(
+        new Set([first.research.interruptId, first.refund.interruptId]),
+      );
+      expect(thread.interrupted).toBe(true);
+      await seen.unsubscribe();
+
+      const answer = await command("t-reopen", {
+        id: 3,
+        method: "input.respond",
+        params: {
+          namespace: first.refund.namespace,
+          interrupt_id: first.refund.interruptId,
+          response: "ok",
+        },
+      });
+      expect(answer.status).toBe(200);
+      // The seq before the run: the client takes every later event as live.
+      expect((answer.body["meta"] as Json)["applied_through_seq"]).toBeGreaterThan(0);
+      expect(executionsOf("t-reopen", "refund")).toBe(2);
+      expect(executionsOf("t-reopen", "research")).toBe(1);
+      await thread.close();
+    });
+
     it("a batch answers both interrupts in one resume, or none when one id is not pending", async () => {
       const { thread, research, refund } = await pausedFanout("t-batch");
       const before = await snapshotStore(store.store);
