@@ -54,10 +54,11 @@ import { webhookBackendOf } from "./webhooks/store.ts";
 import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./run-manager.ts";
-import { registerLangGraph } from "./langgraph/index.ts";
+import { LANGGRAPH_PREFIX, registerLangGraph } from "./langgraph/index.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
+import { langgraphV2 } from "./langgraph/v2/index.ts";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -361,7 +362,10 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
   if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
   registerLinkRoutes(app, context, options.links ?? null);
-  if (options.langgraph !== false) await registerLangGraph(app, context);
+  if (options.langgraph !== false) {
+    await registerLangGraph(app, context);
+    await app.register(langgraphV2(context), { prefix: LANGGRAPH_PREFIX });
+  }
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
