@@ -54,6 +54,7 @@ import { webhookBackendOf } from "./webhooks/store.ts";
 import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./run-manager.ts";
+import { registerLangGraph } from "./langgraph/index.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
 import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
@@ -144,6 +145,11 @@ export interface ServerOptions {
    * docs/metrics.md.
    */
   metrics?: MetricsOptions | false;
+  /**
+   * LangGraph's Agent Server protocol under `/langgraph` (clients take `<server>/langgraph` as
+   * their `apiUrl`; see docs/langgraph-protocol.md), or `false` to leave it off. Default: on.
+   */
+  langgraph?: boolean;
 }
 
 /** Options of a server's metrics (see docs/metrics.md). */
@@ -291,12 +297,13 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     if (!origin || !allowed.has(origin)) return;
     reply.header("access-control-allow-origin", origin);
     reply.header("vary", "origin");
-    reply.header("access-control-expose-headers", "x-request-id");
+    // Content-Location and Location name a new run to LangGraph clients (the protocol layer).
+    reply.header("access-control-expose-headers", "x-request-id, content-location, location");
     if (request.method === "OPTIONS") {
-      reply.header("access-control-allow-methods", "GET, POST, DELETE");
+      reply.header("access-control-allow-methods", "GET, POST, PATCH, PUT, DELETE");
       reply.header(
         "access-control-allow-headers",
-        "authorization, content-type, idempotency-key, last-event-id",
+        "authorization, x-api-key, content-type, idempotency-key, last-event-id",
       );
       await reply.code(204).send();
     }
@@ -354,6 +361,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   if (webhooks) registerWebhookRoutes(app, context, webhooks);
   if (options.slack) registerSlackRoutes(app, context, parseSlackConfig(options.slack, "slack"));
   registerLinkRoutes(app, context, options.links ?? null);
+  if (options.langgraph !== false) await registerLangGraph(app, context);
   if (options.consoleDir !== undefined) await registerConsole(app, options.consoleDir);
 
   const timers =
