@@ -5,7 +5,7 @@
  * time, each in a process of its own: `langgraph dev` (in memory), LangGraph's embed server on
  * Postgres, `rein serve` on SQLite and on Postgres (`/langgraph`).
  *
- *   npm run bench:protocol -- [--ops 300] [--clients 16] [--k 100] [--systems a,b] [--quick]
+ *   npm run bench:protocol -- [--ops 160] [--clients 16] [--k 100] [--systems a,b] [--quick]
  *
  * Per graph and server: start→paused (create a thread, stream the run until it pauses) and
  * resume→done (`command: { resume }`, streamed to the end), `--ops` of each by `--clients`
@@ -42,7 +42,7 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
   },
 });
-const ops = Number(values.ops ?? (values.quick ? 48 : 300));
+const ops = Number(values.ops ?? (values.quick ? 48 : 160));
 const k = Number(values.k ?? (values.quick ? 16 : 100));
 const clients = Number(values.clients);
 if (![ops, k, clients].every((n) => Number.isInteger(n) && n >= 1))

@@ -25,6 +25,11 @@ export interface PhaseFigures {
   serverCpuMs: number;
   /** CPU ms per operation of the server's Postgres backends (0 without Postgres). */
   backendCpuMs: number;
+  /**
+   * CPU ms per operation of the bench process (the SDK clients): on a small machine the
+   * clients share the cores with the server, so this is what the server could not use.
+   */
+  clientCpuMs: number;
 }
 
 /** Node executions while answering every question of K paused threads one by one. */
@@ -72,7 +77,9 @@ async function phase<T, R>(
   fn: (item: T) => Promise<R>,
 ): Promise<{ figures: PhaseFigures; results: R[] }> {
   const meter = await server.meter();
+  const client = process.cpuUsage();
   const { results, latencies, seconds } = await concurrently(items, clients, fn);
+  const clientUse = process.cpuUsage(client);
   const cpu = await meter.stop();
   return {
     results,
@@ -83,6 +90,7 @@ async function phase<T, R>(
       p99: quantile(latencies, 0.99),
       serverCpuMs: cpu.server / items.length,
       backendCpuMs: cpu.backends / items.length,
+      clientCpuMs: (clientUse.user + clientUse.system) / 1000 / items.length,
     },
   };
 }
