@@ -20,8 +20,18 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `rein serve --open` with the test graphs (`ask` among them) on an ephemeral port. */
-export function startServer(store: ServerStore): Promise<ServerProcess> {
+/** Where the server's test graphs (`ask` among them) are defined. */
+export const TEST_GRAPHS = join(REPO_ROOT, "packages/server/src/testing/graphs.ts");
+
+/**
+ * Starts `rein serve --open` on an ephemeral port, with the test graphs unless `graphs` names
+ * another module; `env` is added to the server's environment.
+ */
+export function startServer(
+  store: ServerStore,
+  graphs: string = TEST_GRAPHS,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const storeArgs =
     store.kind === "postgres"
       ? ["--postgres", store.url, "--schema", store.schema]
@@ -41,11 +51,11 @@ export function startServer(store: ServerStore): Promise<ServerProcess> {
       "--log-level",
       "silent",
       "--graphs",
-      join(REPO_ROOT, "packages/server/src/testing/graphs.ts"),
+      graphs,
       ...storeArgs,
     ],
     // The server's stderr (its open-mode warning) is not needed; errors show in the exit code.
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
   );
   let errors = "";
   child.stderr?.on("data", (c: Buffer) => {
