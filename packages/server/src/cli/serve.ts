@@ -13,6 +13,7 @@ import { deliverySettingsFromEnv } from "../webhooks/delivery.ts";
 import { webhookBackendOf } from "../webhooks/store.ts";
 import { loadNotifyConfig } from "../notify/config.ts";
 import { notifySetup } from "../notify/setup.ts";
+import { stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 
 /** Options of `rein serve`. */
@@ -99,7 +100,8 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   const { auth, host } = authFrom(options, io);
   const graphs = await loadGraphModule(graphsModule);
   const notifyConfig = loadNotifyConfig({ file: options.notify });
-  const opened = await openStore(storeOptions(options));
+  const log = stderrLog(io);
+  const opened = await openStore(storeOptions(options), log);
   const notify = notifyConfig ? notifySetup(notifyConfig, opened.store) : null;
   const webhookStore = webhookBackendOf(opened.store)?.webhooks;
   if (notify && webhookStore)
@@ -110,6 +112,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ? await startScaleOut({
         store: opened.postgres.saver,
         connectionString: opened.postgres.url,
+        log,
       })
     : null;
   const server = await createServer({
@@ -145,12 +148,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
       ? `rein serve: approval console at ${url}/\n`
       : `rein serve: no approval console: ${missingConsoleHint(consoleDir)}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const done = (): void => resolve();
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-    stop?.addEventListener("abort", done, { once: true });
-  });
+  await untilStopped(stop);
   io.err("rein serve: shutting down, draining running work...\n");
   await server.close();
   notify?.close();
