@@ -6,14 +6,14 @@ import { loadPolicies } from "../policies.ts";
 import { createServer } from "../app.ts";
 import { installedConsoleDir, missingConsoleHint } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
-import { loadGraphModule } from "../registry.ts";
+import { graphModuleClose, loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
 import { deliverySettingsFromEnv } from "../webhooks/delivery.ts";
 import { webhookBackendOf } from "../webhooks/store.ts";
 import { loadNotifyConfig } from "../notify/config.ts";
 import { notifySetup } from "../notify/setup.ts";
-import { stderrLog, untilStopped } from "./lifetime.ts";
+import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 
 /** Options of `rein serve`. */
@@ -148,10 +148,11 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
       ? `rein serve: approval console at ${url}/\n`
       : `rein serve: no approval console: ${missingConsoleHint(consoleDir)}\n`,
   );
-  await untilStopped(stop);
-  io.err("rein serve: shutting down, draining running work...\n");
+  const why = await untilStopped(stop);
+  io.err(`rein serve: ${why}: shutting down, draining running work...\n`);
   await server.close();
   notify?.close();
+  await closeGraphModule(await graphModuleClose(graphsModule), "rein serve", io);
   await scale?.stop();
   await opened.store.close();
   io.err("rein serve: stopped\n");

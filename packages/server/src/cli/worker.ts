@@ -6,7 +6,7 @@ import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
 import type { Checkpointer, InterruptId } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns } from "../background.ts";
-import { GraphRegistry, loadGraphModule } from "../registry.ts";
+import { GraphRegistry, graphModuleClose, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../run-manager.ts";
 import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
@@ -17,7 +17,7 @@ import { notifySetup, type NotifySetup } from "../notify/setup.ts";
 import { serveMetrics, type MetricsEndpoint } from "../metrics/endpoint.ts";
 import type { ReinMetrics } from "../metrics/recorder.ts";
 import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
-import { stderrLog, untilStopped } from "./lifetime.ts";
+import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -155,13 +155,14 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
   );
   io.out("worker ready\n");
-  await untilStopped(stop);
-  io.err("rein worker: shutting down, finishing running work...\n");
+  const why = await untilStopped(stop);
+  io.err(`rein worker: ${why}: shutting down, finishing running work...\n`);
   for (const timer of timers) timer.stop();
   await delivery?.stop();
   notify?.close();
   await background.stop();
   await runs.drain(30_000);
+  await closeGraphModule(await graphModuleClose(graphsModule), "rein worker", io);
   stopRelay();
   await endpoint?.close();
   wired?.metrics.close();
