@@ -4,6 +4,7 @@
  * a question that goes up an escalation ladder.
  */
 import type { Checkpointer } from "@rein/core";
+import { closeMailServers } from "./agents.ts";
 import { createFollowUp } from "./follow-up.ts";
 import { createSupportDesk } from "./support-desk.ts";
 
@@ -16,3 +17,9 @@ export const graphs = {
   /** A question with an escalation ladder (`npm start -- --notify-demo` opens one). */
   "follow-up": (store: Checkpointer) => createFollowUp(store),
 };
+
+/**
+ * The close hook `rein serve` and `rein worker` await on shutdown: the desk's MCP mail server is a
+ * child process, which would otherwise keep the stopped server alive.
+ */
+export const close = closeMailServers;

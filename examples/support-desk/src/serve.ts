@@ -136,14 +136,9 @@ const stop = (): void => {
   server.kill("SIGTERM");
   void demo?.close();
 };
-// The desk's MCP mail server keeps `rein serve` alive once it has stopped (drained, store
-// closed): end the process then, so Ctrl+C ends the demo.
-let stderr = "";
-server.stderr.on("data", (chunk: Buffer) => {
-  process.stderr.write(chunk);
-  stderr = (stderr + chunk.toString()).slice(-200);
-  if (stderr.includes("rein serve: stopped")) server.kill("SIGKILL");
-});
+// The desk's MCP mail server closes through the graph module's close hook (graphs.ts), so
+// `rein serve` ends by itself once it has stopped.
+server.stderr.pipe(process.stderr);
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 server.once("exit", (code) => process.exit(code ?? 0));

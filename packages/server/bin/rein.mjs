@@ -26,6 +26,14 @@ if (!conditioned && !existsSync(built)) {
   // of the bin's pid would leave the server running without its parent.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
     process.on(signal, () => again.kill(signal));
+  // Under npm (`npx rein serve`), npm's shell dies on SIGTERM without passing it on: when this
+  // process loses its parent, it stops the server as a signal would.
+  if (process.env.npm_command) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) again.kill("SIGTERM");
+    }, 500).unref();
+  }
   const [code, signal] = await new Promise((done) => again.on("exit", (c, s) => done([c, s])));
   process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1));
 }
@@ -40,3 +48,12 @@ process.stdout.on("error", (error) => {
 if (sources) (await import("tsx/esm/api")).register();
 const { main } = await import(sources ? "../src/cli/main.ts" : built.href);
 process.exitCode = await main(process.argv.slice(2));
+// `serve` and `worker` have shut down (drained, graph module closed, store closed): a handle that
+// something else left open must not keep a stopped process alive.
+if (["serve", "worker"].includes(process.argv[2] ?? ""))
+  setTimeout(() => {
+    process.stderr.write(
+      "rein: exiting: a handle the graph module opened still held the process (export a close hook: docs/server.md)\n",
+    );
+    process.exit();
+  }, 3000).unref();

@@ -21,10 +21,20 @@ export type ServedGraph = CompiledGraph<Schema>;
 /** Compiles a graph against the server's store. */
 export type GraphFactory = (store: Checkpointer) => ServedGraph;
 
-/** What a `--graphs` module exports. */
+/**
+ * What a `--graphs` module exports: its graphs, and optionally a close hook — a `close()`
+ * function, or a default export with `close()` or `[Symbol.asyncDispose]()` — that `rein serve`
+ * and `rein worker` await once on shutdown, after their runs have drained and before the store
+ * closes. Use it for what the graphs opened and the process must not outlive (an MCP server's
+ * child process, a client's sockets).
+ */
 export interface GraphModule {
   graphs: Record<string, GraphFactory>;
+  close?: () => void | Promise<void>;
 }
+
+/** A close hook of a graph module: resolves once what the module opened is closed. */
+export type GraphModuleClose = () => Promise<void>;
 
 /** Graphs by name, compiled against one store. */
 export class GraphRegistry {
@@ -122,4 +132,30 @@ export async function loadGraphModule(specifier: string): Promise<Record<string,
       { module: specifier },
     );
   return graphs;
+}
+
+/** `Symbol.asyncDispose` where the runtime has it. */
+const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+
+/** The callable hook of a value, when it has one: its `close()` or its `[Symbol.asyncDispose]()`. */
+function hookOf(value: unknown): (() => unknown) | null {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return null;
+  const record = value as Record<string | symbol, unknown>;
+  for (const key of ["close", ...(asyncDispose ? [asyncDispose] : [])]) {
+    const hook = record[key];
+    if (typeof hook === "function") return () => (hook as () => unknown).call(value);
+  }
+  return null;
+}
+
+/**
+ * The close hook of a graph module ({@link GraphModule}), or null when it exports none: its
+ * `close` export, else its default export's `close()` or `[Symbol.asyncDispose]()`. The module is
+ * the one {@link loadGraphModule} loaded (imports are cached).
+ */
+export async function graphModuleClose(specifier: string): Promise<GraphModuleClose | null> {
+  const mod = (await importModule(specifier)) as { close?: unknown; default?: unknown };
+  const hook =
+    typeof mod.close === "function" ? () => (mod.close as () => unknown)() : hookOf(mod.default);
+  return hook ? async () => void (await hook()) : null;
 }

@@ -2,6 +2,7 @@
  * Opening the store a server or worker runs on: a SQLite file (the default) or Postgres.
  */
 import type { Checkpointer } from "@rein/core";
+import type { BackgroundLog } from "./background.ts";
 import { PostgresSaver } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
 import { mkdirSync } from "node:fs";
@@ -20,12 +21,20 @@ export interface OpenedStore {
   where: string;
 }
 
-/** Opens (and migrates) the store. */
-export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+/**
+ * Opens (and migrates) the store. On Postgres, `log` hears of pooled connections the server
+ * closed (a restart, `pg_terminate_backend`): the pool replaces them on next use.
+ */
+export async function openStore(options: StoreOptions, log?: BackgroundLog): Promise<OpenedStore> {
   if ("postgres" in options) {
     const store = await PostgresSaver.connect({
       connectionString: options.postgres,
       ...(options.schema ? { schema: options.schema } : {}),
+      onIdleError: (error) =>
+        log?.warn(
+          { err: error },
+          "postgres: an idle pooled connection was closed; it is replaced on next use",
+        ),
     });
     const url = new URL(options.postgres);
     if (url.password) url.password = "***";

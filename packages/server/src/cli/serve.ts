@@ -6,13 +6,14 @@ import { loadPolicies } from "../policies.ts";
 import { createServer } from "../app.ts";
 import { installedConsoleDir, missingConsoleHint } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
-import { loadGraphModule } from "../registry.ts";
+import { graphModuleClose, loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
 import { deliverySettingsFromEnv } from "../webhooks/delivery.ts";
 import { webhookBackendOf } from "../webhooks/store.ts";
 import { loadNotifyConfig } from "../notify/config.ts";
 import { notifySetup } from "../notify/setup.ts";
+import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 
 /** Options of `rein serve`. */
@@ -101,7 +102,8 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   const { auth, host } = authFrom(options, io);
   const graphs = await loadGraphModule(graphsModule);
   const notifyConfig = loadNotifyConfig({ file: options.notify });
-  const opened = await openStore(storeOptions(options));
+  const log = stderrLog(io);
+  const opened = await openStore(storeOptions(options), log);
   const notify = notifyConfig ? notifySetup(notifyConfig, opened.store) : null;
   const webhookStore = webhookBackendOf(opened.store)?.webhooks;
   if (notify && webhookStore)
@@ -112,6 +114,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ? await startScaleOut({
         store: opened.postgres.saver,
         connectionString: opened.postgres.url,
+        log,
       })
     : null;
   const server = await createServer({
@@ -148,15 +151,11 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
       ? `rein serve: approval console at ${url}/\n`
       : `rein serve: no approval console: ${missingConsoleHint(consoleDir)}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const done = (): void => resolve();
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-    stop?.addEventListener("abort", done, { once: true });
-  });
-  io.err("rein serve: shutting down, draining running work...\n");
+  const why = await untilStopped(stop);
+  io.err(`rein serve: ${why}: shutting down, draining running work...\n`);
   await server.close();
   notify?.close();
+  await closeGraphModule(await graphModuleClose(graphsModule), "rein serve", io);
   await scale?.stop();
   await opened.store.close();
   io.err("rein serve: stopped\n");

@@ -5,8 +5,8 @@
 import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
 import type { Checkpointer, InterruptId } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
-import { BackgroundRuns, type BackgroundLog } from "../background.ts";
-import { GraphRegistry, loadGraphModule } from "../registry.ts";
+import { BackgroundRuns } from "../background.ts";
+import { GraphRegistry, graphModuleClose, loadGraphModule } from "../registry.ts";
 import { RunManager } from "../run-manager.ts";
 import { relayFanout, startScaleOut } from "../scale/index.ts";
 import { openStore } from "../store.ts";
@@ -17,6 +17,7 @@ import { notifySetup, type NotifySetup } from "../notify/setup.ts";
 import { serveMetrics, type MetricsEndpoint } from "../metrics/endpoint.ts";
 import type { ReinMetrics } from "../metrics/recorder.ts";
 import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
+import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { UsageError, leaseTtlMs } from "./serve.ts";
 
@@ -41,22 +42,6 @@ export interface WorkerOptions {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-
-/** The worker's log: one JSON line per entry on stderr. */
-function stderrLog(io: Io): BackgroundLog {
-  const line = (level: string) => (details: object, message: string) =>
-    io.err(
-      `${JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...flatten(details) })}\n`,
-    );
-  return { info: line("info"), warn: line("warn") };
-}
-
-/** Errors as their message (JSON.stringify drops an Error's fields). */
-function flatten(details: object): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(details).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
-  );
-}
 
 /** A metrics endpoint on a host other than loopback needs a token. */
 function checkMetricsHost(options: WorkerOptions): void {
@@ -129,12 +114,14 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   checkMetricsHost(options);
   const factories = await loadGraphModule(graphsModule);
   const notifyConfig = loadNotifyConfig({ file: options.notify });
-  const opened = await openStore({ postgres: url, schema: options.schema });
+  const log = stderrLog(io);
+  const opened = await openStore({ postgres: url, schema: options.schema }, log);
   const saver = opened.postgres?.saver;
   if (!saver) throw new UsageError("rein worker needs a Postgres store.");
   const scale = await startScaleOut({
     store: saver,
     connectionString: url,
+    log,
   });
   const ttlMs = leaseTtlMs();
   const policies = options.policies ? loadPolicies(options.policies) : {};
@@ -156,7 +143,7 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     leaseTtlMs: ttlMs,
     recover: true,
     fanout: scale.fanout,
-    log: stderrLog(io),
+    log,
   });
   background.start();
   const { delivery, notify } = await startDelivery(opened.store, notifyConfig, wired, io);
@@ -168,18 +155,14 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
   );
   io.out("worker ready\n");
-  await new Promise<void>((resolve) => {
-    const done = (): void => resolve();
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-    stop?.addEventListener("abort", done, { once: true });
-  });
-  io.err("rein worker: shutting down, finishing running work...\n");
+  const why = await untilStopped(stop);
+  io.err(`rein worker: ${why}: shutting down, finishing running work...\n`);
   for (const timer of timers) timer.stop();
   await delivery?.stop();
   notify?.close();
   await background.stop();
   await runs.drain(30_000);
+  await closeGraphModule(await graphModuleClose(graphsModule), "rein worker", io);
   stopRelay();
   await endpoint?.close();
   wired?.metrics.close();

@@ -10,6 +10,7 @@
  * saw; run events carry ids, so a gap is seen too and asked for again.
  */
 import pg from "pg";
+import type { BackgroundLog } from "../background.ts";
 import type { HubEvent } from "../hub.ts";
 
 /** A message on the fan-out channel. */
@@ -34,6 +35,9 @@ const MAX_PAYLOAD = 7500;
 /** Delays between attempts to reopen the listening connection, in ms (the last one repeats). */
 const RECONNECT_DELAYS = [50, 100, 250, 500, 1000, 2000];
 
+/** How long one attempt to open the listening connection may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 type Listener<M> = (message: M) => void;
 
 /** One LISTEN connection per process, dispatching to subscribers, reopened when it fails. */
@@ -42,6 +46,8 @@ export class PgFanout {
   private listener: pg.Client | null = null;
   private stopped = false;
   private attempt = 0;
+  /** When the listening connection was lost (for the reconnect's log line), or null. */
+  private lostAt: number | null = null;
   private readonly runListeners = new Map<string, Set<Listener<RunEventMessage>>>();
   private readonly listeners = {
     change: new Set<Listener<string>>(),
@@ -59,6 +65,7 @@ export class PgFanout {
     private readonly pool: pg.Pool,
     private readonly connectionString: string,
     schema: string,
+    private readonly log?: BackgroundLog,
   ) {
     // One channel per schema, so deployments (and tests) sharing a server do not hear each other.
     this.channel = `rein_${schema}`.slice(0, 63);
@@ -75,9 +82,14 @@ export class PgFanout {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // A bounded connect: an attempt against a host that does not answer must fail and be
+    // retried, not hang the reconnect loop.
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     // Errors of an idle client come as events; without a listener they would crash the process.
-    client.on("error", () => this.lost(client));
+    client.on("error", (error) => this.lost(client, error));
     client.on("end", () => this.lost(client));
     client.on("notification", (n) => {
       if (n.channel === this.channel && n.payload) this.receive(n.payload);
@@ -86,7 +98,9 @@ export class PgFanout {
       await client.connect();
       await client.query(`LISTEN "${this.channel}"`);
     } catch (error) {
-      await client.end().catch(() => undefined);
+      // Not awaited: `end()` of a client whose connect failed may never settle, and awaiting it
+      // stopped the reconnect loop for good.
+      client.end().catch(() => undefined);
       throw error;
     }
     if (this.stopped) {
@@ -98,9 +112,14 @@ export class PgFanout {
   }
 
   /** The listening connection failed: reopen it, then tell the process it may have missed messages. */
-  private lost(client: pg.Client): void {
+  private lost(client: pg.Client, error?: Error): void {
     if (this.listener !== client) return;
     this.listener = null;
+    this.lostAt = Date.now();
+    this.log?.warn(
+      { err: error ?? "connection ended", channel: this.channel },
+      "postgres: the listener connection was lost; reconnecting with backoff (sweeps cover the gap)",
+    );
     client.end().catch(() => undefined);
     this.reconnectLater();
   }
@@ -111,11 +130,25 @@ export class PgFanout {
     this.attempt += 1;
     setTimeout(() => {
       if (this.stopped) return;
+      const attempts = this.attempt;
       this.connect().then(
         () => {
-          if (this.listener) for (const l of this.listeners.reconnect) l();
+          if (!this.listener) return;
+          this.log?.info(
+            { attempts, downMs: Date.now() - (this.lostAt ?? Date.now()) },
+            "postgres: the listener connection reconnected",
+          );
+          for (const l of this.listeners.reconnect) l();
         },
-        () => this.reconnectLater(),
+        (error: unknown) => {
+          // One line per few attempts: an outage of minutes must not flood the log.
+          if (this.attempt % 10 === 0)
+            this.log?.warn(
+              { err: error, attempts: this.attempt },
+              "postgres: the listener is still reconnecting",
+            );
+          this.reconnectLater();
+        },
       );
     }, delay).unref();
   }

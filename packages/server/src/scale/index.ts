@@ -5,6 +5,7 @@
  * on SQLite and Postgres, so nothing here decides what runs.
  */
 import type { PostgresSaver } from "@rein/postgres";
+import type { BackgroundLog } from "../background.ts";
 import type { RunManager, RunMirror } from "../run-manager.ts";
 import { PgFanout } from "./fanout.ts";
 
@@ -15,6 +16,8 @@ export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
 export interface ScaleOutOptions {
   store: PostgresSaver;
   connectionString: string;
+  /** Hears the listening connection's losses and reconnects. */
+  log?: BackgroundLog | undefined;
 }
 
 /** The scale-out parts of one process. */
@@ -27,7 +30,12 @@ export interface ScaleOut {
 
 /** Starts the fan-out listener. */
 export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut> {
-  const fanout = new PgFanout(options.store.pool, options.connectionString, options.store.schema);
+  const fanout = new PgFanout(
+    options.store.pool,
+    options.connectionString,
+    options.store.schema,
+    options.log,
+  );
   await fanout.start();
   return {
     fanout,

@@ -207,3 +207,12 @@ export const graphs: Record<string, GraphFactory> = {
   ledger,
   "approve-then-charge": approveThenCharge,
 };
+
+/**
+ * The module's close hook (see `GraphModule`): a process shutting down calls it once, which the
+ * lifecycle tests see as a line in the file `REIN_TEST_CLOSED` names.
+ */
+export function close(): void {
+  const file = process.env["REIN_TEST_CLOSED"];
+  if (file) appendFileSync(file, `closed ${process.pid}\n`);
+}
