@@ -29,7 +29,8 @@ export function clusterUnavailableReason(): string | null {
   return null;
 }
 
-function postgresUser(): { uid: number; gid: number } | null {
+/** The uid and gid of the `postgres` user, which servers started by a root test run as. */
+export function postgresUser(): { uid: number; gid: number } | null {
   try {
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
@@ -52,22 +53,45 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free TCP port on 127.0.0.1 among `from`..`to` (for tests given a range of their own). */
+export async function freePortIn(from: number, to: number): Promise<number> {
+  for (let port = from; port <= to; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${from}..${to}`);
+}
+
+/** Options of {@link ThrowawayCluster.create}. */
+export interface ClusterOptions {
+  /** Its port; default: one the kernel says is free. */
+  port?: number;
+  /** The addresses it listens on (`listen_addresses`); default `127.0.0.1`. */
+  listen?: string;
+}
+
 /** A cluster in its own directory on its own port. */
 export class ThrowawayCluster {
   private constructor(
     readonly dir: string,
     readonly port: number,
     private readonly bin: string,
+    private readonly listen = "127.0.0.1",
   ) {}
 
   /** Runs `initdb` in a fresh temp dir (as the `postgres` user when the test runs as root). */
-  static async create(): Promise<ThrowawayCluster> {
+  static async create(options: ClusterOptions = {}): Promise<ThrowawayCluster> {
     const bin = findPostgresBin();
     if (!bin) throw new Error("initdb not found");
     const dir = mkdtempSync(join(tmpdir(), "rein-pg-cluster-"));
     const owner = process.getuid?.() === 0 ? postgresUser() : null;
     if (owner) chownSync(dir, owner.uid, owner.gid);
-    const cluster = new ThrowawayCluster(dir, await freePort(), bin);
+    const port = options.port ?? (await freePort());
+    const cluster = new ThrowawayCluster(dir, port, bin, options.listen);
     cluster.run("initdb", [
       "-D",
       cluster.data,
@@ -100,7 +124,7 @@ export class ThrowawayCluster {
       join(this.dir, "server.log"),
       "-w",
       "-o",
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=${this.listen} -c fsync=off`,
       "start",
     ]);
   }

@@ -2,22 +2,48 @@
  * Opening the store a server or worker runs on: a SQLite file (the default) or Postgres.
  */
 import type { Checkpointer } from "@rein/core";
-import { PostgresSaver } from "@rein/postgres";
+import { PostgresSaver, pooledUrl } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** Where the store is. */
-export type StoreOptions = { postgres: string; schema?: string | undefined } | { db: string };
+export type StoreOptions =
+  | {
+      postgres: string;
+      schema?: string | undefined;
+      /** A direct URL for LISTEN (`--listen-url` / `REIN_LISTEN_URL`), see {@link listenUrlOf}. */
+      listenUrl?: string | undefined;
+    }
+  | { db: string };
 
 /** An open store and its kind. */
 export interface OpenedStore {
   store: Checkpointer;
   kind: "sqlite" | "postgres";
-  /** The Postgres saver and its URL when `kind` is `postgres` (for scale-out). */
-  postgres: { saver: PostgresSaver; url: string } | null;
+  /**
+   * The Postgres saver and its URL when `kind` is `postgres` (for scale-out), with the URL the
+   * process LISTENs on, or null when it must not LISTEN (see {@link listenUrlOf}).
+   */
+  postgres: { saver: PostgresSaver; url: string; listenUrl: string | null } | null;
   /** Where, with any password masked. */
   where: string;
+}
+
+/**
+ * Where this process LISTENs for the other processes' notices: the direct URL it was given
+ * (`--listen-url` / `REIN_LISTEN_URL`), else the store's own URL — unless that goes through a
+ * transaction-mode pooler (`pgbouncer=true`), which cannot carry LISTEN (the session that
+ * listens is handed to other clients between transactions): then null, and the process finds
+ * other processes' work with its periodic sweep instead.
+ */
+export function listenUrlOf(options: {
+  postgres: string;
+  listenUrl?: string | undefined;
+}): string | null {
+  const direct = options.listenUrl ?? (process.env["REIN_LISTEN_URL"] || undefined);
+  if (direct !== undefined) return pooledUrl(direct).connectionString;
+  return pooledUrl(options.postgres).pooled ? null : options.postgres;
 }
 
 /** Opens (and migrates) the store. */
@@ -33,7 +59,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       store,
       kind: "postgres",
       where: url.toString(),
-      postgres: { saver: store, url: options.postgres },
+      postgres: { saver: store, url: options.postgres, listenUrl: listenUrlOf(options) },
     };
   }
   mkdirSync(dirname(options.db), { recursive: true });

@@ -14,7 +14,11 @@ export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
 /** Options of {@link startScaleOut}. */
 export interface ScaleOutOptions {
   store: PostgresSaver;
-  connectionString: string;
+  /**
+   * The URL to LISTEN on, or null for none (a transaction-mode pooler without a direct URL):
+   * this process then still publishes, but hears nothing, and its sweep finds queued runs.
+   */
+  connectionString: string | null;
 }
 
 /** The scale-out parts of one process. */
@@ -25,10 +29,14 @@ export interface ScaleOut {
   stop(): Promise<void>;
 }
 
-/** Starts the fan-out listener. */
+/** Starts the fan-out listener (when there is a URL to listen on). */
 export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut> {
-  const fanout = new PgFanout(options.store.pool, options.connectionString, options.store.schema);
-  await fanout.start();
+  const fanout = new PgFanout(
+    options.store.pool,
+    options.connectionString ?? "",
+    options.store.schema,
+  );
+  if (options.connectionString !== null) await fanout.start();
   return {
     fanout,
     mirror: {
