@@ -72,6 +72,8 @@ export interface ClusterOptions {
   port?: number;
   /** The addresses it listens on (`listen_addresses`); default `127.0.0.1`. */
   listen?: string;
+  /** Server settings given at start (`-c name=value`), e.g. `synchronous_standby_names`. */
+  settings?: Record<string, string>;
 }
 
 /** A cluster in its own directory on its own port. */
@@ -80,7 +82,7 @@ export class ThrowawayCluster {
     readonly dir: string,
     readonly port: number,
     private readonly bin: string,
-    private readonly listen = "127.0.0.1",
+    private readonly options: ClusterOptions = {},
   ) {}
 
   /** Runs `initdb` in a fresh temp dir (as the `postgres` user when the test runs as root). */
@@ -91,7 +93,7 @@ export class ThrowawayCluster {
     const owner = process.getuid?.() === 0 ? postgresUser() : null;
     if (owner) chownSync(dir, owner.uid, owner.gid);
     const port = options.port ?? (await freePort());
-    const cluster = new ThrowawayCluster(dir, port, bin, options.listen);
+    const cluster = new ThrowawayCluster(dir, port, bin, options);
     cluster.run("initdb", [
       "-D",
       cluster.data,
@@ -103,6 +105,39 @@ export class ThrowawayCluster {
       "--no-sync",
     ]);
     return cluster;
+  }
+
+  /**
+   * A streaming replica of `primary` (which must run): `pg_basebackup -R` into a fresh directory,
+   * not started.
+   */
+  static async replicaOf(
+    primary: ThrowawayCluster,
+    options: ClusterOptions = {},
+  ): Promise<ThrowawayCluster> {
+    const bin = findPostgresBin();
+    if (!bin) throw new Error("pg_basebackup not found");
+    const dir = mkdtempSync(join(tmpdir(), "rein-pg-replica-"));
+    const owner = process.getuid?.() === 0 ? postgresUser() : null;
+    if (owner) chownSync(dir, owner.uid, owner.gid);
+    const port = options.port ?? (await freePort());
+    const replica = new ThrowawayCluster(dir, port, bin, options);
+    replica.run("pg_basebackup", [
+      ...["-D", replica.data, "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"],
+      ...[
+        "-R",
+        "-X",
+        "stream",
+        "-d",
+        `host=127.0.0.1 port=${primary.port} user=postgres application_name=replica`,
+      ],
+    ]);
+    return replica;
+  }
+
+  /** Promotes a replica to primary and waits until it accepts writes. */
+  promote(): void {
+    this.run("pg_ctl", ["-D", this.data, "-w", "promote"]);
   }
 
   /** The data directory. */
@@ -124,7 +159,11 @@ export class ThrowawayCluster {
       join(this.dir, "server.log"),
       "-w",
       "-o",
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=${this.listen} -c fsync=off`,
+      [
+        `-p ${this.port} -k ${this.dir} -c listen_addresses=${this.options.listen ?? "127.0.0.1"}`,
+        "-c fsync=off",
+        ...Object.entries(this.options.settings ?? {}).map(([k, v]) => `-c ${k}=${v}`),
+      ].join(" "),
       "start",
     ]);
   }

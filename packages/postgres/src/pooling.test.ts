@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pooledUrl } from "./pooling.ts";
+import { hostList, pooledUrl } from "./pooling.ts";
 
 describe("pooledUrl", () => {
   it("takes pgbouncer=true out of the URL the driver sees and says the URL is pooled", () => {
@@ -15,5 +15,23 @@ describe("pooledUrl", () => {
       pooled: false,
     });
     expect(pooledUrl("postgres://h/app?pgbouncer=false").pooled).toBe(false);
+  });
+});
+
+describe("hostList", () => {
+  it("splits a multi-host URL into one URL per host and reads target_session_attrs", () => {
+    expect(
+      hostList("postgres://u:p@a:5432,b:5433/app?target_session_attrs=read-write&sslmode=require"),
+    ).toEqual({
+      urls: [
+        "postgres://u:p@a:5432/app?sslmode=require",
+        "postgres://u:p@b:5433/app?sslmode=require",
+      ],
+      readWrite: true,
+    });
+  });
+
+  it("is null for a URL with one host", () => {
+    expect(hostList("postgres://u@a:5432/app")).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
  * Opening the store a server or worker runs on: a SQLite file (the default) or Postgres.
  */
 import type { Checkpointer } from "@rein/core";
-import { PostgresSaver, pooledUrl } from "@rein/postgres";
+import { PostgresSaver, hostList, pooledUrl } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -34,8 +34,9 @@ export interface OpenedStore {
  * Where this process LISTENs for the other processes' notices: the direct URL it was given
  * (`--listen-url` / `REIN_LISTEN_URL`), else the store's own URL — unless that goes through a
  * transaction-mode pooler (`pgbouncer=true`), which cannot carry LISTEN (the session that
- * listens is handed to other clients between transactions): then null, and the process finds
- * other processes' work with its periodic sweep instead.
+ * listens is handed to other clients between transactions), or names several hosts (the
+ * listening client takes one URL): then null, and the process finds other processes' work with
+ * its periodic sweep instead.
  */
 export function listenUrlOf(options: {
   postgres: string;
@@ -43,7 +44,13 @@ export function listenUrlOf(options: {
 }): string | null {
   const direct = options.listenUrl ?? (process.env["REIN_LISTEN_URL"] || undefined);
   if (direct !== undefined) return pooledUrl(direct).connectionString;
-  return pooledUrl(options.postgres).pooled ? null : options.postgres;
+  const { connectionString, pooled } = pooledUrl(options.postgres);
+  return pooled || hostList(connectionString) ? null : options.postgres;
+}
+
+/** A Postgres URL with its password masked; a multi-host URL is not a WHATWG URL, so by pattern. */
+function maskPassword(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/, "$1:***@");
 }
 
 /** Opens (and migrates) the store. */
@@ -53,12 +60,10 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       connectionString: options.postgres,
       ...(options.schema ? { schema: options.schema } : {}),
     });
-    const url = new URL(options.postgres);
-    if (url.password) url.password = "***";
     return {
       store,
       kind: "postgres",
-      where: url.toString(),
+      where: maskPassword(options.postgres),
       postgres: { saver: store, url: options.postgres, listenUrl: listenUrlOf(options) },
     };
   }

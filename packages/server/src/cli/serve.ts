@@ -61,7 +61,7 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Said at start by a process that has no LISTEN connection. */
 export const NO_LISTEN =
-  "no LISTEN connection: the Postgres URL goes through a transaction-mode pooler (pgbouncer=true) and no --listen-url (REIN_LISTEN_URL) names a direct one; other processes' queued runs are found by the sweep (four times per lease), and joins of runs executing elsewhere get their events at the run's end.";
+  "no LISTEN connection: the Postgres URL goes through a transaction-mode pooler (pgbouncer=true) or names several hosts, and no --listen-url (REIN_LISTEN_URL) names a direct one; other processes' queued runs are found by the sweep (four times per lease), and joins of runs executing elsewhere get their events at the run's end.";
 
 /** Thrown for a wrong command line; main prints it and exits with {@link ExitCode.USAGE}. */
 export class UsageError extends Error {}

@@ -38,6 +38,8 @@ export interface ProcPlacement {
   name?: string;
   /** Extra environment. */
   env?: Record<string, string>;
+  /** Extra arguments. */
+  args?: string[];
 }
 
 /** Lines of a JSON Lines ledger file. */
@@ -82,6 +84,7 @@ export class Deployment {
       ...args,
       ...["--postgres", at.url ?? this.url, "--schema", this.schema, "--graphs", TEST_GRAPHS],
       ...(at.listenUrl ? ["--listen-url", at.listenUrl] : []),
+      ...(at.args ?? []),
     ];
     const [command, ...rest] = [...(at.prefix ?? []), process.execPath, REIN_BIN, ...argv];
     const child = spawn(command!, rest, {
