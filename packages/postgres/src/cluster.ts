@@ -29,7 +29,8 @@ export function clusterUnavailableReason(): string | null {
   return null;
 }
 
-function postgresUser(): { uid: number; gid: number } | null {
+/** The uid and gid of the `postgres` user, which servers started by a root test run as. */
+export function postgresUser(): { uid: number; gid: number } | null {
   try {
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
@@ -52,22 +53,47 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free TCP port on 127.0.0.1 among `from`..`to` (for tests given a range of their own). */
+export async function freePortIn(from: number, to: number): Promise<number> {
+  for (let port = from; port <= to; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${from}..${to}`);
+}
+
+/** Options of {@link ThrowawayCluster.create}. */
+export interface ClusterOptions {
+  /** Its port; default: one the kernel says is free. */
+  port?: number;
+  /** The addresses it listens on (`listen_addresses`); default `127.0.0.1`. */
+  listen?: string;
+  /** Server settings given at start (`-c name=value`), e.g. `synchronous_standby_names`. */
+  settings?: Record<string, string>;
+}
+
 /** A cluster in its own directory on its own port. */
 export class ThrowawayCluster {
   private constructor(
     readonly dir: string,
     readonly port: number,
     private readonly bin: string,
+    private readonly options: ClusterOptions = {},
   ) {}
 
   /** Runs `initdb` in a fresh temp dir (as the `postgres` user when the test runs as root). */
-  static async create(): Promise<ThrowawayCluster> {
+  static async create(options: ClusterOptions = {}): Promise<ThrowawayCluster> {
     const bin = findPostgresBin();
     if (!bin) throw new Error("initdb not found");
     const dir = mkdtempSync(join(tmpdir(), "rein-pg-cluster-"));
     const owner = process.getuid?.() === 0 ? postgresUser() : null;
     if (owner) chownSync(dir, owner.uid, owner.gid);
-    const cluster = new ThrowawayCluster(dir, await freePort(), bin);
+    const port = options.port ?? (await freePort());
+    const cluster = new ThrowawayCluster(dir, port, bin, options);
     cluster.run("initdb", [
       "-D",
       cluster.data,
@@ -79,6 +105,39 @@ export class ThrowawayCluster {
       "--no-sync",
     ]);
     return cluster;
+  }
+
+  /**
+   * A streaming replica of `primary` (which must run): `pg_basebackup -R` into a fresh directory,
+   * not started.
+   */
+  static async replicaOf(
+    primary: ThrowawayCluster,
+    options: ClusterOptions = {},
+  ): Promise<ThrowawayCluster> {
+    const bin = findPostgresBin();
+    if (!bin) throw new Error("pg_basebackup not found");
+    const dir = mkdtempSync(join(tmpdir(), "rein-pg-replica-"));
+    const owner = process.getuid?.() === 0 ? postgresUser() : null;
+    if (owner) chownSync(dir, owner.uid, owner.gid);
+    const port = options.port ?? (await freePort());
+    const replica = new ThrowawayCluster(dir, port, bin, options);
+    replica.run("pg_basebackup", [
+      ...["-D", replica.data, "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"],
+      ...[
+        "-R",
+        "-X",
+        "stream",
+        "-d",
+        `host=127.0.0.1 port=${primary.port} user=postgres application_name=replica`,
+      ],
+    ]);
+    return replica;
+  }
+
+  /** Promotes a replica to primary and waits until it accepts writes. */
+  promote(): void {
+    this.run("pg_ctl", ["-D", this.data, "-w", "promote"]);
   }
 
   /** The data directory. */
@@ -100,7 +159,11 @@ export class ThrowawayCluster {
       join(this.dir, "server.log"),
       "-w",
       "-o",
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      [
+        `-p ${this.port} -k ${this.dir} -c listen_addresses=${this.options.listen ?? "127.0.0.1"}`,
+        "-c fsync=off",
+        ...Object.entries(this.options.settings ?? {}).map(([k, v]) => `-c ${k}=${v}`),
+      ].join(" "),
       "start",
     ]);
   }

@@ -24,5 +24,13 @@
 export { PostgresSaver } from "./saver.ts";
 export { PostgresWebhooks } from "./webhooks.ts";
 export type { PostgresSaverOptions } from "./saver.ts";
+export {
+  POOLED_URL_PARAM,
+  UnnamedStatementClient,
+  hostList,
+  multiHostClient,
+  pooledUrl,
+} from "./pooling.ts";
+export type { HostList, StatementMode } from "./pooling.ts";
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";

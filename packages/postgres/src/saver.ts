@@ -1,7 +1,7 @@
 /**
  * {@link PostgresSaver}: the checkpointer for production and for many processes on many machines.
  */
-import pg from "pg";
+import type pg from "pg";
 import {
   jsonSerializer,
   type AuditRecord,
@@ -67,6 +67,7 @@ import {
 } from "./codec.ts";
 import { migrate, quoteSchema } from "./migrations.ts";
 import { checked, guarded } from "./connection.ts";
+import { storePool, type StatementMode } from "./pooling.ts";
 import { auditQuery, interruptCountQuery, interruptsQuery, threadsQuery } from "./queries.ts";
 import {
   decodeContinuation,
@@ -90,6 +91,14 @@ export type PostgresSaverOptions = (
    * dropped and replaced on next use). Default: ignored.
    */
   onIdleError?: (error: Error) => void;
+  /**
+   * `"unnamed"` sends every statement unnamed, as a transaction-mode pooler (PgBouncer) needs:
+   * named prepared statements live on one server connection, and the pooler hands each
+   * transaction another. Default: `"unnamed"` when the connection string says `pgbouncer=true`,
+   * else `"named"`. Applies to the pool the saver creates; for a pool of your own, give it
+   * `Client: UnnamedStatementClient`.
+   */
+  statements?: StatementMode;
 };
 
 /**
@@ -127,7 +136,7 @@ export class PostgresSaver implements Checkpointer {
     this.schema = options.schema ?? "rein";
     this.#s = quoteSchema(this.schema);
     this.#ownsPool = options.pool === undefined;
-    this.pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+    this.pool = options.pool ?? storePool(options.connectionString, options.statements);
     // An idle pooled connection closed by the server (restart, failover, pg_terminate_backend)
     // emits 'error' on the pool; unheard, that kills the process. The pool drops the client and
     // the next query opens a new one, so the event only needs a listener.

@@ -116,4 +116,11 @@ export class SharedSchemaSavers {
   }
 }
 
-export { ThrowawayCluster, clusterUnavailableReason, freePort } from "./cluster.ts";
+export {
+  ThrowawayCluster,
+  clusterUnavailableReason,
+  freePort,
+  freePortIn,
+  type ClusterOptions,
+} from "./cluster.ts";
+export { ThrowawayBouncer, bouncerConfig, bouncerUnavailableReason } from "./bouncer.ts";

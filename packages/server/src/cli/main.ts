@@ -47,6 +47,8 @@ Processes:
               [--notify FILE] [--metrics-port PORT [--metrics-host 127.0.0.1]
               [--metrics-token TOKEN] [--metrics-process]]
               runs queued background runs, takes over runs of dead processes, fires deadlines
+  Both, on Postgres: --listen-url URL (or $REIN_LISTEN_URL) is a direct connection for LISTEN
+              when --postgres goes through PgBouncer in transaction mode (?pgbouncer=true)
 
 Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSON):
   rein threads                                      threads of your tenant
@@ -121,6 +123,7 @@ const OPTIONS = {
   subgraphs: { type: "boolean", default: false },
   concurrency: { type: "string" },
   schema: { type: "string" },
+  "listen-url": { type: "string" },
   tenant: { type: "string" },
   "audit-key": { type: "string" },
   "metrics-token": { type: "string" },
@@ -185,6 +188,7 @@ export async function main(
             noLangGraph: v["no-langgraph"],
             logLevel: v["log-level"] ?? "info",
             schema: v.schema,
+            listenUrl: v["listen-url"],
             concurrency: int("concurrency", v.concurrency) ?? 2,
             auditKey: v["audit-key"] ?? process.env["REIN_AUDIT_KEY"],
             metricsToken: v["metrics-token"] ?? (process.env["REIN_METRICS_TOKEN"] || undefined),
@@ -199,6 +203,7 @@ export async function main(
           {
             postgres: v.postgres,
             schema: v.schema,
+            listenUrl: v["listen-url"],
             graphs: v.graphs,
             policies: v.policies,
             notify: v.notify,

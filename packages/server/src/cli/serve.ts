@@ -36,6 +36,8 @@ export interface ServeOptions {
   logLevel: string;
   /** Postgres schema of the store. */
   schema?: string | undefined;
+  /** A direct Postgres URL for LISTEN when `--postgres` goes through PgBouncer (`--listen-url`). */
+  listenUrl?: string | undefined;
   /** Background runs this process executes at once (on Postgres 0: only accept them). */
   concurrency: number;
   /** HMAC key of the audit chains' signed heads (`--audit-key` or `REIN_AUDIT_KEY`). */
@@ -60,6 +62,10 @@ export function leaseTtlMs(): number {
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
+/** Said at start by a process that has no LISTEN connection. */
+export const NO_LISTEN =
+  "no LISTEN connection: the Postgres URL goes through a transaction-mode pooler (pgbouncer=true) or names several hosts, and no --listen-url (REIN_LISTEN_URL) names a direct one; other processes' queued runs are found by the sweep (four times per lease), and joins of runs executing elsewhere get their events at the run's end.";
+
 /** Thrown for a wrong command line; main prints it and exits with {@link ExitCode.USAGE}. */
 export class UsageError extends Error {}
 
@@ -68,10 +74,13 @@ export function storeOptions(options: {
   db?: string | undefined;
   postgres?: string | undefined;
   schema?: string | undefined;
+  listenUrl?: string | undefined;
 }): StoreOptions {
   if (options.db && options.postgres) throw new UsageError("Pass --db or --postgres, not both.");
   const postgres = options.postgres ?? (options.db ? undefined : process.env["REIN_POSTGRES_URL"]);
-  return postgres ? { postgres, schema: options.schema } : { db: options.db ?? ".rein/rein.db" };
+  return postgres
+    ? { postgres, schema: options.schema, listenUrl: options.listenUrl }
+    : { db: options.db ?? ".rein/rein.db" };
 }
 
 function authFrom(options: ServeOptions, io: Io): { auth: AuthConfig; host: string } {
@@ -113,10 +122,11 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   const scale = opened.postgres
     ? await startScaleOut({
         store: opened.postgres.saver,
-        connectionString: opened.postgres.url,
+        connectionString: opened.postgres.listenUrl,
         log,
       })
     : null;
+  if (opened.postgres?.listenUrl === null) io.err(`rein serve: ${NO_LISTEN}\n`);
   const server = await createServer({
     ...(scale ? { scale } : {}),
     store: opened.store,

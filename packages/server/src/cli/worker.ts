@@ -19,12 +19,14 @@ import type { ReinMetrics } from "../metrics/recorder.ts";
 import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
 import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
-import { UsageError, leaseTtlMs } from "./serve.ts";
+import { NO_LISTEN, UsageError, leaseTtlMs } from "./serve.ts";
 
 /** Options of `rein worker`. */
 export interface WorkerOptions {
   postgres?: string | undefined;
   schema?: string | undefined;
+  /** A direct Postgres URL for LISTEN when `--postgres` goes through PgBouncer (`--listen-url`). */
+  listenUrl?: string | undefined;
   graphs?: string | undefined;
   concurrency: number;
   /** A JSON file of default approval policies per graph (as `rein serve --policies`). */
@@ -115,14 +117,18 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   const factories = await loadGraphModule(graphsModule);
   const notifyConfig = loadNotifyConfig({ file: options.notify });
   const log = stderrLog(io);
-  const opened = await openStore({ postgres: url, schema: options.schema }, log);
+  const opened = await openStore(
+    { postgres: url, schema: options.schema, listenUrl: options.listenUrl },
+    log,
+  );
   const saver = opened.postgres?.saver;
   if (!saver) throw new UsageError("rein worker needs a Postgres store.");
   const scale = await startScaleOut({
     store: saver,
-    connectionString: url,
+    connectionString: opened.postgres?.listenUrl ?? null,
     log,
   });
+  if (!scale.fanout.listening) io.err(`rein worker: ${NO_LISTEN}\n`);
   const ttlMs = leaseTtlMs();
   const policies = options.policies ? loadPolicies(options.policies) : {};
   // The deadline timers and the runs of this worker answer through the wired store: counted.

@@ -15,7 +15,11 @@ export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
 /** Options of {@link startScaleOut}. */
 export interface ScaleOutOptions {
   store: PostgresSaver;
-  connectionString: string;
+  /**
+   * The URL to LISTEN on, or null for none (a transaction-mode pooler without a direct URL):
+   * this process then still publishes, but hears nothing, and its sweep finds queued runs.
+   */
+  connectionString: string | null;
   /** Hears the listening connection's losses and reconnects. */
   log?: BackgroundLog | undefined;
 }
@@ -28,15 +32,15 @@ export interface ScaleOut {
   stop(): Promise<void>;
 }
 
-/** Starts the fan-out listener. */
+/** Starts the fan-out listener (when there is a URL to listen on). */
 export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut> {
   const fanout = new PgFanout(
     options.store.pool,
-    options.connectionString,
+    options.connectionString ?? "",
     options.store.schema,
     options.log,
   );
-  await fanout.start();
+  if (options.connectionString !== null) await fanout.start();
   return {
     fanout,
     mirror: {
