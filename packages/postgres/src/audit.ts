@@ -95,7 +95,29 @@ export class AuditChains implements AuditChainSource {
   decodeId(content: string): string | null {
     return auditRecordId(this.#serializer, content);
   }
+
+  async legacyUntil(): Promise<number> {
+    const rows = await this.#rows<{ value: string }>(this.#sql.auditLegacyUntil, []);
+    return rows[0] === undefined ? 0 : Number(rows[0].value);
+  }
 }
+
+/**
+ * Migration 12: facts about the store itself, one row each. The first is where the audit chain
+ * began: the sequence number of the newest line written before it. A schema created with the
+ * chain records 0, so a line whose chain fields were erased is never taken for one older than the
+ * chain (docs/audit.md). A schema upgraded from before the chain keeps its unchained lines legacy.
+ */
+export const auditLegacyUntilMigration = (s: string): string => `
+  CREATE TABLE ${s}.store_settings (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+  );
+  INSERT INTO ${s}.store_settings (key, value) VALUES ('audit_legacy_until', coalesce(
+    (SELECT min(seq) - 1 FROM ${s}.audit WHERE n IS NOT NULL),
+    (SELECT max(seq) FROM ${s}.audit),
+    0)::text);
+`;
 
 /** A chain row as the verifier reads it (bigints arrive as strings). */
 function chainEntry(row: ChainRow): AuditChainEntry {

@@ -74,6 +74,7 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
         "runs",
         "schema_migrations",
         "steering",
+        "store_settings",
         "task_results",
         "threads",
         "webhook_attempts",

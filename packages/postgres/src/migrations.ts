@@ -10,7 +10,7 @@
 import type { Pool } from "pg";
 import { guarded, storeError } from "./connection.ts";
 import { approvalFunctions, TASK_OUTCOME } from "./approval-functions.ts";
-import { auditChainMigration } from "./audit.ts";
+import { auditChainMigration, auditLegacyUntilMigration } from "./audit.ts";
 import { SchemaVersionError } from "@rein/core";
 import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
@@ -243,6 +243,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     name: "thread graph column",
     sql: (s) => THREAD_GRAPH_COLUMN(s),
+  },
+  {
+    version: 12,
+    name: "where the audit chain began",
+    sql: (s) => auditLegacyUntilMigration(s),
   },
 ];
 

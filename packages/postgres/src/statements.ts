@@ -335,6 +335,10 @@ export function statementsFor(s: string) {
     ),
 
     // Signed heads of audit chains, one row per thread, replaced as the head moves.
+    auditLegacyUntil: named(
+      "audit_legacy_until",
+      `SELECT value FROM ${s}.store_settings WHERE key = 'audit_legacy_until'`,
+    ),
     upsertAuditSeals: named(
       "upsert_audit_seals",
       `INSERT INTO ${s}.audit_seals (thread_id, n, hash, mac, sealed_at)

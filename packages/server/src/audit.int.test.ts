@@ -119,6 +119,28 @@ function suite(backend: Backend): void {
       });
     });
 
+    it("erasing an unsigned thread's chain fields after an edit is a break, never legacy", async () => {
+      const lines = await answeredDesk();
+      // No verify has run yet, so the thread has no signed head to fall back on.
+      await tamper(
+        store.store,
+        (audit) =>
+          `UPDATE ${audit} SET record = replace(record, 'alice@acme', 'mallory@acme') WHERE n = 1`,
+      );
+      await tamper(
+        store.store,
+        (audit) =>
+          `UPDATE ${audit} SET n = NULL, prev_hash = NULL, hash = NULL WHERE thread_id = 't-desk'`,
+      );
+      const erased = await reader<AuditVerification>("GET", "/audit/verify?threadId=t-desk");
+      expect(erased.status).toBe(200);
+      expect(erased.body).toMatchObject({
+        ok: false,
+        legacy: 0,
+        firstBroken: { threadId: "t-desk", id: lines[0]?.["id"], reason: "unchained" },
+      });
+    });
+
     it("exports JSON Lines whose hashes re-compute with the documented rule alone", async () => {
       const lines = await answeredDesk();
       await answeredDesk("t-other");

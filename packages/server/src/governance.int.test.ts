@@ -274,6 +274,32 @@ for (const backend of backends) {
       },
     );
 
+    it("bulk decisions racing over ten threads: one applies, each refusal lists all ten", async () => {
+      const graph = server.server.context.registry.get("emails");
+      const threads = Array.from({ length: 10 }, (_, i) => `race-bulk-${i}`);
+      for (const threadId of threads)
+        await graph.invoke({ n: 1 }, { threadId, tenant: "acme", actor: "rita" });
+      const ids: string[] = [];
+      for (const threadId of threads)
+        ids.push(...(await store.store.getThreadInterrupts(threadId as ThreadId)).map((i) => i.id));
+      expect(ids).toHaveLength(10);
+      const replies = await Promise.all(
+        [people.alice, people.bob, people.rita].map((who) =>
+          as(who)<{ refused?: unknown } & Json>("POST", "/interrupts/decisions", {
+            ids,
+            resume: "send",
+          }),
+        ),
+      );
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+      for (const reply of replies.filter((r) => r.status === 409)) {
+        expect(reply.body["error"]).toBe("bulk_refused");
+        const refused = (reply.body["details"] as { refused: Json[] }).refused;
+        expect(refused.map((r) => r["interruptId"]).sort()).toEqual([...ids].sort());
+        expect(new Set(refused.map((r) => r["code"]))).toEqual(new Set(["stale_target"]));
+      }
+    });
+
     it("a bulk decision with one interrupt not allowed applies to none and lists why", async () => {
       const graph = server.server.context.registry.get("emails");
       await graph.invoke({ n: 10 }, { threadId: "bulk-a", tenant: "acme", actor: "rita" });

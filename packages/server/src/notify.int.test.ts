@@ -318,6 +318,13 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
       const tampered = await page("POST", `${url}/links/${claims}.${flipped}`);
       expect(tampered.status).toBe(400);
       expect(tampered.html).toContain("This link is not valid");
+      // Another spelling of the same signature bytes: the last character's two spare bits set.
+      const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+      const last = ALPHABET.indexOf(signature.at(-1)!);
+      const respelled = `${signature.slice(0, -1)}${ALPHABET[last ^ 1]}`;
+      expect(Buffer.from(respelled, "base64url")).toEqual(Buffer.from(signature, "base64url"));
+      expect((await page("GET", `${url}/links/${claims}.${respelled}`)).status).toBe(400);
+      expect((await page("POST", `${url}/links/${claims}.${respelled}`)).status).toBe(400);
       const rewritten = Buffer.from(
         Buffer.from(claims, "base64url").toString().replace("alice@acme", "bob@acme"),
       ).toString("base64url");

@@ -142,6 +142,15 @@ export class AuditChains implements AuditChainSource {
   decodeId(content: string): string | null {
     return auditRecordId(this.#serializer, content);
   }
+
+  legacyUntil(): Promise<number> {
+    return settle(() => {
+      const row = this.#prepare<{ value: string }>(
+        "SELECT value FROM store_settings WHERE key = 'audit_legacy_until'",
+      ).get({});
+      return row === undefined ? 0 : Number(row.value);
+    });
+  }
 }
 
 /** A chain row as the verifier reads it. */

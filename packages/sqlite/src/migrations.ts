@@ -13,6 +13,23 @@ import { transactions } from "./driver.ts";
 import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
 
+/**
+ * Migration 11: facts about the store itself, one row each. The first is where the audit chain
+ * began: the sequence number of the newest line written before it. A file created with the chain
+ * records 0, so a line whose chain fields were erased is never taken for one older than the chain
+ * (docs/audit.md). A file upgraded from before the chain keeps its unchained lines legacy.
+ */
+const AUDIT_LEGACY_UNTIL = `
+  CREATE TABLE store_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  INSERT INTO store_settings (key, value) VALUES ('audit_legacy_until', CAST(coalesce(
+    (SELECT min(seq) - 1 FROM audit WHERE n IS NOT NULL),
+    (SELECT max(seq) FROM audit),
+    0) AS TEXT));
+`;
+
 /** One schema change. `sql` may hold several statements. */
 export interface Migration {
   version: number;
@@ -296,6 +313,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: "thread graph column",
     sql: THREAD_GRAPH_COLUMN,
+  },
+  {
+    version: 11,
+    name: "where the audit chain began",
+    sql: AUDIT_LEGACY_UNTIL,
   },
 ];
 

@@ -108,6 +108,12 @@ export interface AuditChainSource {
   putSeals(seals: readonly AuditSeal[]): Promise<void>;
   /** The record id in a line's content, or null when it does not decode. */
   decodeId(content: string): string | null;
+  /**
+   * The sequence number of the newest line written before the chain began (0 for a store created
+   * with the chain). Only lines up to it may be legacy: a later line without chain fields had
+   * them erased, and erasing a whole thread's fields must not pass its lines off as legacy.
+   */
+  legacyUntil(): Promise<number>;
 }
 
 /** A chain's outcome: its first break, or its head. */
@@ -142,10 +148,11 @@ export async function verifyAuditChains(
     signed: key === undefined ? null : { checked: 0, written: 0 },
   };
   const fresh: AuditSeal[] = [];
+  const legacyUntil = await source.legacyUntil();
   const finish = (lines: AuditChainEntry[]): boolean => {
     const threadId = lines[0]?.threadId;
     if (threadId === undefined) return true;
-    const outcome = checkChain(threadId, lines, source);
+    const outcome = checkChain(threadId, lines, source, legacyUntil);
     result.chains += 1;
     result.checked += outcome.checked;
     result.legacy += outcome.legacy;
@@ -189,6 +196,7 @@ function checkChain(
   threadId: ThreadId,
   lines: readonly AuditChainEntry[],
   source: AuditChainSource,
+  legacyUntil: number,
 ): ChainOutcome {
   const positions = new Set(lines.map((line) => line.n));
   let expected = 1;
@@ -205,8 +213,9 @@ function checkChain(
   };
   for (const line of lines) {
     if (line.n === null || line.hash === null) {
-      // Lines from before the chain began come first; one after a chained line was tampered with.
-      if (expected > 1) return fail(line, null, "unchained");
+      // Lines from before the chain began come first, and were written before it began; any
+      // other line without chain fields had them erased.
+      if (expected > 1 || line.seq > legacyUntil) return fail(line, null, "unchained");
       legacy += 1;
       continue;
     }
@@ -257,7 +266,7 @@ const MESSAGES: Record<AuditBreakReason, string> = {
   broken_link: "its previous-hash is not the hash of the entry before it",
   missing: "the entry at this position is missing (deleted)",
   out_of_order: "it is not where its position says (reordered, or a forged duplicate)",
-  unchained: "it has no chain fields but comes after chained entries",
+  unchained: "it has no chain fields but comes after chained entries or after the chain began",
   truncated: "the signed head is past the chain's end: its newest entries were deleted",
   seal_mismatch: "the chain holds another entry where the signed head says it ends",
   bad_signature: "the signed head's MAC does not verify with this key",

@@ -61,7 +61,17 @@ export async function decideInterrupts(
   const settings = { ...defaultLease, ...decision.lease };
   return withSessions(store, threads, settings, decision.actor, async (sessions) => {
     const batches: AnswerBatch[] = [];
-    for (const session of sessions) batches.push(await batchOf(session, ids, decision));
+    const decided: StoredInterrupt[] = [];
+    for (const session of sessions) {
+      const mine = (await session.interruptsById(ids.map(asInterruptId))).filter(
+        (row) => row.threadId === session.threadId,
+      );
+      decided.push(...mine.filter((row) => row.status !== "pending"));
+      batches.push(await batchOf(session, mine, decision));
+    }
+    // Read again under the leases: another decision may have answered some while this one
+    // waited for them. Each is named, not only the first thread's.
+    if (decided.length > 0) throw new BulkRefusedError(decided.map(decidedMeanwhile));
     const outcome = store.answerBatches
       ? await store.answerBatches(batches)
       : await oneByOne(store, batches);
@@ -133,12 +143,9 @@ async function refuseUnfit(
 /** The answer batch of one thread's interrupts, read again under its lease. */
 async function batchOf(
   session: ThreadSession,
-  ids: readonly string[],
+  mine: readonly StoredInterrupt[],
   decision: BulkDecision,
 ): Promise<AnswerBatch> {
-  const mine = (await session.interruptsById(ids.map(asInterruptId))).filter(
-    (row) => row.threadId === session.threadId,
-  );
   const value = decision.value === undefined ? null : decision.value;
   return {
     threadId: session.threadId,
@@ -150,6 +157,15 @@ async function batchOf(
     governed: mine.filter((row) => row.policy).map((row) => row.id),
     resumeRuns: rootRunsResumedBy(mine),
     fence: session.lease?.fence,
+  };
+}
+
+/** The refusal of an interrupt another decision settled while this one waited for its thread. */
+function decidedMeanwhile(row: StoredInterrupt): BulkRefusal {
+  return {
+    interruptId: row.id,
+    code: "stale_target",
+    message: `Interrupt ${row.id} is ${row.status}, not pending: it was decided while this decision waited.`,
   };
 }
 

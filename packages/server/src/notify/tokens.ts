@@ -112,10 +112,12 @@ export function verifyLink(
   const match = /^([A-Za-z0-9_-]{1,8192})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match?.[1] || !match[2]) return { ok: false, reason: "forged" };
   const body = match[1];
-  const given = Buffer.from(match[2], "base64url");
+  // The signature's text is compared, not its decoded bytes: base64url decoding drops the last
+  // character's two spare bits, so four spellings would decode to one signature.
+  const given = Buffer.from(match[2], "ascii");
   let valid = false;
   for (const secret of [settings.secret, ...settings.previousSecrets]) {
-    const expected = sign(secret, body);
+    const expected = Buffer.from(sign(secret, body).toString("base64url"), "ascii");
     if (given.length === expected.length && timingSafeEqual(given, expected)) valid = true;
   }
   if (!valid) return { ok: false, reason: "forged" };

@@ -56,5 +56,7 @@ export function auditSource(db: MemoryTables): AuditChainSource {
       return Promise.resolve();
     },
     decodeId: (content) => auditRecordId(db.serializer, content),
+    // The memory store chains every line it has ever held.
+    legacyUntil: () => Promise.resolve(0),
   };
 }
