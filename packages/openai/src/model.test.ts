@@ -1,4 +1,4 @@
-import { ModelResponseError, assemble, type ModelDelta } from "@rein/core";
+import { MemorySaver, ModelResponseError, agent, assemble, type ModelDelta } from "@rein/core";
 import { runAgentContracts } from "@rein/core/testing/agent";
 import OpenAI from "openai";
 import { VERSION } from "openai/version";
@@ -173,6 +173,52 @@ describe("OpenAI stream failures", () => {
     expect(error).toMatchObject({
       code: "model_failed",
       details: { client: "openai", reason: "error", providerCode: "rate_limit_exceeded" },
+    });
+  });
+
+  it("a rate limit mid-stream reaches the run's error with the provider's code and retry hint (chat)", async () => {
+    // The wire format of a chat stream the API ends with an error object.
+    const chunk = {
+      id: "chatcmpl-r",
+      object: "chat.completion.chunk",
+      created: 1_764_500_000,
+      model: "gpt-4o-2024-08-06",
+      choices: [{ index: 0, delta: { role: "assistant", content: "Refun" }, finish_reason: null }],
+    };
+    const failure = {
+      error: {
+        message: "Rate limit reached for gpt-4o on requests per min.",
+        type: "requests",
+        param: null,
+        code: "rate_limit_exceeded",
+      },
+    };
+    const body = [chunk, failure].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: () =>
+        Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+    });
+    const graph = agent({
+      model: fromOpenAI(client, { model: "gpt-4o", stream: true }),
+      tools: [],
+      checkpointer: new MemorySaver(),
+    });
+    const result = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund order 1042" }] },
+      { threadId: "rate-limited" },
+    );
+    expect(result.status).toBe("error");
+    expect(result.error).toMatchObject({
+      code: "model_failed",
+      details: {
+        client: "openai",
+        reason: "error",
+        providerCode: "rate_limit_exceeded",
+        retryable: true,
+        provider: { type: "requests" },
+      },
     });
   });
 });
