@@ -222,3 +222,74 @@ describe("OpenAI stream failures", () => {
     });
   });
 });
+
+describe("OpenAI hosted MCP", () => {
+  it("a hosted MCP tool in body.tools is sent beside the agent's own tools, and a failed mcp_call's error object is replayed intact", async () => {
+    const mcpError = {
+      type: "mcp_tool_execution_error",
+      content: [{ type: "text", text: "ticket locked" }],
+    };
+    // A response of the API (openai 7's shape): the hosted server's call failed.
+    const first = {
+      id: "resp_m1",
+      object: "response",
+      created_at: 1_764_500_000,
+      status: "completed",
+      model: "gpt-4.1-2025-04-14",
+      output: [
+        {
+          type: "mcp_call",
+          id: "mcp_1",
+          name: "delete_ticket",
+          arguments: '{"ticket":"T-9"}',
+          server_label: "desk",
+          error: mcpError,
+          output: null,
+          status: "failed",
+        },
+        {
+          type: "message",
+          id: "msg_1",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: "The ticket is locked.", annotations: [] }],
+        },
+      ],
+      usage: null,
+    };
+    const bodies: Record<string, unknown>[] = [];
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: (_input: string | URL | Request, init?: RequestInit) => {
+        bodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return Promise.resolve(Response.json({ ...first, id: `resp_m${bodies.length}` }));
+      },
+    });
+    const hosted = {
+      type: "mcp",
+      server_label: "desk",
+      server_url: "https://desk.example.com/mcp",
+      require_approval: "never",
+    };
+    const model = fromOpenAI(client, {
+      model: "gpt-4.1",
+      api: "responses",
+      body: { tools: [hosted] },
+    });
+    const own = [
+      { name: "refund", description: "Refund an order.", parameters: { type: "object" } },
+    ];
+    const signal = new AbortController().signal;
+    const answer = await model([{ role: "user", content: "Delete T-9" }], { tools: own, signal });
+    expect((bodies[0]?.tools as { type: string }[]).map((t) => t.type)).toEqual([
+      "mcp",
+      "function",
+    ]);
+    expect(bodies[0]?.tools).toContainEqual(hosted);
+    await model([{ role: "user", content: "Delete T-9" }, answer as never], { tools: own, signal });
+    const replayed = (bodies[1]?.input as { type: string }[]).find((i) => i.type === "mcp_call");
+    expect(replayed).toMatchObject({ type: "mcp_call", id: "mcp_1", error: mcpError });
+    expect(JSON.stringify(bodies[1])).not.toContain("[object Object]");
+  });
+});

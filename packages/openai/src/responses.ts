@@ -144,7 +144,11 @@ function providerItems(m: AssistantMessage): Item[] {
         name: call.name,
         arguments: JSON.stringify(call.args),
         server_label: meta.serverLabel,
-        ...(r.isError ? { error: String(r.output) } : { output: String(r.output) }),
+        // The error as the API sent it: a string (openai 6) or an object (openai 7's
+        // McpToolCallError), never "[object Object]".
+        ...(r.isError
+          ? { error: r.output as never }
+          : { output: typeof r.output === "string" ? r.output : JSON.stringify(r.output) }),
       });
   }
   return items;
