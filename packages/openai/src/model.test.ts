@@ -262,7 +262,7 @@ describe("OpenAI hosted MCP", () => {
       apiKey: "sk-test",
       maxRetries: 0,
       fetch: (_input: string | URL | Request, init?: RequestInit) => {
-        bodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        bodies.push(JSON.parse(init?.body as string) as Record<string, unknown>);
         return Promise.resolve(Response.json({ ...first, id: `resp_m${bodies.length}` }));
       },
     });
