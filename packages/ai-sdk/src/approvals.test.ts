@@ -222,3 +222,26 @@ describe("the provider's own approval requests", () => {
     );
   });
 });
+
+describe("a tool that is not a Rein tool", () => {
+  it("is refused when the agent is built, with a message naming fromAiSdkTools", () => {
+    const scripted = scriptedModel([]);
+    const sendEmail = tool({
+      description: "Send an email to the customer.",
+      inputSchema: z.object({ to: z.string() }),
+      execute: () => Promise.resolve({ sent: true }),
+    });
+    // An AI SDK tool passed as it is (a cast): it has `execute`, not Rein's `run`.
+    const raw = [{ name: "send_email", ...sendEmail }] as unknown as Parameters<
+      typeof agent
+    >[0]["tools"];
+    expect(() =>
+      agent({ model: fromAiSdk(scripted.model), tools: raw, checkpointer: new MemorySaver() }),
+    ).toThrow(
+      expect.objectContaining({ code: "invalid_input", details: { tool: "send_email", index: 0 } }),
+    );
+    expect(() =>
+      agent({ model: fromAiSdk(scripted.model), tools: raw, checkpointer: new MemorySaver() }),
+    ).toThrow(/send_email.*not a Rein tool.*fromAiSdkTools/);
+  });
+});

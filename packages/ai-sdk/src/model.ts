@@ -75,21 +75,88 @@ export function fromAiSdk(model: LanguageModel, options: AiSdkModelOptions = {})
   };
 }
 
-/** A stream's `error` part as the error the run records. */
+/** True for an abort of the run's signal, which passes as it is. */
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}
+
+/**
+ * A connection that went away mid-body (undici's `TypeError: terminated`, a reset socket): the
+ * answer is not whole, and a new call may get past it.
+ */
+function isDropped(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown; cause?: { code?: unknown } }).cause?.code;
+  return (
+    (error instanceof TypeError && /terminated|network|fetch failed/i.test(error.message)) ||
+    (typeof code === "string" && /^(ECONNRESET|UND_ERR_SOCKET|EPIPE)$/.test(code))
+  );
+}
+
+function dropped(error: Error): ModelResponseError {
+  return new ModelResponseError(
+    `The model's stream failed: the connection dropped (${error.message}).`,
+    {
+      client: "ai-sdk",
+      reason: "dropped",
+      providerCode: null,
+      retryable: true,
+    },
+  );
+}
+
+/**
+ * A stream's `error` part as the error the run records, keeping what the provider said: its
+ * error code or type, the HTTP status, whether the SDK thinks a retry may succeed, a retry hint.
+ */
 function streamError(error: unknown): Error {
-  if (error instanceof Error && error.name === "AbortError") return error;
+  if (isAbort(error) || error instanceof ModelResponseError) return error as Error;
+  if (isDropped(error)) return dropped(error as Error);
   const text = error instanceof Error ? error.message : JSON.stringify(error);
+  const e = (error ?? {}) as {
+    code?: unknown;
+    type?: unknown;
+    statusCode?: unknown;
+    isRetryable?: unknown;
+    responseHeaders?: Record<string, string>;
+    data?: { error?: { code?: unknown; type?: unknown } };
+  };
+  const codeOf = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+  const providerCode =
+    codeOf(e.data?.error?.code) ??
+    codeOf(e.code) ??
+    codeOf(e.data?.error?.type) ??
+    codeOf(e.type) ??
+    (error instanceof Error ? error.name : null);
+  const provider: Record<string, unknown> = {};
+  if (typeof e.statusCode === "number") provider["status"] = e.statusCode;
+  const retryAfter = e.responseHeaders?.["retry-after"];
+  if (retryAfter !== undefined) provider["retryAfter"] = retryAfter;
   return new ModelResponseError(`The model's stream failed: ${text}`, {
     client: "ai-sdk",
     reason: "error",
-    providerCode: error instanceof Error ? error.name : null,
+    providerCode,
+    ...(typeof e.isRetryable === "boolean" ? { retryable: e.isRetryable } : {}),
+    provider,
   });
+}
+
+/**
+ * Reads the SDK's parts; a read that throws (the body broke before the SDK turned it into an
+ * `error` part) is the run's typed error as well.
+ */
+async function* guarded<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const part of parts) yield part;
+  } catch (error) {
+    throw streamError(error);
+  }
 }
 
 async function* deltas(
   parts: AsyncIterable<{ type: string } & Record<string, unknown>>,
 ): AsyncGenerator<ModelDelta> {
-  for await (const part of parts) {
+  for await (const part of guarded(parts)) {
     switch (part.type) {
       case "text-delta":
         yield { type: "text", text: part.text as string };
@@ -114,6 +181,19 @@ async function* deltas(
       }
       case "finish-step": {
         const response = part.response as { id?: string; modelId?: string };
+        // The SDK reports a step whose provider stream ended without its `finish` part as
+        // finish reason "other" with no raw reason: the answer is not whole.
+        if (part.finishReason === "other" && part.rawFinishReason === undefined)
+          throw new ModelResponseError(
+            "The model's stream ended before its terminal event; the answer is not whole.",
+            {
+              client: "ai-sdk",
+              reason: "truncated",
+              providerCode: null,
+              responseId: response.id ?? null,
+              retryable: true,
+            },
+          );
         const cut = finishError(part.finishReason as string, response.id);
         if (cut) throw cut;
         if (response.id)

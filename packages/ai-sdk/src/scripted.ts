@@ -25,6 +25,8 @@ export interface MockAnswer {
   content: LanguageModelV3Content[];
   stream: LanguageModelV3StreamPart[];
   finish?: "stop" | "tool-calls" | "length" | "content-filter" | "error";
+  /** The stream stops after its parts without a `finish` part (`"truncated"`) or breaks (`"dropped"`). */
+  end?: "truncated" | "dropped";
   /** Never answer until the call's abort signal fires; then reject, as a provider's fetch does. */
   hang?: boolean;
 }
@@ -84,6 +86,7 @@ export function answerOf(turn: ScriptedTurn): MockAnswer {
             ? "tool-calls"
             : "stop",
     ...(turn.hang ? { hang: true } : {}),
+    ...(turn.fail === "truncated" || turn.fail === "dropped" ? { end: turn.fail } : {}),
   };
 }
 
@@ -155,9 +158,18 @@ export function scriptedModel(
         { type: "stream-start", warnings: [] },
         { type: "response-metadata", id, modelId: "mock-model" },
         ...answer.stream,
-        { type: "finish", usage, finishReason },
+        ...(answer.end ? [] : [{ type: "finish" as const, usage, finishReason }]),
       ];
-      return Promise.resolve({ stream: aiTest.convertArrayToReadableStream(parts) });
+      if (answer.end !== "dropped")
+        return Promise.resolve({ stream: aiTest.convertArrayToReadableStream(parts) });
+      // The connection goes away mid-body, as undici reports it.
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.error(new TypeError("terminated"));
+        },
+      });
+      return Promise.resolve({ stream });
     },
   });
   return { model, requests: () => requests, prompts: () => prompts };

@@ -462,6 +462,13 @@ export class ModelResponseError extends ReinError {
       providerCode?: string | null;
       /** The response the failure belongs to, when known. */
       responseId?: string | null;
+      /**
+       * True when the same call may succeed if made again (a stream cut off before its end, a
+       * dropped connection, a rate limit); the run's retry policy can read it.
+       */
+      retryable?: boolean;
+      /** What else the provider said about the failure (its error type, a retry-after hint). */
+      provider?: Record<string, unknown>;
     },
   ) {
     super(ErrorCodes.MODEL_FAILED, message, details);

@@ -137,8 +137,17 @@ export interface RunResult<State = Record<string, unknown>> {
    */
   pendingCount: number;
   checkpointId: CheckpointId | null;
-  /** The recorded failure when `status` is `error`. */
-  error?: { name: string; message: string; code?: string; node?: string };
+  /**
+   * The recorded failure when `status` is `error`. `details` is kept for a failed model answer
+   * (`model_failed`): the provider's error code, the response id, whether a retry may succeed.
+   */
+  error?: {
+    name: string;
+    message: string;
+    code?: string;
+    node?: string;
+    details?: Record<string, unknown>;
+  };
   /**
    * Answers of this call that the node's schema rejected on re-run (they had passed only the
    * stored JSON Schema, in a process that did not know the real one). Each question was asked

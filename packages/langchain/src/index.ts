@@ -8,6 +8,6 @@
  *
  * @packageDocumentation
  */
-export { fromLangChain } from "./model.ts";
+export { fromLangChain, isLastChunk } from "./model.ts";
 export type { LangChainModelOptions } from "./model.ts";
 export { fromAIMessage, fromUsageMetadata, toLangChainMessages } from "./convert.ts";

@@ -90,6 +90,10 @@ class ScriptedChatModel extends FakeStreamingChatModel {
     }
     // A failure after the stream started: the provider's error event, thrown as it is read.
     if (turn.fail === "error") throw new Error("The server had an error while streaming.");
+    // The connection goes away mid-body, as undici reports it to the provider's client.
+    if (turn.fail === "dropped") throw new TypeError("terminated");
+    // A stream cut off cleanly: no last chunk with its finish reason.
+    if (turn.fail === "truncated") return;
     const last = this.message(turn, this.next - 1);
     yield new ChatGenerationChunk({
       message: new AIMessageChunk({
@@ -103,7 +107,11 @@ class ScriptedChatModel extends FakeStreamingChatModel {
           type: "tool_call_chunk" as const,
         })),
         ...(last.usage_metadata ? { usage_metadata: last.usage_metadata } : {}),
-        response_metadata: last.response_metadata,
+        // The last chunk carries the finish reason, as LangChain's provider classes send it.
+        response_metadata: {
+          finish_reason: turn.toolCalls ? "tool_calls" : "stop",
+          ...last.response_metadata,
+        },
       }),
       text: "",
     });

@@ -2,13 +2,18 @@
  * Connecting to an MCP server over stdio (a process this one starts) or streamable HTTP, and
  * keeping its tool list current as the server announces changes.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Tool as McpTool,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { AnyTool } from "@rein/core";
 import { approvalTest, reinTool, type McpApprovalPolicy } from "./tools.ts";
+
+/** The default of {@link McpOptions.requestTimeoutMs}. */
+export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 
 /** Where the MCP server is. */
 export type McpServer =
@@ -25,6 +30,17 @@ export interface McpOptions {
   approve?: McpApprovalPolicy;
   /** The client's name the server sees. Default `"rein"`. */
   clientName?: string;
+  /**
+   * How long one request to the server may take before it fails, in milliseconds; a progress
+   * notification from the server starts the wait again. Default 30 s (the SDK's own is 60 s).
+   * A server whose connection breaks mid-call fails the call at once, whatever this says.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * The most `input_required` rounds one tool call may take (each asks a person, then calls
+   * again with the answers). Default 5.
+   */
+  maxInputRounds?: number;
 }
 
 /** A connected MCP server: its tools as Rein tools, kept current, and the connection to close. */
@@ -37,6 +53,11 @@ export interface McpTools {
   readonly tools: () => readonly AnyTool[];
   /** Asks the server for its tool list again (done by itself when the server announces one). */
   refresh(): Promise<readonly AnyTool[]>;
+  /**
+   * The tools once a refresh the server announced has landed: what a caller that must see the
+   * newest list awaits (the lazy {@link mcpTools} does).
+   */
+  current(): Promise<readonly AnyTool[]>;
   /** The MCP SDK client, for what this package does not wrap (resources, prompts). */
   readonly client: Client;
   /** Closes the connection (and stops a stdio server process). */
@@ -74,35 +95,86 @@ function transportOf(server: McpServer): Transport {
  */
 export async function connectMcp(server: McpServer, options: McpOptions = {}): Promise<McpTools> {
   const needsApproval = approvalTest(options.approve);
+  const timeout = options.requestTimeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
   let current: readonly AnyTool[] = [];
+  let refreshing: Promise<void> | undefined;
+  // Calls in flight, failed at once when the connection breaks (a server that died mid-call
+  // would otherwise hold each until its timeout).
+  const inFlight = new Set<AbortController>();
   const client: Client = new Client(
     { name: options.clientName ?? "rein", version: "0.1.0" },
     {
+      // Rein asks a person itself, durably: an `input_required` result comes back to the tool.
+      inputRequired: { autoFulfill: false },
       listChanged: {
         tools: {
-          onChanged: (error, tools) => {
-            if (!error && tools) current = convert(tools);
+          // Fetched at once, not after the SDK's debounce: the tool call that changed the list
+          // waits for it (see `settled`), so the next model call already has the new tools.
+          autoRefresh: false,
+          debounceMs: 0,
+          onChanged: () => {
+            const run = refresh().then(
+              () => undefined,
+              () => undefined,
+            );
+            refreshing = run;
+            void run.finally(() => {
+              if (refreshing === run) refreshing = undefined;
+            });
           },
         },
       },
     },
   );
+  const settled = async (): Promise<void> => {
+    // A list-change notification rides ahead of the result that caused it: let it be handled.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (refreshing) await refreshing;
+  };
+  const call = {
+    client,
+    timeout,
+    maxRounds: options.maxInputRounds ?? 5,
+    settled,
+    track: (controller: AbortController) => {
+      inFlight.add(controller);
+      return () => inFlight.delete(controller);
+    },
+  };
   const convert = (tools: readonly McpTool[]): readonly AnyTool[] =>
-    Object.freeze(tools.map((t) => reinTool(client, t, needsApproval)));
+    Object.freeze(tools.map((t) => reinTool(call, t, needsApproval)));
   const refresh = async (): Promise<readonly AnyTool[]> => {
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
+    const { tools } = await client.listTools(undefined, { timeout });
     current = convert(tools);
     return current;
   };
-  await client.connect(transportOf(server));
+  const transport = transportOf(server);
+  await client.connect(transport);
+  const breakCalls = (why: string) => () => {
+    for (const controller of inFlight) controller.abort(new Error(`The MCP server ${why}.`));
+  };
+  // After connect, which installs the protocol's own handlers: chain onto them.
+  const onclose = transport.onclose;
+  transport.onclose = () => {
+    breakCalls("closed the connection")();
+    onclose?.call(transport);
+  };
+  const onerror = transport.onerror;
+  transport.onerror = (error: Error) => {
+    breakCalls(`connection failed (${error.message})`)();
+    onerror?.call(transport, error);
+  };
   await refresh();
-  return { tools: () => current, refresh, client, close: () => client.close() };
+  return {
+    tools: () => current,
+    refresh,
+    current: async () => {
+      await settled();
+      return current;
+    },
+    client,
+    close: () => client.close(),
+  };
 }
 
 /** An MCP server's tools, reached when the agent first needs them ({@link mcpTools}). */
@@ -134,7 +206,7 @@ export function mcpTools(server: McpServer, options: McpOptions = {}): LazyMcpTo
     return connecting;
   };
   return {
-    tools: async () => (await connect()).tools(),
+    tools: async () => (await connect()).current(),
     connect,
     close: async () => {
       const open = connecting;

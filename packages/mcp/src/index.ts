@@ -2,14 +2,18 @@
  * `@rein/mcp` — tools from MCP servers (the Model Context Protocol), behind Rein's approvals.
  *
  * `connectMcp(server, { approve })` connects to a server over stdio or streamable HTTP (on the
- * official `@modelcontextprotocol/sdk`) and returns its tools as Rein tools for `agent()` or
+ * official `@modelcontextprotocol/client`) and returns its tools as Rein tools for `agent()` or
  * `toolNode()`: the server's JSON Schema checks the model's arguments and a reviewer's edits,
  * calls named by `approve` (names, `*` patterns, or a predicate) pause for a person, results and
- * errors go back to the model, and the list follows the server's `tools/list_changed`.
+ * errors go back to the model, and the list follows the server's `tools/list_changed`. A tool
+ * whose server answers `input_required` pauses as a Rein interrupt and is called again with the
+ * person's answer.
  *
  * @packageDocumentation
  */
-export { connectMcp, mcpTools } from "./connect.ts";
+export { DEFAULT_MCP_TIMEOUT_MS, connectMcp, mcpTools } from "./connect.ts";
 export type { LazyMcpTools, McpOptions, McpServer, McpTools } from "./connect.ts";
-export { IDEMPOTENCY_META_KEY, McpToolError, approvalTest } from "./tools.ts";
-export type { McpApprovalPolicy, McpCall } from "./tools.ts";
+export { McpToolError } from "./errors.ts";
+export type { McpInputAnswer, McpInputRequest } from "./input.ts";
+export { IDEMPOTENCY_META_KEY, approvalTest } from "./tools.ts";
+export type { McpApprovalPolicy, McpCall, McpCallSite } from "./tools.ts";

@@ -3,10 +3,17 @@
  * and a reviewer's edits are checked against), an approval policy by name, pattern or predicate,
  * and the call's result — or its error — carried back to the model.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyTool, StandardSchemaV1 } from "@rein/core";
+import {
+  isInputRequiredResult,
+  type CallToolResult,
+  type Client,
+  type InputRequiredResult,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/client";
+import type { AnyTool, StandardSchemaV1, ToolContext } from "@rein/core";
 import { z } from "zod";
+import { McpToolError } from "./errors.ts";
+import { askForInput, type InputAnswers } from "./input.ts";
 
 /** A call as an approval predicate sees it. */
 export interface McpCall {
@@ -23,17 +30,6 @@ export type McpApprovalPolicy = readonly string[] | ((call: McpCall) => boolean)
 
 /** The `_meta` key under which each call carries its idempotency key to the server. */
 export const IDEMPOTENCY_META_KEY = "rein.dev/idempotency-key";
-
-/** The error of a call the server answered with `isError` (its text is what the model reads). */
-export class McpToolError extends Error {
-  constructor(
-    readonly tool: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "McpToolError";
-  }
-}
 
 /** A pattern with `*` wildcards as an anchored regular expression. */
 function patternOf(pattern: string): RegExp {
@@ -68,9 +64,62 @@ function resultValue(result: CallToolResult): unknown {
   return parts.join("\n");
 }
 
-/** One MCP tool as a Rein tool that calls the server through `client`. */
+/** What a Rein tool needs of its connection to call the server. */
+export interface McpCallSite {
+  client: Client;
+  /** Milliseconds one request may take (progress from the server restarts the wait). */
+  timeout: number;
+  /** The most `input_required` rounds of one call. */
+  maxRounds: number;
+  /** Resolves once a tool-list refresh the server announced has landed. */
+  settled(): Promise<void>;
+  /** Registers a call's abort controller, failed when the connection breaks; returns its release. */
+  track(controller: AbortController): () => void;
+}
+
+/** One request to the server: the call, or its retry carrying the person's answers. */
+async function callOnce(
+  site: McpCallSite,
+  tool: McpTool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  retry: InputAnswers | undefined,
+): Promise<CallToolResult | InputRequiredResult> {
+  const controller = new AbortController();
+  const release = site.track(controller);
+  const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  try {
+    // Protocol revision 2026-07-28: a retry carries `inputResponses` and echoes `requestState`.
+    const params = {
+      name: tool.name,
+      arguments: args,
+      _meta: { [IDEMPOTENCY_META_KEY]: ctx.idempotencyKey },
+      ...(retry ? { inputResponses: retry.inputResponses } : {}),
+      ...(retry?.requestState !== undefined ? { requestState: retry.requestState } : {}),
+    };
+    const result: CallToolResult | InputRequiredResult = await site.client.callTool(params, {
+      signal,
+      timeout: site.timeout,
+      resetTimeoutOnProgress: true,
+      allowInputRequired: true,
+    });
+    return result;
+  } catch (error) {
+    // The connection broke mid-call: say so, rather than the bare abort.
+    if (controller.signal.aborted && !ctx.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * One MCP tool as a Rein tool that calls the server through `site`. When the server answers
+ * `input_required`, each of its questions becomes a Rein interrupt (the server's schema is the
+ * answer's), the run pauses durably, and on the answers the tool is called again with them.
+ */
 export function reinTool(
-  client: Client,
+  site: McpCallSite,
   tool: McpTool,
   needsApproval: (call: McpCall) => boolean,
 ): AnyTool {
@@ -83,14 +132,23 @@ export function reinTool(
     ...(schema ? { schema } : {}),
     needsApproval: (args: Record<string, unknown>) => needsApproval({ name: tool.name, args }),
     run: async (args: Record<string, unknown>, ctx) => {
-      const result = (await client.callTool(
-        { name: tool.name, arguments: args, _meta: { [IDEMPOTENCY_META_KEY]: ctx.idempotencyKey } },
-        undefined,
-        { signal: ctx.signal },
-      )) as CallToolResult;
-      // The tool node turns a thrown error into an `error` tool message with this text.
-      if (result.isError) throw new McpToolError(tool.name, String(resultValue(result)));
-      return resultValue(result);
+      let retry: InputAnswers | undefined;
+      for (let round = 1; ; round++) {
+        const result = await callOnce(site, tool, args, ctx, retry);
+        if (!isInputRequiredResult(result)) {
+          // A call that changed the server's tool list returns once the new list is in.
+          await site.settled();
+          // The tool node turns a thrown error into an `error` tool message with this text.
+          if (result.isError) throw new McpToolError(tool.name, String(resultValue(result)));
+          return resultValue(result);
+        }
+        if (round > site.maxRounds)
+          throw new McpToolError(
+            tool.name,
+            `The server asked for input more than ${site.maxRounds} times; raise maxInputRounds if that is expected.`,
+          );
+        retry = askForInput(tool.name, args, ctx.toolCallId, round, result);
+      }
     },
   };
 }

@@ -4,7 +4,14 @@
  */
 import type { AssistantMessage, Message, ModelDelta, ToolSpec, Usage } from "@rein/core";
 import type OpenAI from "openai";
-import { chatFinishError, joinText, mediaUrl, midStream, toolCallFrom } from "./shared.ts";
+import {
+  chatFinishError,
+  joinText,
+  mediaUrl,
+  midStream,
+  toolCallFrom,
+  truncatedStream,
+} from "./shared.ts";
 
 type Params = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -117,6 +124,8 @@ export async function* chatDeltas(
       calls.set(t.index, call);
     }
   }
+  // No finish reason: the stream ended early, and what arrived is not the whole answer.
+  if (!finish) throw truncatedStream("chat", id?.id);
   // A cut answer's tool-call arguments are incomplete JSON: fail before yielding any call.
   const cut = chatFinishError(finish, id?.id);
   if (cut) throw cut;

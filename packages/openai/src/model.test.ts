@@ -1,4 +1,4 @@
-import { ModelResponseError, assemble, type ModelDelta } from "@rein/core";
+import { MemorySaver, ModelResponseError, agent, assemble, type ModelDelta } from "@rein/core";
 import { runAgentContracts } from "@rein/core/testing/agent";
 import OpenAI from "openai";
 import { VERSION } from "openai/version";
@@ -174,5 +174,122 @@ describe("OpenAI stream failures", () => {
       code: "model_failed",
       details: { client: "openai", reason: "error", providerCode: "rate_limit_exceeded" },
     });
+  });
+
+  it("a rate limit mid-stream reaches the run's error with the provider's code and retry hint (chat)", async () => {
+    // The wire format of a chat stream the API ends with an error object.
+    const chunk = {
+      id: "chatcmpl-r",
+      object: "chat.completion.chunk",
+      created: 1_764_500_000,
+      model: "gpt-4o-2024-08-06",
+      choices: [{ index: 0, delta: { role: "assistant", content: "Refun" }, finish_reason: null }],
+    };
+    const failure = {
+      error: {
+        message: "Rate limit reached for gpt-4o on requests per min.",
+        type: "requests",
+        param: null,
+        code: "rate_limit_exceeded",
+      },
+    };
+    const body = [chunk, failure].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: () =>
+        Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+    });
+    const graph = agent({
+      model: fromOpenAI(client, { model: "gpt-4o", stream: true }),
+      tools: [],
+      checkpointer: new MemorySaver(),
+    });
+    const result = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund order 1042" }] },
+      { threadId: "rate-limited" },
+    );
+    expect(result.status).toBe("error");
+    expect(result.error).toMatchObject({
+      code: "model_failed",
+      details: {
+        client: "openai",
+        reason: "error",
+        providerCode: "rate_limit_exceeded",
+        retryable: true,
+        provider: { type: "requests" },
+      },
+    });
+  });
+});
+
+describe("OpenAI hosted MCP", () => {
+  it("a hosted MCP tool in body.tools is sent beside the agent's own tools, and a failed mcp_call's error object is replayed intact", async () => {
+    const mcpError = {
+      type: "mcp_tool_execution_error",
+      content: [{ type: "text", text: "ticket locked" }],
+    };
+    // A response of the API (openai 7's shape): the hosted server's call failed.
+    const first = {
+      id: "resp_m1",
+      object: "response",
+      created_at: 1_764_500_000,
+      status: "completed",
+      model: "gpt-4.1-2025-04-14",
+      output: [
+        {
+          type: "mcp_call",
+          id: "mcp_1",
+          name: "delete_ticket",
+          arguments: '{"ticket":"T-9"}',
+          server_label: "desk",
+          error: mcpError,
+          output: null,
+          status: "failed",
+        },
+        {
+          type: "message",
+          id: "msg_1",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: "The ticket is locked.", annotations: [] }],
+        },
+      ],
+      usage: null,
+    };
+    const bodies: Record<string, unknown>[] = [];
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: (_input: string | URL | Request, init?: RequestInit) => {
+        bodies.push(JSON.parse(init?.body as string) as Record<string, unknown>);
+        return Promise.resolve(Response.json({ ...first, id: `resp_m${bodies.length}` }));
+      },
+    });
+    const hosted = {
+      type: "mcp",
+      server_label: "desk",
+      server_url: "https://desk.example.com/mcp",
+      require_approval: "never",
+    };
+    const model = fromOpenAI(client, {
+      model: "gpt-4.1",
+      api: "responses",
+      body: { tools: [hosted] },
+    });
+    const own = [
+      { name: "refund", description: "Refund an order.", parameters: { type: "object" } },
+    ];
+    const signal = new AbortController().signal;
+    const answer = await model([{ role: "user", content: "Delete T-9" }], { tools: own, signal });
+    expect((bodies[0]?.tools as { type: string }[]).map((t) => t.type)).toEqual([
+      "mcp",
+      "function",
+    ]);
+    expect(bodies[0]?.tools).toContainEqual(hosted);
+    await model([{ role: "user", content: "Delete T-9" }, answer as never], { tools: own, signal });
+    const replayed = (bodies[1]?.input as { type: string }[]).find((i) => i.type === "mcp_call");
+    expect(replayed).toMatchObject({ type: "mcp_call", id: "mcp_1", error: mcpError });
+    expect(JSON.stringify(bodies[1])).not.toContain("[object Object]");
   });
 });

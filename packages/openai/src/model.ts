@@ -15,8 +15,18 @@ export interface OpenAIModelOptions {
   api?: "chat" | "responses";
   /** Stream tokens so the `messages` stream mode sees them. Default false. */
   stream?: boolean;
-  /** Extra request fields (temperature, reasoning, ...), sent with every call. */
+  /**
+   * Extra request fields (temperature, reasoning, ...), sent with every call. Its `tools` (a
+   * hosted MCP server `{ type: "mcp", server_label, server_url }`, web search...) are sent
+   * beside the agent's own tools, not replaced by them.
+   */
   body?: Record<string, unknown>;
+}
+
+/** The request's tools: the body's own (hosted tools the provider runs), then the agent's. */
+function withBodyTools(body: Record<string, unknown>, own: readonly unknown[]): unknown[] {
+  const given = Array.isArray(body["tools"]) ? (body["tools"] as unknown[]) : [];
+  return [...given, ...own];
 }
 
 /**
@@ -34,7 +44,9 @@ export function fromOpenAI(client: OpenAI, options: OpenAIModelOptions): Model {
         ...body,
         model,
         input: toResponseInput(messages),
-        ...(tools.length > 0 ? { tools: toResponseTools(tools) } : {}),
+        ...(tools.length > 0
+          ? { tools: withBodyTools(body, toResponseTools(tools)) as never }
+          : {}),
       };
       if (!options.stream)
         return fromResponse(
@@ -49,7 +61,7 @@ export function fromOpenAI(client: OpenAI, options: OpenAIModelOptions): Model {
       ...body,
       model,
       messages: toChatMessages(messages),
-      ...(tools.length > 0 ? { tools: toChatTools(tools) } : {}),
+      ...(tools.length > 0 ? { tools: withBodyTools(body, toChatTools(tools)) as never } : {}),
     };
     if (!options.stream)
       return fromChatCompletion(

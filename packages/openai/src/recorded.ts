@@ -114,6 +114,8 @@ export function chatChunks(turn: ScriptedTurn, index: number): unknown[] {
     out.push({ error: serverError });
     return out;
   }
+  // A stream cut off before its end: no finish reason, no usage, no `[DONE]`.
+  if (turn.fail === "truncated" || turn.fail === "dropped") return out;
   out.push(chunk({}, turn.fail === "cut" ? "length" : calls.length > 0 ? "tool_calls" : "stop"));
   out.push({ ...base, choices: [], usage: usageChat(turn) });
   return out;
@@ -202,6 +204,8 @@ export function responseEvents(turn: ScriptedTurn, index: number): unknown[] {
         delta: word,
         logprobs: [],
       });
+  // A stream cut off before its end: no terminal event.
+  if (turn.fail === "truncated" || turn.fail === "dropped") return events;
   const end =
     turn.fail === "error"
       ? "response.failed"
@@ -212,7 +216,7 @@ export function responseEvents(turn: ScriptedTurn, index: number): unknown[] {
   return events;
 }
 
-function sse(events: readonly unknown[], named: boolean): string {
+function sse(events: readonly unknown[], named: boolean, whole: boolean): string {
   return (
     events
       .map((e) =>
@@ -220,8 +224,22 @@ function sse(events: readonly unknown[], named: boolean): string {
           ? `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`
           : `data: ${JSON.stringify(e)}\n\n`,
       )
-      .join("") + (named ? "" : "data: [DONE]\n\n")
+      .join("") + (named || !whole ? "" : "data: [DONE]\n\n")
   );
+}
+
+/**
+ * A response body of `text`; `drop` breaks the connection after it, as undici reports a peer
+ * that went away mid-body (`TypeError: terminated`).
+ */
+function bodyOf(text: string, drop: boolean): string | ReadableStream<Uint8Array> {
+  if (!drop) return text;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.error(new TypeError("terminated"));
+    },
+  });
 }
 
 function hangUntilAborted(signal: AbortSignal | null | undefined): Promise<never> {
@@ -263,7 +281,14 @@ export function recordedFetch(turns: readonly ScriptedTurn[]): {
     if (body.stream)
       return Promise.resolve(
         new Response(
-          sse(responses ? responseEvents(turn, index) : chatChunks(turn, index), responses),
+          bodyOf(
+            sse(
+              responses ? responseEvents(turn, index) : chatChunks(turn, index),
+              responses,
+              turn.fail === undefined || turn.fail === "cut",
+            ),
+            turn.fail === "dropped",
+          ),
           { status: 200, headers: { "content-type": "text/event-stream" } },
         ),
       );

@@ -12,7 +12,14 @@ import type {
   Usage,
 } from "@rein/core";
 import type OpenAI from "openai";
-import { joinText, mediaUrl, midStream, modelFailure, toolCallFrom } from "./shared.ts";
+import {
+  joinText,
+  mediaUrl,
+  midStream,
+  modelFailure,
+  toolCallFrom,
+  truncatedStream,
+} from "./shared.ts";
 
 type Item = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;
@@ -137,7 +144,11 @@ function providerItems(m: AssistantMessage): Item[] {
         name: call.name,
         arguments: JSON.stringify(call.args),
         server_label: meta.serverLabel,
-        ...(r.isError ? { error: String(r.output) } : { output: String(r.output) }),
+        // The error as the API sent it: a string (openai 6) or an object (openai 7's
+        // McpToolCallError), never "[object Object]".
+        ...(r.isError
+          ? { error: r.output as never }
+          : { output: typeof r.output === "string" ? r.output : JSON.stringify(r.output) }),
       });
   }
   return items;
@@ -258,7 +269,10 @@ export function fromResponse(r: OpenAI.Responses.Response): AssistantMessage {
 export async function* responseDeltas(
   events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>,
 ): AsyncGenerator<ModelDelta> {
+  let completed = false;
+  let id: string | undefined;
   for await (const event of midStream("responses", events)) {
+    if (event.type === "response.created") id = event.response.id;
     if (event.type === "response.failed" || event.type === "response.incomplete")
       throw responseError(event.response) ?? new Error(`OpenAI sent ${event.type}.`);
     if (event.type === "error")
@@ -267,12 +281,14 @@ export async function* responseDeltas(
         "error",
         `the stream reported an error: ${event.message}`,
         event.code,
-        null,
+        id,
+        { retryable: event.code === "rate_limit_exceeded" || event.code === "server_error" },
       );
     if (event.type === "response.output_text.delta") yield { type: "text", text: event.delta };
     else if (event.type === "response.reasoning_summary_text.delta")
       yield { type: "reasoning", text: event.delta };
     else if (event.type === "response.completed") {
+      completed = true;
       const message = fromResponse(event.response);
       for (const call of message.toolCalls ?? []) yield { type: "tool-call", call };
       for (const request of message.approvalRequests ?? [])
@@ -282,4 +298,5 @@ export async function* responseDeltas(
       yield { type: "id", id: event.response.id, model: event.response.model };
     }
   }
+  if (!completed) throw truncatedStream("responses", id);
 }

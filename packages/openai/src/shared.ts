@@ -50,13 +50,34 @@ export function modelFailure(
   why: string,
   providerCode: string | null | undefined,
   responseId: string | null | undefined,
+  more: { retryable?: boolean; provider?: Record<string, unknown> } = {},
 ): ModelResponseError {
   return new ModelResponseError(`The model's answer is not whole (OpenAI ${api}): ${why}.`, {
     client: "openai",
     reason,
     providerCode: providerCode ?? null,
     responseId: responseId ?? null,
+    ...more,
   });
+}
+
+/**
+ * The error of a stream that ended cleanly before its terminal event (no finish reason or
+ * `[DONE]`, no `response.completed`): what arrived is not the whole answer, and asking again
+ * may give it.
+ */
+export function truncatedStream(
+  api: "chat" | "responses",
+  responseId: string | null | undefined,
+): ModelResponseError {
+  return modelFailure(
+    api,
+    "truncated",
+    "the stream ended before its terminal event",
+    null,
+    responseId,
+    { retryable: true },
+  );
 }
 
 /** Finish reasons of Chat Completions that mean the answer was cut short. */
@@ -95,16 +116,30 @@ export async function* midStream<T>(
   } catch (error) {
     if (error instanceof Error && /abort/i.test(error.name)) throw error;
     if (error instanceof ModelResponseError) throw error;
-    const text = error instanceof Error ? error.message : String(error);
-    const code =
-      (error as { code?: unknown; type?: unknown } | null)?.code ??
-      (error as { type?: unknown } | null)?.type;
-    throw modelFailure(
-      api,
-      "error",
-      `the stream failed: ${text}`,
-      typeof code === "string" ? code : null,
-      null,
-    );
+    throw streamFailure(api, error);
   }
+}
+
+/**
+ * A failure thrown while reading a stream: the provider's error event (the SDK's `APIError`,
+ * with the provider's code, type and status kept) or a connection that went away mid-body
+ * (undici's `TypeError: terminated`, a reset socket), which a new call may get past.
+ */
+function streamFailure(api: "chat" | "responses", error: unknown): ModelResponseError {
+  const text = error instanceof Error ? error.message : String(error);
+  const e = (error ?? {}) as { code?: unknown; type?: unknown; status?: unknown; param?: unknown };
+  const code = typeof e.code === "string" ? e.code : typeof e.type === "string" ? e.type : null;
+  const fromProvider = code !== null || typeof e.status === "number";
+  if (!fromProvider)
+    return modelFailure(api, "dropped", `the connection dropped: ${text}`, null, null, {
+      retryable: true,
+    });
+  const provider: Record<string, unknown> = {};
+  if (typeof e.type === "string") provider["type"] = e.type;
+  if (typeof e.status === "number") provider["status"] = e.status;
+  if (typeof e.param === "string") provider["param"] = e.param;
+  return modelFailure(api, "error", `the stream failed: ${text}`, code, null, {
+    retryable: code === "rate_limit_exceeded" || code === "server_error",
+    provider,
+  });
 }

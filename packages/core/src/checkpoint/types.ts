@@ -217,7 +217,14 @@ export interface RunRecord {
   status: RunStatus;
   createdAt: string;
   updatedAt: string;
-  error?: { name: string; message: string; code?: string; node?: string } | null;
+  error?: {
+    name: string;
+    message: string;
+    code?: string;
+    node?: string;
+    /** Kept for a failed model answer (`model_failed`): the provider's code and retry hints. */
+    details?: Record<string, unknown>;
+  } | null;
   /**
    * Root runs: who started the run (the actor of its first call), the requester an approval
    * policy's `notRequester` refers to. Absent on rows written before it was recorded.

@@ -19,6 +19,7 @@ import type { HeldLease } from "../thread/lease.ts";
 import {
   checkInputChannels,
   describeError,
+  modelFailureDetails,
   newRootRun,
   runStream,
   type StreamRunOutcome,
@@ -263,6 +264,7 @@ async function toResult(
         ? { code: err.code }
         : {}),
       ...(outcome.failedNode ? { node: outcome.failedNode } : {}),
+      ...modelFailureDetails(err),
     };
   }
   return result;

@@ -4,7 +4,7 @@
  */
 import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT } from "../types.ts";
-import { InvalidInputError, ReinError } from "../errors.ts";
+import { ErrorCodes, InvalidInputError, ReinError } from "../errors.ts";
 import { START, type GraphDefinition, type RunSelectors } from "../graph/definition.ts";
 import {
   newCheckpointId,
@@ -279,7 +279,18 @@ export function describeError(error: unknown, node?: string): NonNullable<RunRec
     ...base,
     ...(ReinError.is(error) ? { code: error.code } : {}),
     ...(node ? { node } : {}),
+    ...modelFailureDetails(error),
   };
+}
+
+/**
+ * A failed model answer keeps its details on the run (the provider's error code, the response
+ * id, whether a retry may succeed), so a caller can tell a rate limit from a cut stream.
+ */
+export function modelFailureDetails(error: unknown): { details?: Record<string, unknown> } {
+  return ReinError.is(error) && error.code === ErrorCodes.MODEL_FAILED
+    ? { details: error.details }
+    : {};
 }
 
 /** A new root run row. */

@@ -9,10 +9,11 @@ function aborted(signal: AbortSignal): Promise<never> {
   );
 }
 
-function failure(fail: "error" | "cut"): ModelResponseError {
+function failure(fail: "error" | "cut" | "truncated" | "dropped"): ModelResponseError {
   return new ModelResponseError("The model's answer is not whole.", {
     client: "plain",
-    reason: fail === "cut" ? "length" : "error",
+    reason: fail === "cut" ? "length" : fail,
+    ...(fail === "truncated" || fail === "dropped" ? { retryable: true } : {}),
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { append, type Channel } from "../channels.ts";
+import { InvalidInputError } from "../errors.ts";
 import type { NodeFn } from "../api/state-graph.ts";
 import type { TaskContext } from "../graph/node.ts";
 import type { ApproversSpec } from "../graph/node.ts";
@@ -115,8 +116,24 @@ export function tool<Args>(definition: Tool<Args>): Tool<Args> {
   return definition;
 }
 
+/**
+ * Refuses a value that is not a Rein tool (no `run` function), such as an AI SDK or LangChain
+ * tool passed with a cast: it would be offered to the model, then fail when its call is run.
+ *
+ * @throws InvalidInputError naming the tool and the adapter that converts it.
+ */
+function assertReinTool(t: AnyTool, index: number): void {
+  if (typeof (t as Partial<AnyTool> | null)?.run === "function") return;
+  const name = typeof t?.name === "string" ? `"${t.name}"` : `at index ${index}`;
+  throw new InvalidInputError(
+    `Tool ${name} is not a Rein tool: it has no run function. Convert AI SDK tools with fromAiSdkTools() from @rein/ai-sdk (and write others with tool() from @rein/core).`,
+    { tool: typeof t?.name === "string" ? t.name : null, index },
+  );
+}
+
 /** The tools as the model sees them: name, description, JSON Schema of the arguments. */
 export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  tools.forEach(assertReinTool);
   return tools.map((t) => ({
     name: t.name,
     description: t.description ?? "",
@@ -273,7 +290,8 @@ interface PreparedTool {
   decision: z.ZodType<ToolDecision>;
 }
 
-function prepare(t: AnyTool): PreparedTool {
+function prepare(t: AnyTool, index: number): PreparedTool {
+  assertReinTool(t, index);
   const argsSchema = argsJsonSchema(t.schema, t.jsonSchema, t.name);
   // The edit's arguments are checked against the tool's JSON Schema by the resume path, before
   // the answer is stored: a reviewer's typo is refused and the interrupt stays pending.
@@ -288,7 +306,10 @@ function prepare(t: AnyTool): PreparedTool {
  */
 export function toolNode(tools: ToolList, options: ToolNodeOptions = {}): NodeFn<MessagesSchema> {
   checkLadders(options.approve);
-  const prepared = toolListReader(tools, (list) => new Map(list.map((t) => [t.name, prepare(t)])));
+  const prepared = toolListReader(
+    tools,
+    (list) => new Map(list.map((t, i) => [t.name, prepare(t, i)])),
+  );
   return async (state, ctx) => {
     const byName = await prepared();
     const calls = pendingToolCalls(state.messages);

@@ -100,13 +100,38 @@ export function failedStreamContracts(init: AgentAdapterInitializer): void {
           const result = await graph.invoke(ask, { threadId });
           expect(result.status).toBe("error");
           if (gap) expect(result.error).toMatchObject({ node: "model" });
-          else expect(result.error).toMatchObject({ code: ErrorCodes.MODEL_FAILED, node: "model" });
+          else
+            expect(result.error).toMatchObject({
+              code: ErrorCodes.MODEL_FAILED,
+              node: "model",
+              // The adapter's details reach the run: which client, and why.
+              details: {
+                client: expect.any(String) as unknown,
+                reason: expect.any(String) as unknown,
+              },
+            });
           const state = await graph.getState({ threadId });
           expect(state.values.messages.map((m) => m.role)).toEqual(["user"]);
           expect(executed).toEqual([]);
         },
       );
     }
+  for (const fail of ["truncated", "dropped"] as const)
+    it(`a stream that ${fail === "truncated" ? "ends before its terminal event" : "loses its connection"} ends the run with a retryable model_failed error, storing no partial answer`, async () => {
+      const turns: ScriptedTurn[] = [{ ...script()[1], text: "Refunded $2", fail }];
+      const { graph, executed } = setup(init, true, turns);
+      const threadId = `fail-${fail}`;
+      const result = await graph.invoke(ask, { threadId });
+      expect(result.status).toBe("error");
+      expect(result.error).toMatchObject({
+        code: ErrorCodes.MODEL_FAILED,
+        node: "model",
+        details: { reason: fail, retryable: true },
+      });
+      const state = await graph.getState({ threadId });
+      expect(state.values.messages.map((m) => m.role)).toEqual(["user"]);
+      expect(executed).toEqual([]);
+    });
 }
 
 /** The provider's own approval requests, where the client has them. */

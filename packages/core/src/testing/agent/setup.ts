@@ -15,10 +15,12 @@ export interface ScriptedTurn {
   usage?: { inputTokens: number; outputTokens: number };
   /**
    * The answer fails instead, in the client's own wire format: `"error"` (the provider reports
-   * an error, as an error event or failed response) or `"cut"` (the answer stops at the
-   * output-token limit). The text, if any, is what arrived before.
+   * an error, as an error event or failed response), `"cut"` (the answer stops at the
+   * output-token limit), and on a stream only `"truncated"` (the stream ends cleanly before its
+   * terminal event) or `"dropped"` (the connection breaks mid-stream). The text, if any, is what
+   * arrived before.
    */
-  fail?: "error" | "cut";
+  fail?: "error" | "cut" | "truncated" | "dropped";
   /** The call never answers until the run's signal aborts it (the client rejects then). */
   hang?: boolean;
   /**
