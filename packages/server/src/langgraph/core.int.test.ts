@@ -61,14 +61,14 @@ function suite(backend: Backend): void {
       const past = head.parent_checkpoint!.checkpoint_id!;
       const before = await alice.threads.getState(thread.thread_id, past);
       expect(before.checkpoint.checkpoint_id).toBe(past);
-      const same = await alice.threads.getState(thread.thread_id, { checkpoint_id: past });
+      const same = await alice.threads.getState(thread.thread_id, head.parent_checkpoint!);
       expect(same.checkpoint.checkpoint_id).toBe(past);
       const written = await alice.threads.updateState(thread.thread_id, {
         values: { done: 7 },
         asNode: "tick",
       });
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ done: 7 });
-      expect(written.checkpoint.checkpoint_id).toBe(
+      expect(written.configurable?.["checkpoint_id"]).toBe(
         (await alice.threads.getState(thread.thread_id)).checkpoint.checkpoint_id,
       );
       const patched = await alice.threads.update(thread.thread_id, { metadata: { team: "ops" } });

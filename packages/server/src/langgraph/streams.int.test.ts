@@ -124,6 +124,30 @@ function suite(backend: Backend): void {
       expect(ticks).toEqual(Array.from({ length: 3 - seenTick }, (_, i) => seenTick + 1 + i));
     });
 
+    it("keeps a quiet stream alive with comment pings, and finds threads as agent-chat-ui searches them", async () => {
+      const thread = await alice.threads.create({ graphId: "slow" });
+      const response = await fetch(
+        `${server.url}/langgraph/threads/${thread.thread_id}/runs/stream`,
+        {
+          method: "POST",
+          headers: { "x-api-key": TOKENS["alice"]!.token, "content-type": "application/json" },
+          body: JSON.stringify({
+            assistant_id: "slow",
+            input: { steps: 3, ms: 200 },
+            stream_mode: "custom",
+          }),
+        },
+      );
+      const text = await response.text();
+      expect(text).toContain(": ping");
+      expect(text.indexOf("event: metadata")).toBeLessThan(text.indexOf("event: custom"));
+      expect(text.indexOf("event: custom")).toBeGreaterThan(0);
+      const byUuid = await alice.threads.search({
+        metadata: { assistant_id: (await alice.assistants.get("slow")).assistant_id },
+      });
+      expect(byUuid.map((t) => t.thread_id)).toContain(thread.thread_id);
+    });
+
     it("answers a browser on an allowed origin, preflight and stream included", async () => {
       const preflight = await fetch(`${server.url}/langgraph/threads/search`, {
         method: "OPTIONS",
