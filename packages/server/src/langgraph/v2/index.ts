@@ -10,7 +10,7 @@
  * // client: new Client({ apiUrl: "http://host:port/langgraph" }).threads.stream(threadId, { assistantId })
  */
 import type { ThreadId } from "@rein/core";
-import { ThreadParams } from "@rein/wire";
+import { ThreadIdSchema } from "@rein/wire";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { authenticate, requireScope, type Principal } from "../../auth.ts";
 import type { ServerContext } from "../../context.ts";
@@ -37,10 +37,10 @@ function principalOf(ctx: ServerContext, request: FastifyRequest): Principal {
 
 /** The thread id of the path, validated. */
 function threadIdOf(request: FastifyRequest) {
-  const parsed = ThreadParams.safeParse(request.params);
+  const parsed = ThreadIdSchema.safeParse((request.params as { thread_id?: unknown }).thread_id);
   if (!parsed.success)
     throw new ProtocolRefusal(400, "invalid_argument", "The thread id in the path is not valid.");
-  return parsed.data.id;
+  return parsed.data;
 }
 
 /** Answers a refusal in the protocol's shape; anything else is logged and answered 500. */
@@ -181,8 +181,8 @@ export function langgraphV2(ctx: ServerContext): FastifyPluginAsync {
         });
       return refuse(request, reply, error, null);
     });
-    app.post("/threads/:id/commands", commandsRoute(ctx, logs));
-    app.post("/threads/:id/stream/events", streamRoute(ctx, logs));
+    app.post("/threads/:thread_id/commands", commandsRoute(ctx, logs));
+    app.post("/threads/:thread_id/stream/events", streamRoute(ctx, logs));
     return Promise.resolve();
   };
 }
