@@ -335,6 +335,23 @@ function suite(backend: Backend): void {
       await thread.close();
     });
 
+    it("two answers to one interrupt at once: exactly one is applied, the other refused", async () => {
+      const { thread, research } = await pausedFanout("t-race");
+      const answer = (id: number, response: string) =>
+        command("t-race", {
+          id,
+          method: "input.respond",
+          params: { namespace: research.namespace, interrupt_id: research.interruptId, response },
+        });
+      const replies = await Promise.all([answer(1, "yes"), answer(2, "no")]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+      const refused = replies.find((r) => r.status === 409);
+      expect(refused?.body["error"]).toBe("no_such_interrupt");
+      expect(executionsOf("t-race", "research")).toBe(2);
+      expect(executionsOf("t-race", "refund")).toBe(1);
+      await thread.close();
+    });
+
     it("bad commands are refused with 4xx protocol errors and change nothing", async () => {
       const { thread, research } = await pausedFanout("t-bad");
       const before = await snapshotStore(store.store);
