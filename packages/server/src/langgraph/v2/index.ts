@@ -16,6 +16,7 @@ import { authenticate, requireScope, type Principal } from "../../auth.ts";
 import type { ServerContext } from "../../context.ts";
 import { openTrackedSse } from "../../streaming.ts";
 import { loadThread } from "../../thread-access.ts";
+import { bridgeChanges } from "./bridge.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandErrorOf, ProtocolRefusal } from "./errors.ts";
 import { matchesFilter, ThreadEventLogs, type ThreadEventLog } from "./event-log.ts";
@@ -72,6 +73,7 @@ async function seed(ctx: ServerContext, log: ThreadEventLog, threadId: ThreadId)
   const pending = await ctx.store.getThreadInterrupts(thread.threadId, "pending");
   // Another stream may have seeded it while this one read.
   if (!log.empty || log.running) return;
+  log.pending = new Set(pending.map((i) => i.id));
   log.emit("values", [], state.values);
   for (const interrupt of pending) {
     const e = inputRequested(interrupt);
@@ -165,7 +167,13 @@ function streamRoute(ctx: ServerContext, logs: ThreadEventLogs) {
 export function langgraphV2(ctx: ServerContext): FastifyPluginAsync {
   const logs = new ThreadEventLogs();
   return (app: FastifyInstance) => {
+    // Answers and runs made through other paths (the console, Slack, the native or legacy API)
+    // reach this process's open v2 streams as changes of the pending questions.
+    const stopBridge = bridgeChanges(ctx, logs, (error) =>
+      app.log.warn({ err: error }, "langgraph v2: a change could not be relayed"),
+    );
     app.addHook("onClose", (_instance, done) => {
+      stopBridge();
       logs.close();
       done();
     });
