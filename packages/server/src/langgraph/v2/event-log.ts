@@ -68,6 +68,11 @@ export class ThreadEventLog {
   // the client reads 0 there as "unknown" and then looks for the run's boundary on the stream.
   private seq = 1;
   private runs = 0;
+  /**
+   * The interrupt ids the log's events last said are pending (a run's end, a snapshot, a change
+   * made elsewhere): what a change made through another path is compared against.
+   */
+  pending = new Set<string>();
 
   constructor(
     private readonly epoch: string,
@@ -77,6 +82,11 @@ export class ThreadEventLog {
   /** Whether no event of the latest run is kept (a stream opened now would replay nothing). */
   get empty(): boolean {
     return this.buffer.length === 0;
+  }
+
+  /** Whether any stream listens. */
+  get listened(): boolean {
+    return this.listeners.size > 0;
   }
 
   /** The seq of the latest event (1 before any): what a command reports as applied through. */
@@ -150,6 +160,11 @@ export class ThreadEventLogs {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly retainMs = 5 * 60_000) {}
+
+  /** The thread's log if this process has one (nothing is created). */
+  peek(threadId: string): ThreadEventLog | undefined {
+    return this.logs.get(threadId);
+  }
 
   /** The thread's log, created on first use. */
   of(threadId: string): ThreadEventLog {

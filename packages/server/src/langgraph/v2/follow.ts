@@ -53,7 +53,10 @@ export function followRun(active: ActiveRun, options: FollowOptions): void {
       // Refused before it started (a stale target, a busy or interrupted thread): nothing ran,
       // and the client that answered dropped the questions from its list; they are still
       // pending, so they are announced again.
-      if (!ended && !begun) await announcePending(options, translator, true);
+      if (!ended && !begun) {
+        const pending = await announcePending(options, translator, true);
+        options.log.pending = new Set(pending.map((i) => i.id));
+      }
       options.done();
       return;
     }
@@ -117,6 +120,7 @@ async function finish(
   for (const e of translator.finishAll()) log.emit(e.method, e.namespace, e.data, e.node);
   if (result && !translator.sawValues) log.emit("values", [], result.values);
   const pending = await announcePending(options, translator, false);
+  log.pending = new Set(pending.map((i) => i.id));
   const failed =
     error !== null ||
     (result !== null && result.status !== "done" && result.status !== "interrupted");

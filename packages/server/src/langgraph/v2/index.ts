@@ -10,12 +10,13 @@
  * // client: new Client({ apiUrl: "http://host:port/langgraph" }).threads.stream(threadId, { assistantId })
  */
 import type { ThreadId } from "@rein/core";
-import { ThreadParams } from "@rein/wire";
+import { ThreadIdSchema } from "@rein/wire";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { authenticate, requireScope, type Principal } from "../../auth.ts";
 import type { ServerContext } from "../../context.ts";
 import { openTrackedSse } from "../../streaming.ts";
 import { loadThread } from "../../thread-access.ts";
+import { bridgeChanges } from "./bridge.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandErrorOf, ProtocolRefusal } from "./errors.ts";
 import { matchesFilter, ThreadEventLogs, type ThreadEventLog } from "./event-log.ts";
@@ -37,10 +38,10 @@ function principalOf(ctx: ServerContext, request: FastifyRequest): Principal {
 
 /** The thread id of the path, validated. */
 function threadIdOf(request: FastifyRequest) {
-  const parsed = ThreadParams.safeParse(request.params);
+  const parsed = ThreadIdSchema.safeParse((request.params as { thread_id?: unknown }).thread_id);
   if (!parsed.success)
     throw new ProtocolRefusal(400, "invalid_argument", "The thread id in the path is not valid.");
-  return parsed.data.id;
+  return parsed.data;
 }
 
 /** Answers a refusal in the protocol's shape; anything else is logged and answered 500. */
@@ -72,6 +73,7 @@ async function seed(ctx: ServerContext, log: ThreadEventLog, threadId: ThreadId)
   const pending = await ctx.store.getThreadInterrupts(thread.threadId, "pending");
   // Another stream may have seeded it while this one read.
   if (!log.empty || log.running) return;
+  log.pending = new Set(pending.map((i) => i.id));
   log.emit("values", [], state.values);
   for (const interrupt of pending) {
     const e = inputRequested(interrupt);
@@ -165,7 +167,13 @@ function streamRoute(ctx: ServerContext, logs: ThreadEventLogs) {
 export function langgraphV2(ctx: ServerContext): FastifyPluginAsync {
   const logs = new ThreadEventLogs();
   return (app: FastifyInstance) => {
+    // Answers and runs made through other paths (the console, Slack, the native or legacy API)
+    // reach this process's open v2 streams as changes of the pending questions.
+    const stopBridge = bridgeChanges(ctx, logs, (error) =>
+      app.log.warn({ err: error }, "langgraph v2: a change could not be relayed"),
+    );
     app.addHook("onClose", (_instance, done) => {
+      stopBridge();
       logs.close();
       done();
     });
@@ -181,8 +189,8 @@ export function langgraphV2(ctx: ServerContext): FastifyPluginAsync {
         });
       return refuse(request, reply, error, null);
     });
-    app.post("/threads/:id/commands", commandsRoute(ctx, logs));
-    app.post("/threads/:id/stream/events", streamRoute(ctx, logs));
+    app.post("/threads/:thread_id/commands", commandsRoute(ctx, logs));
+    app.post("/threads/:thread_id/stream/events", streamRoute(ctx, logs));
     return Promise.resolve();
   };
 }

@@ -335,6 +335,66 @@ function suite(backend: Backend): void {
       await thread.close();
     });
 
+    it("an answer given through Rein's native API reaches open v2 streams as input.answered", async () => {
+      const { thread, research, refund } = await pausedFanout("t-native");
+      const observer = await fetch(`${base}/threads/t-native/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
+        body: JSON.stringify({ channels: ["input", "lifecycle"] }),
+      });
+      let answeredAt = -1;
+      const heard = readSse(observer, (e) => {
+        const data = e.data as { method?: string; seq: number; params?: { data: Json } };
+        if (data.method === "input.answered") answeredAt = data.seq;
+        return answeredAt > 0 && data.method === "lifecycle" && data.seq > answeredAt;
+      });
+      const runs = await alice<{ items: { runId: string; namespace: string[] }[] }>(
+        "GET",
+        "/threads/t-native/runs",
+      );
+      const child = runs.body.items.find((r) => r.namespace[0] === "research");
+      const answer = await alice("POST", "/threads/t-native/resume", {
+        target: { runId: child!.runId, namespace: ["research"], interruptId: research.interruptId },
+        resume: "from the console",
+      });
+      expect(answer.status).toBe(200);
+      const events = (await heard).map(
+        (e) => e.data as { method: string; seq: number; params: { data: Json } },
+      );
+      const answered = events.find((e) => e.method === "input.answered");
+      expect(answered?.params.data).toEqual({ interrupt_ids: [research.interruptId] });
+      const last = events.at(-1);
+      expect(last?.params.data["event"]).toBe("interrupted");
+      // The sibling was already announced to this stream and is still pending: not repeated.
+      expect(
+        events.filter(
+          (e) =>
+            e.seq > answered!.seq &&
+            e.method === "input.requested" &&
+            e.params.data["interrupt_id"] === refund.interruptId,
+        ),
+      ).toEqual([]);
+      expect(executionsOf("t-native", "refund")).toBe(1);
+      await thread.close();
+    });
+
+    it("two answers to one interrupt at once: exactly one is applied, the other refused", async () => {
+      const { thread, research } = await pausedFanout("t-race");
+      const answer = (id: number, response: string) =>
+        command("t-race", {
+          id,
+          method: "input.respond",
+          params: { namespace: research.namespace, interrupt_id: research.interruptId, response },
+        });
+      const replies = await Promise.all([answer(1, "yes"), answer(2, "no")]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+      const refused = replies.find((r) => r.status === 409);
+      expect(refused?.body["error"]).toBe("no_such_interrupt");
+      expect(executionsOf("t-race", "research")).toBe(2);
+      expect(executionsOf("t-race", "refund")).toBe(1);
+      await thread.close();
+    });
+
     it("bad commands are refused with 4xx protocol errors and change nothing", async () => {
       const { thread, research } = await pausedFanout("t-bad");
       const before = await snapshotStore(store.store);
