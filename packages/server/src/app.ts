@@ -55,6 +55,7 @@ import { wireMetrics } from "./metrics/wiring.ts";
 import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./run-manager.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
+import { readiness } from "./readiness.ts";
 import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
 
@@ -267,6 +268,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     fanout: options.scale?.fanout ?? null,
     log: app.log,
   });
+  /** Set when shutdown starts: `/readyz` says so while running work drains. */
+  let closing = false;
   const context: ServerContext = {
     store,
     storeKind: options.storeKind ?? "custom",
@@ -281,6 +284,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     scale: options.scale ?? null,
     auditKey: options.auditKey ?? null,
     metrics,
+    ready: () =>
+      readiness({ store: options.store, scale: options.scale ?? null, closing: () => closing }),
   };
   if (options.scale) relayFanout(options.scale.fanout, runs);
   app.setReplySerializer((payload) => toWireJson(payload));
@@ -386,6 +391,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   delivery?.start();
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
+    closing = true;
     for (const timer of timers) timer.stop();
     await delivery?.stop();
     await background.stop();
