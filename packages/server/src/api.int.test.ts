@@ -65,6 +65,9 @@ function suite(backend: Backend): void {
         graphs: ["desk", "slow", "ask", "ledger", "approve-then-charge"],
         auth: "token",
       });
+      const ready = await anonymous("GET", "/readyz");
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ ready: true, reason: null });
       const doc = await anonymous<{ openapi: string; paths: Record<string, Json> }>(
         "GET",
         "/openapi.json",
@@ -82,6 +85,7 @@ function suite(backend: Backend): void {
           "/interrupts/{id}/links",
           "/metrics",
           "/openapi.json",
+          "/readyz",
           "/threads",
           "/threads/{id}",
           "/threads/{id}/history",

@@ -56,6 +56,7 @@ import { countRequests, registerMetricsRoute } from "./routes/metrics.ts";
 import { RunManager } from "./run-manager.ts";
 import { LANGGRAPH_PREFIX, registerLangGraph } from "./langgraph/index.ts";
 import { relayFanout, type ScaleOut } from "./scale/index.ts";
+import { readiness } from "./readiness.ts";
 import { latestMetadata } from "./thread-access.ts";
 import { toWireJson } from "./wire.ts";
 import { langgraphV2 } from "./langgraph/v2/index.ts";
@@ -274,6 +275,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     fanout: options.scale?.fanout ?? null,
     log: app.log,
   });
+  /** Set when shutdown starts: `/readyz` says so while running work drains. */
+  let closing = false;
   const context: ServerContext = {
     store,
     storeKind: options.storeKind ?? "custom",
@@ -288,6 +291,8 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
     scale: options.scale ?? null,
     auditKey: options.auditKey ?? null,
     metrics,
+    ready: () =>
+      readiness({ store: options.store, scale: options.scale ?? null, closing: () => closing }),
   };
   if (options.scale) relayFanout(options.scale.fanout, runs);
   app.setReplySerializer((payload) => toWireJson(payload));
@@ -398,6 +403,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   delivery?.start();
   const drainMs = options.drainMs ?? 30_000;
   app.addHook("preClose", async () => {
+    closing = true;
     for (const timer of timers) timer.stop();
     await delivery?.stop();
     await background.stop();

@@ -2,6 +2,7 @@
  * What every route handler shares: the store, the graphs, auth, the run manager, settings.
  */
 import type { Checkpointer } from "@rein/core";
+import type { Readiness } from "@rein/wire";
 import type { AuthConfig } from "./auth.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ReinMetrics } from "./metrics/recorder.ts";
@@ -35,4 +36,6 @@ export interface ServerContext {
   auditKey: string | null;
   /** This server's metrics (`GET /metrics`), or null when metrics are off. */
   metrics: ReinMetrics | null;
+  /** Whether this server should take traffic now (`GET /readyz`). */
+  ready: () => Promise<Readiness>;
 }

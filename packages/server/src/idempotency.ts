@@ -98,23 +98,67 @@ export async function claimRequest(
 }
 
 /**
+ * How old a thread id's claim must be, with still no thread row, to count as abandoned (its
+ * request died between the claim and the row: the two are written one round trip apart).
+ */
+export const THREAD_CLAIM_STALE_MS = 10_000;
+
+/** A thread id's claim as stored: who claimed it and when (a bare string: by an older version). */
+type StoredThreadClaim = { by: string; at: number } | string;
+
+/** The once key of a thread id's claim: the first, or the one taking over an abandoned claim. */
+function threadClaimKey(after: string | null): string {
+  return after === null ? "thread:create" : `thread:create:after:${after}`;
+}
+
+/**
  * Claims a thread id for the request creating it, atomically in the store (first claim wins, on
  * every store): two creates of one id that race past the existence check cannot both write it,
  * so neither can overwrite the other's tenant or metadata. The claim leaves with the thread, so
  * a deleted id can be created again. A keyed request claims with its request id, so its retry
- * wins again after a crash between the claim and the write; a create without a key that dies
- * there leaves the id taken.
+ * wins again after a crash between the claim and the write.
  *
- * @returns whether this request won the id.
+ * A claim is recoverable: one older than {@link THREAD_CLAIM_STALE_MS} whose thread row was never
+ * written belongs to a request that died in between, and the next create takes it over — once,
+ * through a claim keyed by the abandoned one, so two creates racing for the same abandoned id
+ * still have one winner. A crash at any point leaves the id free (soon) or a working thread,
+ * never taken by nothing.
+ *
+ * @returns the claim this request won (pass it to {@link threadClaimLive} before writing the
+ *   row), or null when the id is taken.
  */
 export async function claimThreadId(
   store: Checkpointer,
   threadId: ThreadId,
   claim: RequestClaim | undefined,
-): Promise<boolean> {
+): Promise<string | null> {
   const mine = claim?.requestId ?? randomUUID();
-  const stored = await store.putOnce(threadId, CLAIMS, "thread:create", mine);
-  return stored.value === mine;
+  let after: string | null = null;
+  for (let generation = 0; generation < 8; generation++) {
+    const value: StoredThreadClaim = { by: mine, at: Date.now() };
+    const stored = (await store.putOnce(threadId, CLAIMS, threadClaimKey(after), value))
+      .value as StoredThreadClaim;
+    const by = typeof stored === "string" ? stored : stored.by;
+    if (by === mine) return mine;
+    // Somebody else's claim: in flight, fulfilled, or abandoned.
+    const at = typeof stored === "string" ? 0 : stored.at;
+    if (Date.now() - at < THREAD_CLAIM_STALE_MS) return null;
+    if (await store.getThread(threadId)) return null;
+    after = by;
+  }
+  return null;
+}
+
+/**
+ * Whether a claim this request won is still its own: nobody took it over as abandoned (a request
+ * paused between its claim and its row for longer than {@link THREAD_CLAIM_STALE_MS}).
+ */
+export async function threadClaimLive(
+  store: Checkpointer,
+  threadId: ThreadId,
+  mine: string,
+): Promise<boolean> {
+  return (await store.getOnce(threadId, CLAIMS, threadClaimKey(mine))) === undefined;
 }
 
 /** The once-results key of a claimed request's stored outcome. */

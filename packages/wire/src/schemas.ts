@@ -519,6 +519,21 @@ export const HealthSchema = z.object({
   auth: z.enum(["token", "open"]),
 });
 
+/** One check of `GET /readyz`: `ok`, or why not. */
+export const ReadinessCheckSchema = z.object({
+  name: z.enum(["store", "migrations", "listener", "shutdown"]),
+  ok: z.boolean(),
+  detail: z.string(),
+});
+
+/** `GET /readyz`: 200 when every check holds, 503 with the first failing check's reason. */
+export const ReadinessSchema = z.object({
+  ready: z.boolean(),
+  /** The first failing check's detail, or null when ready. */
+  reason: z.string().nullable(),
+  checks: z.array(ReadinessCheckSchema),
+});
+
 /** `GET /whoami`. */
 export const WhoamiSchema = z.object({
   subject: z.string(),

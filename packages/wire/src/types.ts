@@ -95,6 +95,9 @@ export type AuditExportLine = WithRecords<
 /** `GET /healthz`. */
 export type Health = z.output<typeof S.HealthSchema>;
 
+/** `GET /readyz`: whether this server should take traffic, and why not. */
+export type Readiness = z.output<typeof S.ReadinessSchema>;
+
 /** `GET /whoami`: who the token is. */
 export type Whoami = z.output<typeof S.WhoamiSchema>;
 

@@ -6,7 +6,7 @@ import { InvalidInputError, ThreadBusyError, type ThreadId } from "@rein/core";
 import type { FastifyInstance } from "fastify";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { applyOnce, claimRequest, claimThreadId } from "../idempotency.ts";
+import { applyOnce, claimRequest, claimThreadId, threadClaimLive } from "../idempotency.ts";
 import { defineRoute, mountRoutes, route, type Route } from "./define.ts";
 import {
   CreateThreadBody,
@@ -187,7 +187,8 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       if (existing) throw taken();
       // A keyed repeat racing the first attempt waits for its outcome instead of creating again.
       await applyOnce(store, threadId, claim, async () => {
-        if (!(await claimThreadId(store, threadId, claim))) throw taken();
+        const won = await claimThreadId(store, threadId, claim);
+        if (won === null || !(await threadClaimLive(store, threadId, won))) throw taken();
         const now = new Date().toISOString();
         await store.putThread({
           threadId,

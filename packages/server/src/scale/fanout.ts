@@ -10,7 +10,6 @@
  * saw; run events carry ids, so a gap is seen too and asked for again.
  */
 import pg from "pg";
-import type { BackgroundLog } from "../background.ts";
 import type { HubEvent } from "../hub.ts";
 
 /** A message on the fan-out channel. */
@@ -34,6 +33,12 @@ const MAX_PAYLOAD = 7500;
 
 /** Delays between attempts to reopen the listening connection, in ms (the last one repeats). */
 const RECONNECT_DELAYS = [50, 100, 250, 500, 1000, 2000];
+
+/** Where the listener's losses and reconnects are logged (a pino logger fits). */
+export interface FanoutLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
 
 /** How long one attempt to open the listening connection may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -65,7 +70,7 @@ export class PgFanout {
     private readonly pool: pg.Pool,
     private readonly connectionString: string,
     schema: string,
-    private readonly log?: BackgroundLog,
+    private readonly log?: FanoutLog,
   ) {
     // One channel per schema, so deployments (and tests) sharing a server do not hear each other.
     this.channel = `rein_${schema}`.slice(0, 63);

@@ -5,9 +5,8 @@
  * on SQLite and Postgres, so nothing here decides what runs.
  */
 import type { PostgresSaver } from "@rein/postgres";
-import type { BackgroundLog } from "../background.ts";
 import type { RunManager, RunMirror } from "../run-manager.ts";
-import { PgFanout } from "./fanout.ts";
+import { PgFanout, type FanoutLog } from "./fanout.ts";
 
 export { PgFanout } from "./fanout.ts";
 export type { FanoutMessage, RunEventMessage } from "./fanout.ts";
@@ -21,7 +20,7 @@ export interface ScaleOutOptions {
    */
   connectionString: string | null;
   /** Hears the listening connection's losses and reconnects. */
-  log?: BackgroundLog | undefined;
+  log?: FanoutLog | undefined;
 }
 
 /** The scale-out parts of one process. */

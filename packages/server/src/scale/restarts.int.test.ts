@@ -117,20 +117,74 @@ describe.skipIf(noCluster !== null)(
       ).toBe(true);
     }
 
-    it("stay up through a fast stop and an immediate stop of the cluster, then complete new work", async () => {
+    /** `GET /readyz` of the server: its status and body. */
+    async function readyz(): Promise<{
+      status: number;
+      ready: boolean;
+      reason: string | null;
+      checks: { name: string }[];
+    }> {
+      const response = await fetch(`${server.url}/readyz`);
+      const body = (await response.json()) as {
+        ready: boolean;
+        reason: string | null;
+        checks: { name: string }[];
+      };
+      return { status: response.status, ...body };
+    }
+
+    /** Waits until `/readyz` answers 200. */
+    const becomesReady = (): Promise<void> =>
+      vi.waitFor(
+        async () => {
+          const r = await readyz();
+          if (r.status !== 200) throw new Error(`readyz ${r.status}: ${r.reason}`);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+
+    it("stay up through a fast stop and an immediate stop of the cluster, then complete new work; /readyz follows the database", async () => {
       await completesNewWork("before");
+      const ready = await readyz();
+      expect(ready).toMatchObject({ status: 200, ready: true, reason: null });
+      expect(ready.checks.map((c) => c.name)).toEqual(["store", "migrations", "listener"]);
       for (const mode of ["fast", "immediate"] as const) {
         cluster.stop(mode);
         // The worker used to exit within a second of its connections closing (code 13).
         await sleep(2_500);
         expectAlive(`pg_ctl stop -m ${mode}`);
+        // Not ready while the database is away, and it says why; alive all the same.
+        const away = await readyz();
+        expect(away.status).toBe(503);
+        expect(away.reason).toMatch(/store does not answer/);
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
         cluster.start();
+        await becomesReady();
         await completesNewWork(`after-${mode}`);
         expectAlive(`the cluster came back from -m ${mode}`);
       }
       // The reconnects are logged.
       expect(worker.log()).toMatch(/listener.*lost/i);
       expect(worker.log()).toMatch(/listener.*reconnected/i);
+    });
+
+    it("/readyz is 503 while the schema lacks a migration this server needs, and 200 once it has it", async () => {
+      cluster.ensureStarted();
+      await becomesReady();
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      const table = `"${schema}".schema_migrations`;
+      const hide = `UPDATE ${table} SET version = -version WHERE version = (SELECT max(version) FROM ${table})`;
+      try {
+        await admin.query(hide);
+        const behind = await readyz();
+        expect(behind.status).toBe(503);
+        expect(behind.reason).toMatch(/migrations are not applied/);
+      } finally {
+        await admin.query(`UPDATE ${table} SET version = -version WHERE version < 0`);
+        await admin.end();
+      }
+      await becomesReady();
     });
 
     it("stay up when every connection is terminated by pg_terminate_backend, then complete new work", async () => {

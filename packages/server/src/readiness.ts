@@ -1,0 +1,108 @@
+/**
+ * Readiness (`GET /readyz`): whether this server should take traffic now, as a load balancer or
+ * Kubernetes asks it. Liveness (`/healthz`) only says the process serves; readiness makes a round
+ * trip to the store, checks its migrations are applied, on Postgres that the LISTEN connection
+ * (the events of runs executing elsewhere) is up, and that the server is not shutting down.
+ */
+import type { Checkpointer, ThreadId } from "@rein/core";
+import {
+  PostgresSaver,
+  SCHEMA_VERSION as POSTGRES_VERSION,
+  schemaVersion as postgresVersion,
+} from "@rein/postgres";
+import {
+  SqliteSaver,
+  SCHEMA_VERSION as SQLITE_VERSION,
+  schemaVersion as sqliteVersion,
+} from "@rein/sqlite";
+import type { Readiness } from "@rein/wire";
+import type { ScaleOut } from "./scale/index.ts";
+
+/** One check's outcome. */
+type Check = Readiness["checks"][number];
+
+/** How long the store's round trip may take before the server counts as not ready. */
+const STORE_TIMEOUT_MS = 2_000;
+
+/** A thread id no thread has: reading it is a round trip that finds nothing. */
+const PROBE_THREAD = "rein-readiness-probe" as ThreadId;
+
+/** The schema version the store holds and the one this build needs, or null for other stores. */
+async function versions(store: Checkpointer): Promise<{ have: number; need: number } | null> {
+  if (store instanceof PostgresSaver)
+    return { have: await postgresVersion(store.pool, store.schema), need: POSTGRES_VERSION };
+  if (store instanceof SqliteSaver) return { have: sqliteVersion(store.db), need: SQLITE_VERSION };
+  await store.getThread(PROBE_THREAD);
+  return null;
+}
+
+/** `work`, or a rejection once `ms` have passed. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The store and migration checks: one round trip. */
+async function storeChecks(store: Checkpointer): Promise<Check[]> {
+  let found: { have: number; need: number } | null;
+  try {
+    found = await within(versions(store), STORE_TIMEOUT_MS);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [
+      { name: "store", ok: false, detail: `the store does not answer: ${message.slice(0, 300)}` },
+    ];
+  }
+  const store_: Check = { name: "store", ok: true, detail: "answers" };
+  if (found === null) return [store_];
+  const { have, need } = found;
+  return [
+    store_,
+    have >= need
+      ? { name: "migrations", ok: true, detail: `schema version ${have}` }
+      : {
+          name: "migrations",
+          ok: false,
+          detail: `schema version ${have}, this server needs ${need}: migrations are not applied`,
+        },
+  ];
+}
+
+/** What the readiness of one server depends on. */
+export interface ReadinessSources {
+  /** The store as opened (not a wrapper), so its kind and schema version can be read. */
+  store: Checkpointer;
+  scale: ScaleOut | null;
+  /** Whether the server is shutting down. */
+  closing: () => boolean;
+}
+
+/** Runs the checks; ready when every one holds. */
+export async function readiness(sources: ReadinessSources): Promise<Readiness> {
+  const checks: Check[] = [];
+  if (sources.closing())
+    checks.push({ name: "shutdown", ok: false, detail: "the server is shutting down" });
+  checks.push(...(await storeChecks(sources.store)));
+  if (sources.scale)
+    checks.push(
+      sources.scale.fanout.listening
+        ? { name: "listener", ok: true, detail: "LISTEN connection open" }
+        : {
+            name: "listener",
+            ok: false,
+            detail:
+              "the LISTEN connection is down (reconnecting): events of runs on other processes would not reach this server",
+          },
+    );
+  const failed = checks.find((c) => !c.ok);
+  return { ready: failed === undefined, reason: failed?.detail ?? null, checks };
+}
