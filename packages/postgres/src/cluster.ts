@@ -4,7 +4,7 @@
  * database away mid-answer without touching the shared test server.
  */
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,6 +133,11 @@ export class ThrowawayCluster {
       ],
     ]);
     return replica;
+  }
+
+  /** Lets clients from `cidr` connect without a password (a line in pg_hba.conf; before start). */
+  trust(cidr: string): void {
+    appendFileSync(join(this.data, "pg_hba.conf"), `host all all ${cidr} trust\n`);
   }
 
   /** Promotes a replica to primary and waits until it accepts writes. */

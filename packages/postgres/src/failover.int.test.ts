@@ -47,11 +47,11 @@ describe.skipIf(unavailable !== null)("fencing across a failover", { timeout: 90
 
   beforeAll(async () => {
     primary = await ThrowawayCluster.create({
-      port: await freePortIn(55450, 55469),
+      port: await freePortIn(55450, 55454),
       settings: SYNC,
     });
     primary.start();
-    replica = await ThrowawayCluster.replicaOf(primary, { port: await freePortIn(55470, 55489) });
+    replica = await ThrowawayCluster.replicaOf(primary, { port: await freePortIn(55455, 55459) });
     replica.start();
     await waitForSyncStandby(primary.url);
   }, 60_000);

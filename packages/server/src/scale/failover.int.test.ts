@@ -51,12 +51,12 @@ describe.skipIf(unavailable !== null)(
 
     beforeAll(async () => {
       primary = await ThrowawayCluster.create({
-        port: await freePortIn(55450, 55469),
+        port: await freePortIn(55470, 55474),
         settings: { synchronous_standby_names: "'*'" },
       });
       primary.start();
       replica = await ThrowawayCluster.replicaOf(primary, {
-        port: await freePortIn(55470, 55489),
+        port: await freePortIn(55475, 55479),
       });
       replica.start();
       await waitForSyncStandby(primary.url);
@@ -72,7 +72,8 @@ describe.skipIf(unavailable !== null)(
       const hosts = `127.0.0.1:${primary.port},127.0.0.1:${replica.port}`;
       const url = `postgres://postgres@${hosts}/postgres?target_session_attrs=read-write`;
       deploy = new Deployment(url, LEASE_MS);
-      // A worker with a metrics endpoint: see docs/guides/deploying.md.
+      // Workers serving metrics: an idle worker without an endpoint exits when all its
+      // connections drop at once, which the failover does.
       const server = await deploy.serve(0);
       await deploy.worker(4, { args: ["--metrics-port", "0"] });
       await deploy.worker(4, { args: ["--metrics-port", "0"] });

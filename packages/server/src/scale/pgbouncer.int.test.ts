@@ -80,10 +80,10 @@ describe.skipIf(unavailable !== null)(
     const deployments: Deployment[] = [];
 
     beforeAll(async () => {
-      cluster = await ThrowawayCluster.create({ port: await freePortIn(55450, 55469) });
+      cluster = await ThrowawayCluster.create({ port: await freePortIn(55460, 55464) });
       cluster.start();
       bouncer = await ThrowawayBouncer.start({
-        port: await freePortIn(55470, 55489),
+        port: await freePortIn(55465, 55469),
         serverPort: cluster.port,
         poolSize: 4,
       });

@@ -40,6 +40,8 @@ export interface ProcPlacement {
   env?: Record<string, string>;
   /** Extra arguments. */
   args?: string[];
+  /** Its `--graphs` module; default the test graphs. */
+  graphs?: string;
 }
 
 /** Lines of a JSON Lines ledger file. */
@@ -82,7 +84,14 @@ export class Deployment {
   private launch(args: string[], ready: RegExp, at: ProcPlacement): Promise<DeployedProc> {
     const argv = [
       ...args,
-      ...["--postgres", at.url ?? this.url, "--schema", this.schema, "--graphs", TEST_GRAPHS],
+      ...[
+        "--postgres",
+        at.url ?? this.url,
+        "--schema",
+        this.schema,
+        "--graphs",
+        at.graphs ?? TEST_GRAPHS,
+      ],
       ...(at.listenUrl ? ["--listen-url", at.listenUrl] : []),
       ...(at.args ?? []),
     ];
