@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -40,5 +40,60 @@ describe("SqliteSaver driver failures", () => {
     const error: unknown = await saver.getRun(runId("r")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as StoreUnavailableError).retryable).toBe(false);
+  });
+});
+
+describe("SqliteSaver opening a file that is not a sound database", () => {
+  function fileWith(bytes: Buffer): string {
+    const dir = mkdtempSync(join(tmpdir(), "rein-sqlite-corrupt-"));
+    dirs.push(dir);
+    const path = join(dir, "rein.db");
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  /** A store file with a few rows, cut to `keep` of its bytes. */
+  async function truncatedStore(keep: number): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), "rein-sqlite-cut-"));
+    dirs.push(dir);
+    const path = join(dir, "rein.db");
+    const saver = new SqliteSaver({ path });
+    for (let i = 0; i < 50; i++) await saver.putRun(makeRun(`t${i}`, `run-${i}`));
+    await saver.close();
+    const bytes = readFileSync(path);
+    writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length * keep)));
+    return path;
+  }
+
+  function openError(path: string): unknown {
+    try {
+      new SqliteSaver({ path }).db.close();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  it("a file that is not SQLite is a typed, non-retryable error naming the file and what to do", () => {
+    const path = fileWith(Buffer.from("this is not a database, only some text ".repeat(200)));
+    const error = openError(path);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    const typed = error as StoreUnavailableError;
+    expect(typed.code).toBe(ErrorCodes.STORE_UNAVAILABLE);
+    expect(typed.retryable).toBe(false);
+    expect(typed.details).toMatchObject({ driverCode: "SQLITE_NOTADB" });
+    expect(typed.message).toContain(path);
+    expect(typed.message).toMatch(/backup/);
+  });
+
+  it("a truncated store file is a typed, non-retryable error, not a raw driver error", async () => {
+    const path = await truncatedStore(0.3);
+    const error = openError(path);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    const typed = error as StoreUnavailableError;
+    expect(typed.retryable).toBe(false);
+    expect(typed.details).toMatchObject({ driverCode: "SQLITE_CORRUPT" });
+    expect(typed.message).toContain(path);
+    expect(typed.message).toMatch(/backup/);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { ReinError, StoreUnavailableError } from "@rein/core";
 import { settle as settleSync } from "@rein/core/store";
-import { sqliteCode } from "./driver.ts";
+import type { DatabaseSync } from "node:sqlite";
+import { openDatabase, sqliteCode } from "./driver.ts";
 
 /** SQLite result codes after which the same call may succeed later. */
 const RETRYABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|PROTOCOL|CANTOPEN)$/;
@@ -21,6 +22,32 @@ export function storeError(error: unknown): unknown {
       : `SQLite refused the operation (${message}).`,
     { cause: error, retryable, ...(code ? { driverCode: code } : {}) },
   );
+}
+
+/** SQLite result codes of a file that is not a database, or a damaged one. */
+const UNSOUND = /^SQLITE_(NOTADB|CORRUPT)$/;
+
+/**
+ * The error a caller sees when the file at `path` cannot be opened as a store. A file that is not
+ * SQLite, or a damaged (truncated) one, will not open on retry: the message says what to do.
+ */
+export function openError(path: string, error: unknown): unknown {
+  const code = sqliteCode(error);
+  if (code === undefined || !UNSOUND.test(code)) return storeError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreUnavailableError(
+    `The SQLite file ${path} is not a Rein store or is damaged (${message}); nothing was changed. Restore it from a backup, or open another path (to start afresh, move the file and its -wal and -shm files aside).`,
+    { cause: error, retryable: false, driverCode: code },
+  );
+}
+
+/** Opens the store's file, a failure typed as {@link openError} says. */
+export function openStoreFile(path: string): DatabaseSync {
+  try {
+    return openDatabase(path);
+  } catch (error) {
+    throw openError(path, error);
+  }
 }
 
 /** Runs a synchronous store operation as a promise, with driver failures typed. */

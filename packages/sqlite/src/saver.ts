@@ -60,8 +60,8 @@ import {
 } from "@rein/core/store";
 import { AuditChains, appendAuditLine } from "./audit.ts";
 import { writeLadderStep } from "./ladder.ts";
-import { openDatabase, transactions, type Transactions } from "./driver.ts";
-import { settle } from "./errors.ts";
+import { transactions, type Transactions } from "./driver.ts";
+import { openError, openStoreFile, settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
 import { prepareStatements, type ChainRow, type Statements } from "./statements.ts";
 
@@ -105,6 +105,7 @@ export interface SqliteSaverOptions {
  * ```
  *
  * @throws {SchemaVersionError} from the constructor when the file's schema is newer than this code.
+ * @throws {StoreUnavailableError} from the constructor when the file is damaged or not a store.
  */
 export class SqliteSaver implements Checkpointer {
   /** The serializer values are stored with. */
@@ -128,7 +129,7 @@ export class SqliteSaver implements Checkpointer {
     // A fresh checkout has no data directory yet: create the file's folder rather than fail.
     if (options.path !== ":memory:" && options.path !== "")
       mkdirSync(dirname(resolve(options.path)), { recursive: true });
-    this.db = openDatabase(options.path);
+    this.db = openStoreFile(options.path);
     try {
       // busy_timeout first: the pragmas and migrations below may wait on another process.
       this.db.exec(
@@ -146,7 +147,7 @@ export class SqliteSaver implements Checkpointer {
       this.#transactions = transactions(this.db);
     } catch (error) {
       this.db.close();
-      throw error;
+      throw openError(options.path, error);
     }
   }
 
