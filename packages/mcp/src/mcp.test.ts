@@ -154,6 +154,75 @@ describe("MCP tools over stdio, through the agent", () => {
   });
 });
 
+describe("a server's input_required answer, as a durable pause", () => {
+  it("pauses the call as an interrupt with the server's question and schema, and calls again once with the answer", async () => {
+    const log = join(dir, "refund.jsonl");
+    const mcp = await stdio(log);
+    const { model } = scripted([
+      [{ id: "c1", name: "refund_order", args: { order: "1042", amount: 25 } }],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "input-required" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund 1042" }] },
+      thread,
+    );
+    expect(paused.status).toBe("interrupted");
+    const ask = paused.interrupts[0];
+    expect(ask?.payload).toMatchObject({
+      type: "mcp.input_required",
+      tool: "refund_order",
+      args: { order: "1042", amount: 25 },
+      key: "confirm",
+      message: "Refund $25 on order 1042?",
+      requestedSchema: { type: "object", properties: { approved: { type: "boolean" } } },
+    });
+    // Nothing ran: the server only asked.
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+    // An answer that does not match the server's schema is refused before it is stored.
+    await expect(
+      graph.invoke(Command.resumeMap({ [ask!.id]: { approved: "yes" } }), thread),
+    ).rejects.toBeInstanceOf(InvalidAnswerError);
+    const done = await graph.invoke(
+      Command.resumeMap({ [ask!.id]: { approved: true, note: "manager ok" } }),
+      thread,
+    );
+    expect(done.status).toBe("done");
+    const result = done.values.messages.find((m): m is ToolMessage => m.role === "tool");
+    expect(textOf(result as ToolMessage)).toBe("refunded $25 on 1042");
+    const ran = executions(log).filter((e) => "order" in e);
+    expect(ran).toEqual([
+      {
+        tool: "refund_order",
+        order: "1042",
+        amount: 25,
+        answer: { approved: true, note: "manager ok" },
+        key: expect.any(String) as unknown,
+      },
+    ]);
+  });
+
+  it("a declined question goes back to the server as declined", async () => {
+    const log = join(dir, "refund-decline.jsonl");
+    const mcp = await stdio(log);
+    const { model } = scripted([
+      [{ id: "c1", name: "refund_order", args: { order: "7", amount: 5 } }],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "input-declined" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund 7" }] },
+      thread,
+    );
+    const id = paused.interrupts[0]?.id as string;
+    const done = await graph.invoke(Command.resumeMap({ [id]: { action: "decline" } }), thread);
+    // The server saw no accepted answer, so it asked again: the call pauses on round 2.
+    expect(done.status).toBe("interrupted");
+    expect(done.interrupts[0]?.payload).toMatchObject({ round: 2, key: "confirm" });
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+  });
+});
+
 describe("MCP tools over streamable HTTP", () => {
   let child: ChildProcess | undefined;
   afterEach(() => {
