@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import {
   Command,
   InvalidAnswerError,
@@ -19,6 +20,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { connectMcp, type McpTools } from "./connect.ts";
 import { approvalTest, type McpApprovalPolicy } from "./tools.ts";
 
+const exec = promisify(execFile);
 const server = fileURLToPath(new URL("./fixtures/desk-server.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "rein-mcp-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +57,8 @@ async function stdio(log: string, approve?: McpApprovalPolicy) {
   open = await connectMcp(
     {
       command: process.execPath,
-      args: ["--import", "tsx", server],
+      // The server starts fast without a TypeScript loader (Node strips its types).
+      args: ["--experimental-strip-types", "--no-warnings", server],
       env: { ...(process.env as Record<string, string>), DESK_LOG: log },
     },
     approve ? { approve } : {},
@@ -223,6 +226,44 @@ describe("a server's input_required answer, as a durable pause", () => {
   });
 });
 
+describe("input_required across a crash", () => {
+  const worker = fileURLToPath(new URL("./fixtures/refund-worker.ts", import.meta.url));
+
+  /** Runs the worker to its end; returns what it printed last. */
+  async function runWorker(args: string[]): Promise<Record<string, unknown>> {
+    const { stdout } = await exec(process.execPath, ["--import", "tsx", worker, ...args]);
+    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+  }
+
+  it("a process killed between the stored answer and the call that carries it: a fresh one makes that call once", async () => {
+    const db = join(dir, "refund-crash.db");
+    const log = join(dir, "refund-crash.jsonl");
+    const started = await runWorker(["start", db, log]);
+    expect(started).toMatchObject({ status: "interrupted" });
+    const id = started.asked as string;
+
+    // The answer is stored; the process holds the call that carries it, and is killed there.
+    const held = spawn(process.execPath, ["--import", "tsx", worker, "answer", db, log, id], {
+      env: { ...process.env, REFUND_HOLD: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      held.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("holding")) resolve();
+      });
+      held.on("exit", (code) => reject(new Error(`the worker exited with ${code}`)));
+    });
+    held.kill("SIGKILL");
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+
+    const finished = await runWorker(["continue", db, log]);
+    expect(finished).toMatchObject({ status: "done", tool: "refunded $25 on 1042" });
+    const ran = executions(log).filter((e) => "order" in e);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]).toMatchObject({ order: "1042", answer: { approved: true } });
+  }, 120_000); // three worker processes, each starting the server
+});
+
 describe("MCP tools over streamable HTTP", () => {
   let child: ChildProcess | undefined;
   afterEach(() => {
@@ -232,10 +273,14 @@ describe("MCP tools over streamable HTTP", () => {
 
   /** Starts the server on HTTP; resolves its port. */
   async function httpServer(log: string): Promise<string> {
-    child = spawn(process.execPath, ["--import", "tsx", server, "--http"], {
-      env: { ...process.env, DESK_LOG: log },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    child = spawn(
+      process.execPath,
+      ["--experimental-strip-types", "--no-warnings", server, "--http"],
+      {
+        env: { ...process.env, DESK_LOG: log },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     return await new Promise<string>((resolve, reject) => {
       child?.stdout?.on("data", (chunk: Buffer) => {
         const match = /listening (\d+)/.exec(chunk.toString());
