@@ -4,6 +4,7 @@
  */
 import {
   Client,
+  SUPPORTED_PROTOCOL_VERSIONS,
   StreamableHTTPClientTransport,
   type Tool as McpTool,
   type Transport,
@@ -11,6 +12,9 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { AnyTool } from "@rein/core";
 import { approvalTest, reinTool, type McpApprovalPolicy } from "./tools.ts";
+
+/** The protocol revision with `input_required` results (multi round-trip requests). */
+const MODERN_REVISION = "2026-07-28";
 
 /** The default of {@link McpOptions.requestTimeoutMs}. */
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
@@ -36,6 +40,12 @@ export interface McpOptions {
    * A server whose connection breaks mid-call fails the call at once, whatever this says.
    */
   requestTimeoutMs?: number;
+  /**
+   * Which protocol revision to speak: `"auto"` (the default) asks the server first and speaks
+   * 2026-07-28 when it can (over stdio that starts the server once more, briefly, to ask),
+   * `"legacy"` the 2025 handshake only, `{ pin: "2026-07-28" }` that revision or fail.
+   */
+  protocol?: "auto" | "legacy" | { pin: string };
   /**
    * The most `input_required` rounds one tool call may take (each asks a person, then calls
    * again with the answers). Default 5.
@@ -104,6 +114,12 @@ export async function connectMcp(server: McpServer, options: McpOptions = {}): P
   const client: Client = new Client(
     { name: options.clientName ?? "rein", version: "0.1.0" },
     {
+      // Protocol revision 2026-07-28 when the server speaks it (its `input_required` results
+      // are what a person answers through Rein), else the 2025 handshake.
+      versionNegotiation: { mode: options.protocol ?? "auto" },
+      supportedProtocolVersions: [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS],
+      // Form questions are what a person can answer through a Rein interrupt.
+      capabilities: { elicitation: { form: {} } },
       // Rein asks a person itself, durably: an `input_required` result comes back to the tool.
       inputRequired: { autoFulfill: false },
       listChanged: {

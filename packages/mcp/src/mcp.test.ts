@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import {
   Command,
   InvalidAnswerError,
@@ -19,6 +20,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { connectMcp, type McpTools } from "./connect.ts";
 import { approvalTest, type McpApprovalPolicy } from "./tools.ts";
 
+const exec = promisify(execFile);
 const server = fileURLToPath(new URL("./fixtures/desk-server.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "rein-mcp-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +57,8 @@ async function stdio(log: string, approve?: McpApprovalPolicy) {
   open = await connectMcp(
     {
       command: process.execPath,
-      args: ["--import", "tsx", server],
+      // The server starts fast without a TypeScript loader (Node strips its types).
+      args: ["--experimental-strip-types", "--no-warnings", server],
       env: { ...(process.env as Record<string, string>), DESK_LOG: log },
     },
     approve ? { approve } : {},
@@ -154,6 +157,113 @@ describe("MCP tools over stdio, through the agent", () => {
   });
 });
 
+describe("a server's input_required answer, as a durable pause", () => {
+  it("pauses the call as an interrupt with the server's question and schema, and calls again once with the answer", async () => {
+    const log = join(dir, "refund.jsonl");
+    const mcp = await stdio(log);
+    const { model } = scripted([
+      [{ id: "c1", name: "refund_order", args: { order: "1042", amount: 25 } }],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "input-required" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund 1042" }] },
+      thread,
+    );
+    expect(paused.status).toBe("interrupted");
+    const ask = paused.interrupts[0];
+    expect(ask?.payload).toMatchObject({
+      type: "mcp.input_required",
+      tool: "refund_order",
+      args: { order: "1042", amount: 25 },
+      key: "confirm",
+      message: "Refund $25 on order 1042?",
+      requestedSchema: { type: "object", properties: { approved: { type: "boolean" } } },
+    });
+    // Nothing ran: the server only asked.
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+    // An answer that does not match the server's schema is refused before it is stored.
+    await expect(
+      graph.invoke(Command.resumeMap({ [ask!.id]: { approved: "yes" } }), thread),
+    ).rejects.toBeInstanceOf(InvalidAnswerError);
+    const done = await graph.invoke(
+      Command.resumeMap({ [ask!.id]: { approved: true, note: "manager ok" } }),
+      thread,
+    );
+    expect(done.status).toBe("done");
+    const result = done.values.messages.find((m): m is ToolMessage => m.role === "tool");
+    expect(textOf(result as ToolMessage)).toBe("refunded $25 on 1042");
+    const ran = executions(log).filter((e) => "order" in e);
+    expect(ran).toEqual([
+      {
+        tool: "refund_order",
+        order: "1042",
+        amount: 25,
+        answer: { approved: true, note: "manager ok" },
+        key: expect.any(String) as unknown,
+      },
+    ]);
+  });
+
+  it("a declined question goes back to the server as declined", async () => {
+    const log = join(dir, "refund-decline.jsonl");
+    const mcp = await stdio(log);
+    const { model } = scripted([
+      [{ id: "c1", name: "refund_order", args: { order: "7", amount: 5 } }],
+    ]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "input-declined" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Refund 7" }] },
+      thread,
+    );
+    const id = paused.interrupts[0]?.id as string;
+    const done = await graph.invoke(Command.resumeMap({ [id]: { action: "decline" } }), thread);
+    // The server saw no accepted answer, so it asked again: the call pauses on round 2.
+    expect(done.status).toBe("interrupted");
+    expect(done.interrupts[0]?.payload).toMatchObject({ round: 2, key: "confirm" });
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+  });
+});
+
+describe("input_required across a crash", () => {
+  const worker = fileURLToPath(new URL("./fixtures/refund-worker.ts", import.meta.url));
+
+  /** Runs the worker to its end; returns what it printed last. */
+  async function runWorker(args: string[]): Promise<Record<string, unknown>> {
+    const { stdout } = await exec(process.execPath, ["--import", "tsx", worker, ...args]);
+    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+  }
+
+  it("a process killed between the stored answer and the call that carries it: a fresh one makes that call once", async () => {
+    const db = join(dir, "refund-crash.db");
+    const log = join(dir, "refund-crash.jsonl");
+    const started = await runWorker(["start", db, log]);
+    expect(started).toMatchObject({ status: "interrupted" });
+    const id = started.asked as string;
+
+    // The answer is stored; the process holds the call that carries it, and is killed there.
+    const held = spawn(process.execPath, ["--import", "tsx", worker, "answer", db, log, id], {
+      env: { ...process.env, REFUND_HOLD: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      held.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("holding")) resolve();
+      });
+      held.on("exit", (code) => reject(new Error(`the worker exited with ${code}`)));
+    });
+    held.kill("SIGKILL");
+    expect(executions(log).filter((e) => "order" in e)).toEqual([]);
+
+    const finished = await runWorker(["continue", db, log]);
+    expect(finished).toMatchObject({ status: "done", tool: "refunded $25 on 1042" });
+    const ran = executions(log).filter((e) => "order" in e);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]).toMatchObject({ order: "1042", answer: { approved: true } });
+  }, 120_000); // three worker processes, each starting the server
+});
+
 describe("MCP tools over streamable HTTP", () => {
   let child: ChildProcess | undefined;
   afterEach(() => {
@@ -163,10 +273,14 @@ describe("MCP tools over streamable HTTP", () => {
 
   /** Starts the server on HTTP; resolves its port. */
   async function httpServer(log: string): Promise<string> {
-    child = spawn(process.execPath, ["--import", "tsx", server, "--http"], {
-      env: { ...process.env, DESK_LOG: log },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    child = spawn(
+      process.execPath,
+      ["--experimental-strip-types", "--no-warnings", server, "--http"],
+      {
+        env: { ...process.env, DESK_LOG: log },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     return await new Promise<string>((resolve, reject) => {
       child?.stdout?.on("data", (chunk: Buffer) => {
         const match = /listening (\d+)/.exec(chunk.toString());
