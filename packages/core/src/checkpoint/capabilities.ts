@@ -6,6 +6,65 @@
 import { MissingCapabilityError } from "../errors.ts";
 import type { RuntimeStore, StoreCapability, StoreCapabilityMap } from "./types.ts";
 
+/**
+ * Every member of {@link RuntimeStore}, the minimum a store implements: what a runtime-only view
+ * of a store keeps, and the count a store author's guide quotes. Compiles only while it names
+ * every member (see below).
+ */
+export const RUNTIME_STORE_MEMBERS = [
+  "serializer",
+  "capabilities",
+  "close",
+  // threads
+  "putThread",
+  "getThread",
+  "getThreadHead",
+  // checkpoints
+  "commitStep",
+  "getCheckpoint",
+  "listCheckpoints",
+  "getChannelValues",
+  // task results
+  "putTaskOutcome",
+  "getTaskResults",
+  "getTaskResultKinds",
+  // interrupts and answers
+  "getInterrupt",
+  "getInterrupts",
+  "getThreadInterrupts",
+  "getPendingInterrupts",
+  "getTaskInterrupts",
+  "listInterrupts",
+  "listExpiredInterrupts",
+  "answerInterrupts",
+  // request results and ctx.once
+  "putRequestResult",
+  "getRequestResult",
+  "getOnce",
+  "putOnce",
+  // runs
+  "putRun",
+  "getRun",
+  "listRuns",
+  "listRunsByStatus",
+  // steering, and audit appends
+  "appendSteering",
+  "listSteering",
+  "appendAudit",
+  // leases (acquireLeaseAndRead is optional: a networked store's saving of round trips)
+  "acquireLease",
+  "acquireLeaseAndRead",
+  "renewLease",
+  "releaseLease",
+  "getLease",
+] as const satisfies readonly (keyof RuntimeStore)[];
+
+type UnlistedRuntimeMember = Exclude<keyof RuntimeStore, (typeof RUNTIME_STORE_MEMBERS)[number]>;
+/** Compiles only while {@link RUNTIME_STORE_MEMBERS} names every member of the runtime store. */
+export const EVERY_RUNTIME_MEMBER_LISTED: [UnlistedRuntimeMember] extends [never]
+  ? true
+  : UnlistedRuntimeMember = true;
+
 /** The capabilities record of a store that offers every capability (Rein's shipped stores). */
 export const EVERY_CAPABILITY: { readonly [K in StoreCapability]: true } = Object.freeze({
   threadCatalog: true,
