@@ -130,7 +130,7 @@ export function runtimeOnly(store: RuntimeStore): RuntimeStore {
   const view: Record<string, unknown> = { capabilities: Object.freeze({}) };
   for (const member of RUNTIME_STORE_MEMBERS) {
     if (member === "capabilities") continue;
-    const value: unknown = store[member];
+    const value: unknown = Reflect.get(store, member);
     view[member] = typeof value === "function" ? (value as () => unknown).bind(store) : value;
   }
   return view as unknown as RuntimeStore;
