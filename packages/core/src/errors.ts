@@ -157,7 +157,7 @@ export class MissingCapabilityError extends ReinError {
   constructor(capability: string, feature: string) {
     super(
       ErrorCodes.MISSING_CAPABILITY,
-      `${feature} needs a store with the "${capability}" capability; this store does not declare it: use a store that does (memory, SQLite, Postgres) or turn the feature off.`,
+      `Cannot use ${feature}: the store does not declare the "${capability}" capability; use a store that does (memory, SQLite, Postgres) or turn the feature off.`,
       { capability, feature },
     );
   }

@@ -131,7 +131,7 @@ export function fencedStore<S extends RuntimeStore>(
     // lease of every thread it answers in).
     // (The view leaves it out for a store without the capability.)
     answerBatches: (batches: readonly AnswerBatch[]) =>
-      requireCapability(store, "bulkAnswers", "A bulk decision").answerBatches(
+      requireCapability(store, "bulkAnswers", "a bulk decision").answerBatches(
         batches.map((b) => ({ ...b, fence: own(b.threadId) ?? b.fence })),
       ),
     putRequestResult: (requestId: string, result: unknown) =>

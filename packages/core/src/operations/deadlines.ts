@@ -100,7 +100,7 @@ export async function takeLadderSteps(
     for (const record of due) {
       const step = dueStep(record);
       if (step.kind === "timeout") continue;
-      const ladder = requireCapability(store, "escalationLadder", "An escalation ladder");
+      const ladder = requireCapability(store, "escalationLadder", "an escalation ladder");
       if (await ladder.takeLadderStep(ladderStepWrite(record, step, now))) progressed += 1;
     }
     taken += progressed;
