@@ -2,7 +2,7 @@
  * A compiled, runnable graph: `invoke`, `stream`, `resume`, `resumeTargeted`, `steer`, state and
  * history, the interrupt queue, deadlines and recovery. A thin facade: it builds the graph's
  * {@link GraphDefinition} once, and each call opens a {@link ThreadSession} on the thread, answers
- * (resume/), then continues the run (engine/) in that session.
+ * (operations/answer.ts), then continues the run (engine/) in that session.
  */
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
@@ -416,7 +416,7 @@ export class CompiledGraph<S extends Schema> {
 
   /**
    * Answers a resume command, then continues the run, in one session holding the thread's lease:
-   * the answer is recorded (resume/), and the continuation runs the woken tasks (engine/).
+   * the answer is recorded (operations/answer.ts), and the continuation runs the woken tasks (engine/).
    */
   private answer(
     threadId: ThreadId,
