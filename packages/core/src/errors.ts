@@ -39,6 +39,7 @@ export const ErrorCodes = {
   COUNT_MISMATCH: "count_mismatch",
   INVALID_LADDER: "invalid_ladder",
   LINKS_NOT_CONFIGURED: "links_not_configured",
+  MISSING_CAPABILITY: "missing_capability",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -145,6 +146,20 @@ export class MissingCheckpointerError extends ReinError {
     message = "This graph was compiled without a checkpointer; pass `compile({ checkpointer })` to use interrupts, resume or state.",
   ) {
     super(ErrorCodes.MISSING_CHECKPOINTER, message);
+  }
+}
+
+/**
+ * A feature needs a store capability the store does not declare (see `StoreCapabilities`);
+ * `details.capability` names it, `details.feature` what needed it.
+ */
+export class MissingCapabilityError extends ReinError {
+  constructor(capability: string, feature: string) {
+    super(
+      ErrorCodes.MISSING_CAPABILITY,
+      `Cannot use ${feature}: the store does not declare the "${capability}" capability; use a store that does (memory, SQLite, Postgres) or turn the feature off.`,
+      { capability, feature },
+    );
   }
 }
 

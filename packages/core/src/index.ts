@@ -52,8 +52,18 @@ export type {
   QueuedRunRequest,
   RunRecord,
   RunRecordOptions,
+  RuntimeStore,
+  StoreCapabilities,
+  StoreCapability,
+  StoreCapabilityMap,
   ThreadRecord,
 } from "./checkpoint/types.ts";
+export {
+  EVERY_CAPABILITY,
+  hasCapability,
+  missingCapabilities,
+  requireCapability,
+} from "./checkpoint/capabilities.ts";
 export * from "./errors.ts";
 export type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "./ids.ts";
 export type { LeaseSettings } from "./graph/options.ts";

@@ -82,6 +82,12 @@ export type {
 } from "./checkpoint/columns.ts";
 export type * from "./checkpoint/types.ts";
 export {
+  EVERY_CAPABILITY,
+  hasCapability,
+  missingCapabilities,
+  requireCapability,
+} from "./checkpoint/capabilities.ts";
+export {
   decodeWebhookList,
   encodeWebhookList,
   TIMER_ACTOR,

@@ -27,6 +27,7 @@ import {
   type AnswerBatch,
   type AnswerOutcome,
   type BatchesOutcome,
+  EVERY_CAPABILITY,
   type AuditChainQuery,
   type AuditQuery,
   type AuditVerification,
@@ -57,6 +58,7 @@ import { AuditChains } from "./audit.ts";
 import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import { expiredInterrupts, takeLadderStep } from "./timer.ts";
+import { PostgresWebhooks } from "./webhooks.ts";
 import {
   RowCodec,
   type CheckpointRow,
@@ -119,6 +121,10 @@ export type PostgresSaverOptions = (
 export class PostgresSaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
+  /** Every capability: this store implements them all. */
+  readonly capabilities = EVERY_CAPABILITY;
+  /** The webhook outbox of this schema, on this pool. */
+  readonly webhooks: PostgresWebhooks;
   /** The connection pool (yours if you passed one). */
   readonly pool: pg.Pool;
   /** The schema holding the tables. */
@@ -142,6 +148,7 @@ export class PostgresSaver implements Checkpointer {
     // the next query opens a new one, so the event only needs a listener.
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
+    this.webhooks = new PostgresWebhooks(this);
     this.#codec = new RowCodec(this.serializer);
     this.#chains = new AuditChains(this.pool, this.#s, this.#sql, this.serializer);
   }

@@ -24,7 +24,7 @@ export async function expiredInterrupts(
   return result.rows.map((row) => codec.interrupt(row));
 }
 
-/** Takes `step` (see `InterruptStore.takeLadderStep`); `false` when it was no longer due. */
+/** Takes `step` (see `EscalationLadderStore.takeLadderStep`); `false` when it was no longer due. */
 export async function takeLadderStep(
   pool: pg.Pool,
   sql: Statements,

@@ -21,7 +21,6 @@ import {
 } from "@rein/core/store";
 import { guarded } from "./connection.ts";
 import { quoteSchema } from "./migrations.ts";
-import type { PostgresSaver } from "./saver.ts";
 
 /**
  * The {@link WebhookStore} of a Postgres schema. A claim is one statement that locks due rows
@@ -38,7 +37,7 @@ export class PostgresWebhooks implements WebhookStore {
   readonly #s: string;
 
   /** The webhook tables of `saver`'s schema, on its pool. */
-  constructor(saver: PostgresSaver) {
+  constructor(saver: { readonly pool: pg.Pool; readonly schema: string }) {
     this.#pool = saver.pool;
     this.#s = quoteSchema(saver.schema);
   }

@@ -7,8 +7,8 @@ import {
   NotFoundError,
   ReinError,
   type ApproversSpec,
-  type Checkpointer,
   type InterruptId,
+  type RuntimeStore,
   type ThreadId,
 } from "@rein/core";
 import Fastify, {
@@ -18,6 +18,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { deadlineIntervalFromEnv } from "./deadline-interval.ts";
+import { servableStore } from "./capabilities.ts";
 import { STATUS_CODES, maxHeaderSize } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthConfig } from "./auth.ts";
@@ -63,7 +64,11 @@ import { langgraphV2 } from "./langgraph/v2/index.ts";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
-  store: Checkpointer;
+  /**
+   * The store. Besides the runtime store it must declare the capabilities of the features turned
+   * on (see `featureNeeds`): a store that lacks one is refused at start with one line.
+   */
+  store: RuntimeStore;
   /** Reported by `/healthz`. Default `"custom"`. */
   storeKind?: string;
   /** Graphs by name (what a `--graphs` module exports). */
@@ -219,6 +224,7 @@ function mapFastifyError(error: FastifyError, bodyLimit: number): ReinError | nu
  * const url = await server.listen({ port: 8080, host: "127.0.0.1" });
  */
 export async function createServer(options: ServerOptions): Promise<ReinServer> {
+  const served = servableStore(options.store, options);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const app = Fastify({
     bodyLimit,
@@ -243,12 +249,12 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
   const wired =
     options.metrics === false
       ? null
-      : wireMetrics(options.store, {
+      : wireMetrics(served, {
           pendingCacheMs: options.metrics?.pendingCacheMs,
           processMetrics: options.metrics?.processMetrics,
         });
   const metrics = wired?.metrics ?? null;
-  const store = wired?.store ?? options.store;
+  const store = wired?.store ?? served;
   const registry = new GraphRegistry(
     store,
     options.graphs,
@@ -395,7 +401,7 @@ export async function createServer(options: ServerOptions): Promise<ReinServer> 
           app.log,
           {
             notifiers: options.notifiers ?? [],
-            policyOf: async (id) => (await options.store.getInterrupt(id as InterruptId))?.policy,
+            policyOf: async (id) => (await served.getInterrupt(id as InterruptId))?.policy,
             onAttempt: wired?.onAttempt,
           },
         )

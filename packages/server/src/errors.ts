@@ -66,6 +66,7 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   invalid_update: 400,
   invalid_input: 400,
   invalid_ladder: 400,
+  missing_capability: 501,
   invalid_id: 400,
   invalid_answer: 422,
   missing_checkpointer: 500,

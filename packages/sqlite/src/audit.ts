@@ -83,7 +83,7 @@ export class AuditChains implements AuditChainSource {
     return statement as Stmt<[Params], Row>;
   }
 
-  /** One page of lines by thread, then sequence (see `LogStore.listAuditChain`). */
+  /** One page of lines by thread, then sequence (see `AuditChainStore.listAuditChain`). */
   page(query: AuditChainQuery): { items: AuditChainEntry[]; nextCursor: string | null } {
     const limit = pageLimit(query.limit);
     const after = decodeChainCursor(query.cursor);

@@ -4,6 +4,7 @@
  */
 import type { LadderStepWrite } from "@rein/core/store";
 import { appendAuditLine } from "./audit.ts";
+import type { RowCodec } from "./codec.ts";
 import type { Statements } from "./statements.ts";
 
 /** A step's values the serializer encoded before the transaction began. */
@@ -11,6 +12,14 @@ export interface EncodedLadderStep {
   audit: string;
   /** The widened policy (`null`: none); only written when the step carries one. */
   policy: string | null;
+}
+
+/** Encodes `step`'s values before its transaction: a value the serializer refuses writes nothing. */
+export function encodeLadderStep(codec: RowCodec, step: LadderStepWrite): EncodedLadderStep {
+  return {
+    audit: codec.encode(step.audit),
+    policy: step.policy ? codec.encode(step.policy) : null,
+  };
 }
 
 /**

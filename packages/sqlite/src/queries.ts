@@ -53,7 +53,7 @@ export class ListQueries {
     this.#codec = codec;
   }
 
-  /** One page of threads (see {@link ThreadStore.listThreads}). */
+  /** One page of threads (see {@link ThreadCatalogStore.listThreads}). */
   threadsPage(query: {
     tenant?: string | null;
     limit?: number;

@@ -50,6 +50,7 @@ import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
 import { migrate } from "./migrations.ts";
 import {
+  EVERY_CAPABILITY,
   chainFromRange,
   chainLengthOfVersion,
   checkFence,
@@ -59,7 +60,8 @@ import {
   verifyAuditChains,
 } from "@rein/core/store";
 import { AuditChains, appendAuditLine } from "./audit.ts";
-import { writeLadderStep } from "./ladder.ts";
+import { encodeLadderStep, writeLadderStep } from "./ladder.ts";
+import { SqliteWebhooks } from "./webhooks.ts";
 import { transactions, type Transactions } from "./driver.ts";
 import { openError, openStoreFile, settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
@@ -110,6 +112,10 @@ export interface SqliteSaverOptions {
 export class SqliteSaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
+  /** Every capability: this store implements them all. */
+  readonly capabilities = EVERY_CAPABILITY;
+  /** The webhook outbox of this file, on this connection. */
+  readonly webhooks: SqliteWebhooks;
   /** The underlying connection, for diagnostics and tests. */
   readonly db: DatabaseSync;
 
@@ -130,6 +136,7 @@ export class SqliteSaver implements Checkpointer {
     if (options.path !== ":memory:" && options.path !== "")
       mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = openStoreFile(options.path);
+    this.webhooks = new SqliteWebhooks(this);
     try {
       // busy_timeout first: the pragmas and migrations below may wait on another process.
       this.db.exec(
@@ -422,11 +429,7 @@ export class SqliteSaver implements Checkpointer {
 
   takeLadderStep(step: LadderStepWrite): Promise<boolean> {
     return settle(() => {
-      // Encode first: a value the serializer refuses leaves everything untouched.
-      const encoded = {
-        audit: this.#codec.encode(step.audit),
-        policy: step.policy ? this.#codec.encode(step.policy) : null,
-      };
+      const encoded = encodeLadderStep(this.#codec, step);
       return this.#write(() => writeLadderStep(this.#sql, step, encoded));
     });
   }

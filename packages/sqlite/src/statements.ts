@@ -78,7 +78,7 @@ export type BlobValues = [
   value: string,
 ];
 
-/** One group of {@link InterruptStore.summarizePending}'s read. */
+/** One group of {@link PendingSummaryStore.summarizePending}'s read. */
 export interface PendingSummaryRow {
   tenant: string | null;
   rootGraph: string;

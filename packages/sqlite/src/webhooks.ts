@@ -21,7 +21,6 @@ import {
 } from "@rein/core/store";
 import { transactions, type Transactions } from "./driver.ts";
 import { settle } from "./errors.ts";
-import type { SqliteSaver } from "./saver.ts";
 
 const EVENT_COLUMNS = `e.event_id, e.type, e.created_at, e.tenant, e.thread_id, e.run_id,
   e.interrupt_id, e.graph, e.root_graph, e.status, e.actor, e.answer, e.record`;
@@ -40,7 +39,7 @@ export class SqliteWebhooks implements WebhookStore {
   readonly #tx: Transactions;
 
   /** The webhook tables of `saver`'s file (its connection). */
-  constructor(saver: SqliteSaver) {
+  constructor(saver: { readonly db: DatabaseSync }) {
     this.#db = saver.db;
     this.#tx = transactions(saver.db);
   }

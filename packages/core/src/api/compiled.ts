@@ -2,12 +2,12 @@
  * A compiled, runnable graph: `invoke`, `stream`, `resume`, `resumeTargeted`, `steer`, state and
  * history, the interrupt queue, deadlines and recovery. A thin facade: it builds the graph's
  * {@link GraphDefinition} once, and each call opens a {@link ThreadSession} on the thread, answers
- * (resume/), then continues the run (engine/) in that session.
+ * (operations/answer.ts), then continues the run (engine/) in that session.
  */
 import { randomUUID } from "node:crypto";
 import type { Schema, StateOf, UpdateOf } from "../channels.ts";
 import { MemorySaver } from "../checkpoint/memory.ts";
-import type { Checkpointer, InterruptQuery, LeaseReads } from "../checkpoint/types.ts";
+import type { RuntimeStore, InterruptQuery, LeaseReads } from "../checkpoint/types.ts";
 import { runChild, subgraphNode } from "../engine/child.ts";
 import { currentTask } from "../engine/context.ts";
 import { EventQueue, silentSink, type EventSink, type StreamEvent } from "../engine/events.ts";
@@ -70,7 +70,7 @@ import type { ApproversSpec } from "../graph/node.ts";
 export class CompiledGraph<S extends Schema> {
   /** The graph's name (sub-agent ids are this name plus a child run id). */
   readonly name: string;
-  readonly checkpointer: Checkpointer | undefined;
+  readonly checkpointer: RuntimeStore | undefined;
   readonly determinism: DeterminismMode;
   /** @internal The plain-data definition every call runs. */
   readonly definition: GraphDefinition;
@@ -324,7 +324,7 @@ export class CompiledGraph<S extends Schema> {
 
   // -------------------------------------------------------------------------------------------
 
-  private requireStore(): Checkpointer {
+  private requireStore(): RuntimeStore {
     if (!this.checkpointer) throw new MissingCheckpointerError();
     return this.checkpointer;
   }
@@ -416,7 +416,7 @@ export class CompiledGraph<S extends Schema> {
 
   /**
    * Answers a resume command, then continues the run, in one session holding the thread's lease:
-   * the answer is recorded (resume/), and the continuation runs the woken tasks (engine/).
+   * the answer is recorded (operations/answer.ts), and the continuation runs the woken tasks (engine/).
    */
   private answer(
     threadId: ThreadId,

@@ -98,7 +98,7 @@ export function decodeChainCursor(cursor: string | null | undefined): [string, n
 
 /** What a store gives {@link verifyAuditChains}: its chain pages and its signed heads. */
 export interface AuditChainSource {
-  /** As {@link LogStore.listAuditChain}. */
+  /** As {@link AuditChainStore.listAuditChain}. */
   listAuditChain(
     query: AuditChainQuery,
   ): Promise<{ items: AuditChainEntry[]; nextCursor: string | null }>;

@@ -6,6 +6,7 @@ import type {
   AnswerBatch,
   Checkpointer,
   Fence,
+  RuntimeStore,
   RunRecord,
   StepCommit,
   TaskOutcome,
@@ -13,6 +14,7 @@ import type {
 } from "./types.ts";
 import type { AuditRecord, SteeringRecord } from "../types.ts";
 import type { TaskId, ThreadId } from "../ids.ts";
+import { requireCapability } from "./capabilities.ts";
 import { storeView } from "./view.ts";
 
 /**
@@ -42,6 +44,7 @@ export type StoreWriteMethod = (typeof STORE_WRITE_METHODS)[number];
  */
 export const STORE_UNFENCED_METHODS = [
   "serializer",
+  "capabilities",
   "close",
   "getThread",
   "getThreadHead",
@@ -69,6 +72,8 @@ export const STORE_UNFENCED_METHODS = [
   "listAuditChain",
   "verifyAudit",
   "getLease",
+  // The outbox's own tables: written by the delivery loop, never by a lease holder.
+  "webhooks",
   // Writes without a fence: the lease's own calls are what fencing builds on; a delete removes
   // the thread whoever holds it; a ladder step is taken by whichever timer wins its row.
   "acquireLease",
@@ -96,11 +101,11 @@ export const EVERY_STORE_METHOD_SORTED: [Unsorted] extends [never] ? true : Unso
  * thread only. `onReleased` is called once a write that carried `releaseLease` for the fence's
  * thread was applied: the lease has ended with it.
  */
-export function fencedStore(
-  store: Checkpointer,
+export function fencedStore<S extends RuntimeStore>(
+  store: S,
   fence: Fence,
   onReleased: () => void = () => undefined,
-): Checkpointer {
+): S {
   const own = (threadId: ThreadId): Fence | undefined =>
     threadId === fence.threadId ? fence : undefined;
   const released = <T>(
@@ -124,10 +129,11 @@ export function fencedStore(
       store.answerInterrupts({ ...batch, fence: own(batch.threadId) }),
     // A batch of another thread keeps the fence its caller gave it (a bulk decision holds the
     // lease of every thread it answers in).
+    // (The view leaves it out for a store without the capability.)
     answerBatches: (batches: readonly AnswerBatch[]) =>
-      store.answerBatches
-        ? store.answerBatches(batches.map((b) => ({ ...b, fence: own(b.threadId) ?? b.fence })))
-        : Promise.reject(new TypeError("This store has no answerBatches.")),
+      requireCapability(store, "bulkAnswers", "a bulk decision").answerBatches(
+        batches.map((b) => ({ ...b, fence: own(b.threadId) ?? b.fence })),
+      ),
     putRequestResult: (requestId: string, result: unknown) =>
       store.putRequestResult(requestId, result, fence),
     putOnce: (threadId: ThreadId, taskId: TaskId, key: string, value: unknown) =>

@@ -22,6 +22,7 @@ import { MemoryTables } from "./memory/tables.ts";
 import { deleteThread, listThreads } from "./memory/threads.ts";
 import { settle } from "./store-kit.ts";
 import type { WebhookStore } from "./webhooks.ts";
+import { EVERY_CAPABILITY } from "./capabilities.ts";
 import type {
   AnswerBatch,
   LadderStepWrite,
@@ -76,6 +77,8 @@ export interface MemorySaverOptions {
 export class MemorySaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
+  /** Every capability: the memory store implements them all. */
+  readonly capabilities = EVERY_CAPABILITY;
   readonly #db: MemoryTables;
   readonly #clock: () => Date;
 

@@ -20,6 +20,7 @@ import type {
   SteeringRecord,
 } from "../types.ts";
 import type { ApprovalProgress, NotAllowedRule, StoredApprovalPolicy } from "./approvals.ts";
+import type { WebhookStore } from "./webhooks.ts";
 
 /**
  * Key of one checkpoint stream within a thread: `""` for the root graph, the child run id for a
@@ -544,7 +545,7 @@ export interface AuditQuery {
   cursor?: string | null;
 }
 
-/** Scope and page of {@link LogStore.listAuditChain}: thread order, then append order. */
+/** Scope and page of {@link AuditChainStore.listAuditChain}: thread order, then append order. */
 export interface AuditChainQuery {
   threadId?: ThreadId;
   /** The tenant of the lines' thread (`null`: threads without a tenant). */
@@ -573,7 +574,7 @@ export interface AuditChainEntry {
   content: string;
 }
 
-/** What {@link LogStore.verifyAudit} checks: the chains of one thread or of one tenant's threads. */
+/** What {@link AuditChainStore.verifyAudit} checks: the chains of one thread or of one tenant's threads. */
 export interface AuditVerifyQuery {
   threadId?: ThreadId;
   tenant?: string | null;
@@ -617,7 +618,7 @@ export interface AuditBreak {
   message: string;
 }
 
-/** The result of {@link LogStore.verifyAudit}. */
+/** The result of {@link AuditChainStore.verifyAudit}. */
 export interface AuditVerification {
   /** True when every chain checked verifies (and, with a key, every signed head). */
   ok: boolean;
@@ -680,6 +681,13 @@ export interface ThreadStore {
     stream: StreamKey,
     known?: CheckpointRecord,
   ): Promise<ThreadHead>;
+}
+
+/**
+ * Capability `threadCatalog`: listing and deleting threads, what an API over many threads serves.
+ * The runtime never lists or deletes a thread.
+ */
+export interface ThreadCatalogStore {
   /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];
@@ -786,13 +794,6 @@ export interface InterruptStore {
    */
   listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
   /**
-   * Takes one escalation-ladder step (see {@link LadderStepWrite}) atomically, only when the
-   * interrupt is still pending with `deadline = step.at`.
-   *
-   * @returns whether this call took it (`false`: another timer did, or it was answered).
-   */
-  takeLadderStep(step: LadderStepWrite): Promise<boolean>;
-  /**
    * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
    * (else nothing is written), the listed tasks are woken, one audit record per interrupt is
    * appended with the actor, and the request id is remembered. Planned by `planAnswerBatch`
@@ -800,21 +801,41 @@ export interface InterruptStore {
    * only the targeted rows, whatever else the thread holds.
    */
   answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
+}
+
+/** Capability `escalationLadder`: the deadline timer's steps of an interrupt's ladder. */
+export interface EscalationLadderStore {
+  /**
+   * Takes one escalation-ladder step (see {@link LadderStepWrite}) atomically, only when the
+   * interrupt is still pending with `deadline = step.at`.
+   *
+   * @returns whether this call took it (`false`: another timer did, or it was answered).
+   */
+  takeLadderStep(step: LadderStepWrite): Promise<boolean>;
+}
+
+/** Capability `bulkAnswers`: one decision over many threads, all or nothing. */
+export interface BulkAnswerStore {
   /**
    * Applies several batches (of different threads) all-or-nothing, in one transaction: each is
    * checked and planned as {@link InterruptStore.answerInterrupts} would, and when any is refused
-   * nothing of any is written. A store without it is driven batch by batch (not atomically).
+   * nothing of any is written. A store without the capability is driven batch by batch (not
+   * atomically).
    */
-  answerBatches?(batches: readonly AnswerBatch[]): Promise<BatchesOutcome>;
-  /**
-   * Optional: the pending interrupts across threads, grouped by tenant and root graph, with each
-   * group's count and oldest `createdAt`, in one read of an index over pending rows (what a
-   * metrics scrape reads). A store without it reports no pending approvals to metrics.
-   */
-  summarizePending?(): Promise<PendingSummary[]>;
+  answerBatches(batches: readonly AnswerBatch[]): Promise<BatchesOutcome>;
 }
 
-/** Pending interrupts of one tenant and root graph (see {@link InterruptStore.summarizePending}). */
+/** Capability `pendingSummaries`: what a metrics scrape reads of the pending approvals. */
+export interface PendingSummaryStore {
+  /**
+   * The pending interrupts across threads, grouped by tenant and root graph, with each group's
+   * count and oldest `createdAt`, in one read of an index over pending rows. A store without the
+   * capability reports no pending approvals to metrics.
+   */
+  summarizePending(): Promise<PendingSummary[]>;
+}
+
+/** Pending interrupts of one tenant and root graph (see {@link PendingSummaryStore.summarizePending}). */
 export interface PendingSummary {
   /** The tenant of the interrupts' threads; `null` for threads without a tenant. */
   tenant: string | null;
@@ -826,7 +847,7 @@ export interface PendingSummary {
   oldestCreatedAt: string;
 }
 
-/** Result of {@link InterruptStore.answerBatches}. Nothing is written unless `ok`. */
+/** Result of {@link BulkAnswerStore.answerBatches}. Nothing is written unless `ok`. */
 export type BatchesOutcome =
   | { ok: true; outcomes: Extract<AnswerOutcome, { ok: true }>[] }
   /** The batch at `index` was refused (the first one found), so none was applied. */
@@ -876,11 +897,18 @@ export interface LogStore {
   listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
   /** Appends an audit record. */
   appendAudit(record: AuditRecord, fence?: Fence): Promise<void>;
+}
+
+/**
+ * Capability `auditChain`: reading the audit trail back, its hash chain, and verifying it. The
+ * runtime only appends audit lines ({@link LogStore.appendAudit} and inside its answers).
+ */
+export interface AuditChainStore {
   /** Audit records oldest first, by thread or by the tenant of their thread; sequence cursors. */
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }>;
   /**
    * Audit lines as stored, with their chain links, by thread (thread id order) then append order;
-   * keyset cursors. What an export writes and what {@link LogStore.verifyAudit} re-computes.
+   * keyset cursors. What an export writes and what {@link AuditChainStore.verifyAudit} re-computes.
    */
   listAuditChain(
     query: AuditChainQuery,
@@ -921,8 +949,45 @@ export interface LeaseStore {
 }
 
 /**
- * Durable storage of threads, checkpoints, task results, interrupts, runs, steering, audit,
- * once-results, request ids and leases: the role interfaces above, in one store.
+ * Capability `webhookOutbox`: the store keeps a webhook outbox (subscriptions, the events its
+ * writes report inside their own transactions, deliveries). A server's webhooks and every
+ * notifier fed by them need it.
+ */
+export interface WebhookOutboxStore {
+  /** The store's webhook tables. */
+  readonly webhooks: WebhookStore;
+}
+
+/**
+ * Every capability a store may offer beyond the runtime, by name, with the members a store that
+ * declares it implements. A feature names the capabilities it needs; a store lists the ones it
+ * has in {@link RuntimeStore.capabilities}.
+ */
+export interface StoreCapabilityMap {
+  threadCatalog: ThreadCatalogStore;
+  auditChain: AuditChainStore;
+  escalationLadder: EscalationLadderStore;
+  bulkAnswers: BulkAnswerStore;
+  pendingSummaries: PendingSummaryStore;
+  webhookOutbox: WebhookOutboxStore;
+}
+
+/** The name of one capability. */
+export type StoreCapability = keyof StoreCapabilityMap;
+
+/**
+ * What a store declares it offers beyond the runtime: `true` for each capability whose members
+ * it implements (and whose conformance spec it runs). Absent means absent: features check this
+ * record, never whether a method happens to exist.
+ */
+export type StoreCapabilities = { readonly [K in StoreCapability]?: true };
+
+/**
+ * The runtime store: all the engine calls to run, pause and resume graphs — threads, checkpoints,
+ * task results, interrupts and their answers, runs, steering and audit appends, request results,
+ * `ctx.once` results and leases. A store that implements this (and passes the runtime
+ * conformance suite, `runRuntimeStoreConformance`) runs every graph; capabilities
+ * ({@link StoreCapabilityMap}) add what features beyond the runtime read and write.
  *
  * Every write takes an optional {@link Fence}: when given, the store checks in the write's own
  * transaction that the thread's lease still carries that token, and throws
@@ -932,7 +997,7 @@ export interface LeaseStore {
  *
  * The method contracts are written here once; implementations inherit them.
  */
-export interface Checkpointer
+export interface RuntimeStore
   extends
     ThreadStore,
     CheckpointStore,
@@ -944,6 +1009,26 @@ export interface Checkpointer
     LeaseStore {
   /** The serializer this store encodes values with. */
   readonly serializer: Serializer;
+  /** The capabilities this store offers beyond the runtime. */
+  readonly capabilities: StoreCapabilities;
   /** Releases connections and file handles. */
   close(): Promise<void>;
+}
+
+/**
+ * A runtime store with every capability: what Rein's shipped stores (memory, SQLite, Postgres)
+ * implement. Code that serves a feature types its store by the roles it uses
+ * ({@link RuntimeStore} and the capability's interface), not by this union.
+ */
+export interface Checkpointer
+  extends
+    RuntimeStore,
+    ThreadCatalogStore,
+    AuditChainStore,
+    EscalationLadderStore,
+    BulkAnswerStore,
+    PendingSummaryStore,
+    WebhookOutboxStore {
+  /** Every capability, declared. */
+  readonly capabilities: { readonly [K in StoreCapability]: true };
 }

@@ -3,14 +3,14 @@
  * view) and what a server counts through (its metrics). Stores keep private fields, so a view
  * cannot be a prototype child: every other member is the store's own, bound to it.
  */
-import type { Checkpointer } from "./types.ts";
+import type { Checkpointer, RuntimeStore } from "./types.ts";
 
 /**
  * `store` with `overrides` in place of its members of the same names. A member the store does
- * not have (an optional one, such as `answerBatches`) stays absent from the view even when
- * overridden, so callers that test for it still see the store's capabilities.
+ * not have (one of a capability it lacks, such as `answerBatches`) stays absent from the view even when
+ * overridden, and its `capabilities` record is the store's own.
  */
-export function storeView(store: Checkpointer, overrides: Partial<Checkpointer>): Checkpointer {
+export function storeView<S extends RuntimeStore>(store: S, overrides: Partial<Checkpointer>): S {
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property): unknown {

@@ -3,7 +3,7 @@
  * its events go. Passed explicitly to everything that needs it — never a bag of magic keys.
  */
 import type { Schema } from "../channels.ts";
-import type { Checkpointer, StreamKey } from "../checkpoint/types.ts";
+import type { RuntimeStore, StreamKey } from "../checkpoint/types.ts";
 import type { DeterminismMode, RunSelectors } from "../graph/definition.ts";
 import type { RunId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
@@ -134,7 +134,7 @@ export class Execution implements ExecutionInit, InterruptScope, TracedRun, Task
   }
 
   /** The store, fenced by the call's lease when it holds one. */
-  get store(): Checkpointer {
+  get store(): RuntimeStore {
     return this.session.store;
   }
 

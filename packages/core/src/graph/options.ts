@@ -1,7 +1,7 @@
 /**
  * Options of `compile()` and of one call, and the helpers that build them.
  */
-import type { Checkpointer } from "../checkpoint/types.ts";
+import type { RuntimeStore } from "../checkpoint/types.ts";
 import type { DeterminismMode } from "./definition.ts";
 
 /** Stream modes a caller can subscribe to. Interrupt events are always delivered. */
@@ -17,7 +17,7 @@ export interface LeaseSettings {
 /** Options of `StateGraph.compile`. */
 export interface CompileOptions {
   /** Where runs are stored. Required for interrupts, resume, state and history. */
-  checkpointer?: Checkpointer;
+  checkpointer?: RuntimeStore;
   /** Pause before these nodes (names, or subgraph paths like `"supervisor/*\/tools"`). */
   interruptBefore?: string[];
   /** Pause after these nodes. */

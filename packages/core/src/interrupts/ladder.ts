@@ -162,7 +162,7 @@ export function widenedPolicy(
   };
 }
 
-/** The write that takes `step` of `record` at `now` (see `InterruptStore.takeLadderStep`). */
+/** The write that takes `step` of `record` at `now` (see `EscalationLadderStore.takeLadderStep`). */
 export function ladderStepWrite(
   record: StoredInterrupt,
   step: Extract<DueStep, { kind: "remind" | "escalate" }>,

@@ -7,7 +7,8 @@
  * recovery sweep does.
  */
 import { approvalStep, refusalText } from "../checkpoint/approvals.ts";
-import type { AnswerBatch, Checkpointer, StoredInterrupt } from "../checkpoint/types.ts";
+import { hasCapability } from "../checkpoint/capabilities.ts";
+import type { AnswerBatch, RuntimeStore, StoredInterrupt } from "../checkpoint/types.ts";
 import { BulkRefusedError, ReinError, type BulkRefusal } from "../errors.ts";
 import { asInterruptId, type ThreadId } from "../ids.ts";
 import { checkAnswer } from "../interrupts/answer-schemas.ts";
@@ -51,7 +52,7 @@ export interface BulkDecided {
  * @throws ThreadBusyError when a thread's lease stays held longer than the lease wait.
  */
 export async function decideInterrupts(
-  store: Checkpointer,
+  store: RuntimeStore,
   decision: BulkDecision,
 ): Promise<BulkDecided[]> {
   const ids = [...new Set(decision.ids)].map(asInterruptId);
@@ -72,7 +73,7 @@ export async function decideInterrupts(
     // Read again under the leases: another decision may have answered some while this one
     // waited for them. Each is named, not only the first thread's.
     if (decided.length > 0) throw new BulkRefusedError(decided.map(decidedMeanwhile));
-    const outcome = store.answerBatches
+    const outcome = hasCapability(store, "bulkAnswers")
       ? await store.answerBatches(batches)
       : await oneByOne(store, batches);
     if (!outcome.ok) {
@@ -170,7 +171,7 @@ function decidedMeanwhile(row: StoredInterrupt): BulkRefusal {
 }
 
 /** A store without `answerBatches`: the batches one by one (not atomic across threads). */
-async function oneByOne(store: Checkpointer, batches: readonly AnswerBatch[]) {
+async function oneByOne(store: RuntimeStore, batches: readonly AnswerBatch[]) {
   const outcomes = [];
   for (const [index, batch] of batches.entries()) {
     const outcome = await store.answerInterrupts(batch);
@@ -199,7 +200,7 @@ async function steer(
 
 /** Runs `fn` holding the leases of `threads`, taken one after another in the given order. */
 function withSessions<T>(
-  store: Checkpointer,
+  store: RuntimeStore,
   threads: readonly ThreadId[],
   settings: LeaseSettings,
   actor: string,

@@ -3,7 +3,8 @@
  * `onTimeout` value or their task cancelled — and continuing the affected threads, once or on a
  * timer. Interrupts are matched to a graph by name, so a store may hold several graphs' threads.
  */
-import type { Checkpointer, StoredInterrupt } from "../checkpoint/types.ts";
+import { requireCapability } from "../checkpoint/capabilities.ts";
+import type { RuntimeStore, StoredInterrupt } from "../checkpoint/types.ts";
 import { silentSink } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
@@ -24,7 +25,7 @@ const TIMER = "system:timer";
  */
 export async function resolveExpiredInterrupts(
   definition: GraphDefinition,
-  store: Checkpointer,
+  store: RuntimeStore,
   lease: LeaseSettings,
   now: Date,
 ): Promise<number> {
@@ -81,7 +82,7 @@ function owns(definition: GraphDefinition, record: StoredInterrupt): boolean {
  */
 export async function takeLadderSteps(
   definition: GraphDefinition,
-  store: Checkpointer,
+  store: RuntimeStore,
   now: Date,
   /** The due rows, when the caller just read them (the first round reads none then). */
   read?: readonly StoredInterrupt[],
@@ -99,7 +100,8 @@ export async function takeLadderSteps(
     for (const record of due) {
       const step = dueStep(record);
       if (step.kind === "timeout") continue;
-      if (await store.takeLadderStep(ladderStepWrite(record, step, now))) progressed += 1;
+      const ladder = requireCapability(store, "escalationLadder", "an escalation ladder");
+      if (await ladder.takeLadderStep(ladderStepWrite(record, step, now))) progressed += 1;
     }
     taken += progressed;
     if (progressed === 0) break;

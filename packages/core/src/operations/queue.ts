@@ -1,7 +1,7 @@
 /**
  * The approval queue: pending interrupts across threads, shaped for the people who answer them.
  */
-import type { Checkpointer, InterruptQuery, StoredInterrupt } from "../checkpoint/types.ts";
+import type { RuntimeStore, InterruptQuery, StoredInterrupt } from "../checkpoint/types.ts";
 import type { Interrupt, RunPathEntry } from "../types.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
 
@@ -48,7 +48,7 @@ export interface InterruptListPage {
 
 /** A page of the approval queue, newest first, from the store's index. */
 export async function listInterruptsForPeople(
-  store: Checkpointer,
+  store: RuntimeStore,
   query: InterruptQuery,
 ): Promise<InterruptListPage> {
   const page = await store.listInterrupts({ status: "pending", ...query });

@@ -2,7 +2,7 @@
  * The recovery sweep: root runs that a crashed or cut-off process left `running` are continued
  * from their last checkpoint, or marked failed. A run whose lease is still held is left alone.
  */
-import type { Checkpointer } from "../checkpoint/types.ts";
+import type { RuntimeStore } from "../checkpoint/types.ts";
 import { silentSink } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import { ThreadBusyError } from "../errors.ts";
@@ -30,7 +30,7 @@ export interface RecoverOptions {
  */
 export async function recoverRuns(
   definition: GraphDefinition,
-  store: Checkpointer,
+  store: RuntimeStore,
   lease: LeaseSettings,
   options: RecoverOptions,
 ): Promise<{ recovered: RunId[]; busy: RunId[] }> {

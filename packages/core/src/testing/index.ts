@@ -20,6 +20,8 @@
  * @module
  */
 import { registerSuite, type CheckpointerTestInitializer } from "./suite.ts";
+import type { RuntimeStore, StoreCapability } from "../checkpoint/types.ts";
+import { RUNTIME_STORE_MEMBERS } from "../checkpoint/capabilities.ts";
 import { answerReadSpecs } from "./specs/answer-reads.ts";
 import { answerSpecs } from "./specs/answers.ts";
 import { auditChainSpecs } from "./specs/audit-chain.ts";
@@ -73,6 +75,65 @@ const SPECS = [
  */
 export function runCheckpointerConformance(init: CheckpointerTestInitializer): void {
   registerSuite(init, SPECS);
+}
+
+/**
+ * How a store that may implement only the runtime store plugs into
+ * {@link runRuntimeStoreConformance}.
+ */
+export interface RuntimeStoreTestInitializer extends Omit<
+  CheckpointerTestInitializer,
+  "create" | "destroy"
+> {
+  /** A fresh, empty store (see {@link CheckpointerTestInitializer.create}). */
+  create(clock: () => Date): Promise<RuntimeStore>;
+  /** Disposes of a store made by `create()`. */
+  destroy(saver: RuntimeStore): Promise<void>;
+}
+
+/**
+ * Registers the runtime store's specs (those that need no capability) against fresh stores of
+ * one backend: the minimum a store passes to run every graph. A store with capabilities also
+ * runs {@link runCapabilityConformance} for each, or {@link runCheckpointerConformance} for all.
+ *
+ * @example
+ * ```ts
+ * runRuntimeStoreConformance({ name: "mine", create: async () => new MyStore(), destroy: (s) => s.close() });
+ * ```
+ */
+export function runRuntimeStoreConformance(init: RuntimeStoreTestInitializer): void {
+  // The specs it takes declare no capability, so they call only the runtime store's members (a
+  // run on a runtime-only store, core's runtime-only.test.ts, proves it).
+  registerSuite(init as CheckpointerTestInitializer, SPECS, {
+    title: "runtime store conformance",
+    takes: (needs) => needs.length === 0,
+  });
+}
+
+/** Registers the specs of one capability (those that declare it) against fresh stores. */
+export function runCapabilityConformance(
+  init: CheckpointerTestInitializer,
+  capability: StoreCapability,
+): void {
+  registerSuite(init, SPECS, {
+    title: `${capability} capability conformance`,
+    takes: (needs) => needs.includes(capability),
+  });
+}
+
+/**
+ * `store` seen through the runtime store's members only, declaring no capability: what a store
+ * that implements nothing more looks like to the runtime and to a server. A member outside the
+ * runtime store is absent.
+ */
+export function runtimeOnly(store: RuntimeStore): RuntimeStore {
+  const view: Record<string, unknown> = { capabilities: Object.freeze({}) };
+  for (const member of RUNTIME_STORE_MEMBERS) {
+    if (member === "capabilities") continue;
+    const value: unknown = Reflect.get(store, member);
+    view[member] = typeof value === "function" ? (value as () => unknown).bind(store) : value;
+  }
+  return view as unknown as RuntimeStore;
 }
 export { makeSubscription, runWebhookConformance } from "./webhooks.ts";
 export type { WebhookTestInitializer } from "./webhooks.ts";

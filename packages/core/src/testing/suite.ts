@@ -3,7 +3,7 @@
  * declared by the backend (not by the suite) turned into visible skips.
  */
 import { describe, expect, it } from "vitest";
-import type { Checkpointer } from "../checkpoint/types.ts";
+import type { Checkpointer, StoreCapability } from "../checkpoint/types.ts";
 
 /**
  * How a backend plugs into {@link runCheckpointerConformance}: how to make a fresh, empty store
@@ -46,12 +46,16 @@ export interface SpecTime {
 export interface SpecRegistry {
   /**
    * Registers one spec; `body` receives a fresh store that is destroyed afterwards, and the
-   * time it runs on.
+   * time it runs on. `needs` names the capabilities beyond the runtime store the spec calls:
+   * a spec without any is part of the runtime suite, one with needs is part of each of those
+   * capabilities' suites. The runtime suite's run on a runtime-only store proves a spec that
+   * declares no needs uses nothing more.
    */
   spec(
     this: void,
     title: string,
     body: (saver: Checkpointer, time: SpecTime) => Promise<void>,
+    needs?: readonly StoreCapability[],
   ): void;
 }
 
@@ -76,36 +80,62 @@ export interface SpecModule {
   register(registry: SpecRegistry): void;
 }
 
-/** Registers every spec of `modules` for `init` under one `describe`. */
+/**
+ * Which specs a suite takes, by the capabilities each needs, and the suite's title: every spec
+ * (`checkpointer conformance`), the runtime's, or one capability's.
+ */
+export interface SuiteSelection {
+  title: string;
+  takes(needs: readonly StoreCapability[]): boolean;
+}
+
+/** Every spec: the whole conformance of a store that offers every capability. */
+export const EVERY_SPEC: SuiteSelection = { title: "checkpointer conformance", takes: () => true };
+
+/**
+ * Registers the specs of `modules` that `selection` takes for `init` under one `describe`.
+ * `init.create` may return a store with fewer members than {@link Checkpointer} when the
+ * selection takes only specs that do not call them (the runtime suite on a runtime-only store).
+ */
 export function registerSuite(
   init: CheckpointerTestInitializer,
   modules: readonly SpecModule[],
+  selection: SuiteSelection = EVERY_SPEC,
 ): void {
   const gaps = init.knownGaps ?? {};
   const names = new Set<string>();
-  describe(`checkpointer conformance: ${init.name}`, () => {
-    for (const module of modules) {
-      describe(module.concern, () => {
-        module.register({
-          spec(title, body) {
-            const name = `${module.concern}: ${title}`;
-            names.add(name);
-            const gap = gaps[name];
-            if (gap !== undefined) {
-              it.skip(`${title} [known gap of ${init.name}: ${gap}]`, () => {});
-              return;
+  type Spec = { title: string; body: Parameters<SpecRegistry["spec"]>[1] };
+  // Every spec's name counts for the gap check; only the selected ones run.
+  const selected = modules.map((module) => {
+    const specs: Spec[] = [];
+    module.register({
+      spec(title, body, needs = []) {
+        names.add(`${module.concern}: ${title}`);
+        if (selection.takes(needs)) specs.push({ title, body });
+      },
+    });
+    return { concern: module.concern, specs };
+  });
+  describe(`${selection.title}: ${init.name}`, () => {
+    for (const { concern, specs } of selected) {
+      if (specs.length === 0) continue;
+      describe(concern, () => {
+        for (const { title, body } of specs) {
+          const gap = gaps[`${concern}: ${title}`];
+          if (gap !== undefined) {
+            it.skip(`${title} [known gap of ${init.name}: ${gap}]`, () => {});
+            continue;
+          }
+          it(title, async () => {
+            const { clock, time } = testTime(init.honoursClock === true);
+            const saver = await init.create(clock);
+            try {
+              await body(saver, time);
+            } finally {
+              await init.destroy(saver);
             }
-            it(title, async () => {
-              const { clock, time } = testTime(init.honoursClock === true);
-              const saver = await init.create(clock);
-              try {
-                await body(saver, time);
-              } finally {
-                await init.destroy(saver);
-              }
-            });
-          },
-        });
+          });
+        }
       });
     }
     it("declares known gaps only for specs that exist", () => {

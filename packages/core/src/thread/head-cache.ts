@@ -8,7 +8,7 @@
  * A cached checkpoint is shared by every later call that gets it back, so it is frozen, and the
  * `Send` arguments inside it are copied before node code sees them ({@link taskArgument}).
  */
-import type { Checkpointer, CheckpointRecord, TaskSpec } from "../checkpoint/types.ts";
+import type { RuntimeStore, CheckpointRecord, TaskSpec } from "../checkpoint/types.ts";
 import type { ThreadId } from "../ids.ts";
 
 /** How many threads' heads one store's cache keeps (least recently used go first). */
@@ -48,10 +48,10 @@ export class HeadCache {
   }
 }
 
-const caches = new WeakMap<Checkpointer, HeadCache>();
+const caches = new WeakMap<RuntimeStore, HeadCache>();
 
 /** The head cache of `store` (one per store object, made on first use). */
-export function headCacheOf(store: Checkpointer): HeadCache {
+export function headCacheOf(store: RuntimeStore): HeadCache {
   let cache = caches.get(store);
   if (cache === undefined) {
     cache = new HeadCache();

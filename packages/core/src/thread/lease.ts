@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fencedStore } from "../checkpoint/fenced.ts";
-import type { Checkpointer, Fence, LeaseReadResults, LeaseReads } from "../checkpoint/types.ts";
+import type { RuntimeStore, Fence, LeaseReadResults, LeaseReads } from "../checkpoint/types.ts";
 import { FencedOutError, ThreadBusyError } from "../errors.ts";
 import type { LeaseSettings } from "../graph/options.ts";
 import type { ThreadId } from "../ids.ts";
@@ -31,7 +31,7 @@ export interface HeldLease {
   /** The lease proof every write of the call carries. */
   readonly fence: Fence;
   /** The store with {@link HeldLease.fence} attached to every write. */
-  readonly store: Checkpointer;
+  readonly store: RuntimeStore;
   /** Aborted when the lease is lost (renewal refused, or not renewed before it expired). */
   readonly signal: AbortSignal;
   /** Whether {@link HeldLease.signal} aborted (a renewal refused or too late), without making it. */
@@ -61,12 +61,12 @@ class ThreadLine {
 }
 
 /** The lines of each store object (a store object is one client of one database). */
-const linesOf = new WeakMap<Checkpointer, Map<ThreadId, ThreadLine>>();
+const linesOf = new WeakMap<RuntimeStore, Map<ThreadId, ThreadLine>>();
 
 /** A store lease this process holds, renewed on a timer until released or lost. */
 class ProcessLease implements HeldLease {
   readonly fence: Fence;
-  readonly store: Checkpointer;
+  readonly store: RuntimeStore;
   released = false;
   #heldUntil: number;
   #lostWith: FencedOutError | undefined;
@@ -76,7 +76,7 @@ class ProcessLease implements HeldLease {
   readonly #renewal: NodeJS.Timeout;
 
   constructor(
-    base: Checkpointer,
+    base: RuntimeStore,
     threadId: ThreadId,
     readonly owner: string,
     token: number,
@@ -133,7 +133,7 @@ class ProcessLease implements HeldLease {
     clearInterval(this.#renewal);
   }
 
-  private renew(base: Checkpointer, settings: LeaseSettings): void {
+  private renew(base: RuntimeStore, settings: LeaseSettings): void {
     const asked = Date.now();
     base.renewLease(this.fence.threadId, this.owner, settings.ttlMs).then(
       (renewed) => {
@@ -170,7 +170,7 @@ class ProcessLease implements HeldLease {
  * @throws ThreadBusyError when another owner keeps the lease longer than `settings.waitMs`.
  */
 export async function withLease<T>(
-  store: Checkpointer,
+  store: RuntimeStore,
   threadId: ThreadId,
   settings: LeaseSettings,
   fn: (lease: HeldLease, reads: LeaseReadResults | undefined) => Promise<T>,
@@ -216,7 +216,7 @@ export async function withLease<T>(
  * @throws ThreadBusyError when the turn does not come before `deadline`.
  */
 function takeTurn(
-  store: Checkpointer,
+  store: RuntimeStore,
   lines: Map<ThreadId, ThreadLine>,
   threadId: ThreadId,
   deadline: number,
@@ -250,7 +250,7 @@ function takeTurn(
  * and a store that can, the call's first reads come back in the same round trip.
  */
 async function acquire(
-  store: Checkpointer,
+  store: RuntimeStore,
   threadId: ThreadId,
   line: ThreadLine,
   settings: LeaseSettings,
@@ -276,7 +276,7 @@ async function acquire(
 }
 
 /** The error of a thread another owner keeps busy, naming that owner when the store can. */
-async function busyError(store: Checkpointer, threadId: ThreadId): Promise<ThreadBusyError> {
+async function busyError(store: RuntimeStore, threadId: ThreadId): Promise<ThreadBusyError> {
   const held = await store.getLease(threadId).catch(() => undefined);
   return new ThreadBusyError(threadId, held?.owner ?? null);
 }
@@ -286,7 +286,7 @@ async function busyError(store: Checkpointer, threadId: ThreadId): Promise<Threa
  * releases it (unless the call's last write did) and lets the next call take its own.
  */
 async function endTurn(
-  store: Checkpointer,
+  store: RuntimeStore,
   lines: Map<ThreadId, ThreadLine>,
   threadId: ThreadId,
   line: ThreadLine,
@@ -304,7 +304,7 @@ async function endTurn(
 
 /** Stops renewing `lease` and releases it at the store, unless a write released it already. */
 async function retire(
-  store: Checkpointer,
+  store: RuntimeStore,
   lease: ProcessLease,
   settings: LeaseSettings,
 ): Promise<void> {
@@ -328,7 +328,7 @@ function passTurn(lines: Map<ThreadId, ThreadLine>, threadId: ThreadId, line: Th
  * background, until it succeeds or the lease would have expired anyway: a retry of the call —
  * the usual next step after a store outage — then need not wait out the whole lease.
  */
-function releaseLater(store: Checkpointer, threadId: ThreadId, owner: string, until: number): void {
+function releaseLater(store: RuntimeStore, threadId: ThreadId, owner: string, until: number): void {
   let delay = 50;
   const attempt = (): void => {
     if (Date.now() >= until) return;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Schema } from "../channels.ts";
 import type {
-  Checkpointer,
+  RuntimeStore,
   CheckpointRecord,
   ContinuationReadResults,
   LeaseReadResults,
@@ -30,7 +30,7 @@ import { withLease, type HeldLease } from "./lease.ts";
 /** Fields of a {@link ThreadSession}. */
 export interface SessionInit {
   /** The store; with a lease, the fenced view every write of the call goes through. */
-  store: Checkpointer;
+  store: RuntimeStore;
   threadId: ThreadId;
   /** Who acts (recorded in the audit log). */
   actor: string;
@@ -48,7 +48,7 @@ export interface SessionInit {
 
 /** One call's view of one thread. */
 export class ThreadSession {
-  readonly store: Checkpointer;
+  readonly store: RuntimeStore;
   readonly threadId: ThreadId;
   readonly actor: string;
   readonly lease: HeldLease | undefined;
@@ -318,7 +318,7 @@ export class ThreadSession {
   }
 
   /** What a request id produced before, if it was applied (see `RunOptions.requestId`). */
-  requestResult(requestId: string): ReturnType<Checkpointer["getRequestResult"]> {
+  requestResult(requestId: string): ReturnType<RuntimeStore["getRequestResult"]> {
     const pre = this.pre(
       (ask) => ask.requestId === requestId,
       (reads) => reads.request,
@@ -399,7 +399,7 @@ export class ThreadSession {
  * @throws ThreadBusyError when another owner keeps the lease longer than `settings.waitMs`.
  */
 export function openSession<T>(
-  store: Checkpointer,
+  store: RuntimeStore,
   threadId: ThreadId,
   settings: LeaseSettings,
   actor: string,

@@ -3,7 +3,7 @@
  * the observer of webhook attempts, all recording into one {@link ReinMetrics}. `createServer`
  * and `rein worker` both use it.
  */
-import type { Checkpointer } from "@rein/core";
+import { hasCapability, type Checkpointer } from "@rein/core";
 import type { WebhookAttemptResult } from "@rein/core/store";
 import type { RunObserver } from "../run-manager.ts";
 import { observeAnswers } from "./answers.ts";
@@ -21,7 +21,7 @@ export interface MetricsWiring {
 }
 
 /**
- * Metrics over `store` (its pending approvals read through `summarizePending` when it has it).
+ * Metrics over `store` (its pending approvals read through `summarizePending` when it declares the `pendingSummaries` capability).
  */
 export function wireMetrics(
   store: Checkpointer,
@@ -29,7 +29,9 @@ export function wireMetrics(
 ): MetricsWiring {
   const metrics = new ReinMetrics({
     ...options,
-    pending: store.summarizePending?.bind(store),
+    pending: hasCapability(store, "pendingSummaries")
+      ? store.summarizePending.bind(store)
+      : undefined,
   });
   return {
     metrics,

@@ -1,10 +1,10 @@
 /**
- * The webhook tables of the store a server runs on: the built-in stores each have theirs.
+ * The webhook tables of the store a server runs on: found through the store's declared
+ * `webhookOutbox` capability, so any store that declares it (not only the shipped ones) has
+ * webhooks.
  */
-import { MemorySaver, type Checkpointer, type Serializer } from "@rein/core";
+import { hasCapability, type RuntimeStore, type Serializer } from "@rein/core";
 import type { WebhookStore } from "@rein/core/store";
-import { PostgresSaver, PostgresWebhooks } from "@rein/postgres";
-import { SqliteSaver, SqliteWebhooks } from "@rein/sqlite";
 
 /** A store's webhook tables and the serializer its events' records are encoded with. */
 export interface WebhookBackend {
@@ -12,13 +12,8 @@ export interface WebhookBackend {
   serializer: Serializer;
 }
 
-/** The webhook tables of `store`, or `null` for a store Rein does not ship (no outbox). */
-export function webhookBackendOf(store: Checkpointer): WebhookBackend | null {
-  if (store instanceof SqliteSaver)
-    return { webhooks: new SqliteWebhooks(store), serializer: store.serializer };
-  if (store instanceof PostgresSaver)
-    return { webhooks: new PostgresWebhooks(store), serializer: store.serializer };
-  if (store instanceof MemorySaver)
-    return { webhooks: store.webhooks, serializer: store.serializer };
-  return null;
+/** The webhook tables of `store`, or `null` when it does not declare the `webhookOutbox` capability. */
+export function webhookBackendOf(store: RuntimeStore): WebhookBackend | null {
+  if (!hasCapability(store, "webhookOutbox")) return null;
+  return { webhooks: store.webhooks, serializer: store.serializer };
 }

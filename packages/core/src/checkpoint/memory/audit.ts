@@ -17,7 +17,7 @@ function inScope(db: MemoryTables, threadId: ThreadId, query: AuditChainQuery): 
   return (db.threads.get(threadId)?.record?.tenant ?? null) === query.tenant;
 }
 
-/** Audit lines with their links, by thread then sequence (see `LogStore.listAuditChain`). */
+/** Audit lines with their links, by thread then sequence (see `AuditChainStore.listAuditChain`). */
 export function listAuditChain(
   db: MemoryTables,
   query: AuditChainQuery,

@@ -109,7 +109,7 @@ export class MemoryTables {
     this.webhooks.emitInterrupt(row, this.decode(row.data), (value) => this.encode(value));
   }
 
-  /** Takes a ladder step (see `InterruptStore.takeLadderStep`): row, audit line and event. */
+  /** Takes a ladder step (see `EscalationLadderStore.takeLadderStep`): row, audit line and event. */
   takeLadderStep(write: LadderStepWrite): boolean {
     const audit = this.encode(write.audit);
     const changed = this.interrupts.step(write);

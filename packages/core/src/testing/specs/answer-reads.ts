@@ -60,82 +60,112 @@ async function written(saver: Checkpointer): Promise<unknown> {
 export const answerReadSpecs: SpecModule = {
   concern: "answer-reads",
   register({ spec }) {
-    spec("an answer with the caller's reads applies like one without", async (saver) => {
-      await pausedThread(saver);
-      expect(await saver.answerInterrupts(answer({ requestId: "req-1" }))).toEqual({ ok: true });
-      expect((await saver.getInterrupt(I1))?.status).toBe("answered");
-      expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
-      const audit = (await saver.listAudit({ threadId: T })).items;
-      expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
-    });
+    spec(
+      "an answer with the caller's reads applies like one without",
+      async (saver) => {
+        await pausedThread(saver);
+        expect(await saver.answerInterrupts(answer({ requestId: "req-1" }))).toEqual({ ok: true });
+        expect((await saver.getInterrupt(I1))?.status).toBe("answered");
+        expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
+        const audit = (await saver.listAudit({ threadId: T })).items;
+        expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
+      },
+      ["auditChain"],
+    );
 
-    spec("read pending, answered since: refused as not pending, nothing written", async (saver) => {
-      await pausedThread(saver);
-      await saver.answerInterrupts(answer({ readRuns: {} }));
-      const before = await written(saver);
-      const outcome = await saver.answerInterrupts(answer({ requestId: "req-2" }));
-      expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
-      expect(await written(saver)).toEqual(before);
-    });
+    spec(
+      "read pending, answered since: refused as not pending, nothing written",
+      async (saver) => {
+        await pausedThread(saver);
+        await saver.answerInterrupts(answer({ readRuns: {} }));
+        const before = await written(saver);
+        const outcome = await saver.answerInterrupts(answer({ requestId: "req-2" }));
+        expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
+        expect(await written(saver)).toEqual(before);
+      },
+      ["auditChain"],
+    );
 
-    spec("a request applied since: refused as duplicate with its result", async (saver) => {
-      await pausedThread(saver);
-      await saver.answerInterrupts(answer({ requestId: "req-2", readRuns: {} }));
-      await saver.putRequestResult("req-2", { status: "done" });
-      const before = await written(saver);
-      const outcome = await saver.answerInterrupts(answer({ requestId: "req-2" }));
-      expect(outcome).toEqual({ ok: false, reason: "duplicate", result: { status: "done" } });
-      expect(await written(saver)).toEqual(before);
-    });
+    spec(
+      "a request applied since: refused as duplicate with its result",
+      async (saver) => {
+        await pausedThread(saver);
+        await saver.answerInterrupts(answer({ requestId: "req-2", readRuns: {} }));
+        await saver.putRequestResult("req-2", { status: "done" });
+        const before = await written(saver);
+        const outcome = await saver.answerInterrupts(answer({ requestId: "req-2" }));
+        expect(outcome).toEqual({ ok: false, reason: "duplicate", result: { status: "done" } });
+        expect(await written(saver)).toEqual(before);
+      },
+      ["auditChain"],
+    );
 
-    spec("a head moved since: refused as head_moved, nothing written", async (saver) => {
-      await pausedThread(saver);
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(2)), C1));
-      const before = await written(saver);
-      const outcome = await saver.answerInterrupts(
-        answer({ requestId: "req-2", expectedHead: { stream: ROOT_STREAM, checkpointId: C1 } }),
-      );
-      expect(outcome).toEqual({
-        ok: false,
-        reason: "head_moved",
-        headCheckpointId: checkpointId(2),
-      });
-      expect(await written(saver)).toEqual(before);
-    });
+    spec(
+      "a head moved since: refused as head_moved, nothing written",
+      async (saver) => {
+        await pausedThread(saver);
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", checkpointId(2)), C1));
+        const before = await written(saver);
+        const outcome = await saver.answerInterrupts(
+          answer({ requestId: "req-2", expectedHead: { stream: ROOT_STREAM, checkpointId: C1 } }),
+        );
+        expect(outcome).toEqual({
+          ok: false,
+          reason: "head_moved",
+          headCheckpointId: checkpointId(2),
+        });
+        expect(await written(saver)).toEqual(before);
+      },
+      ["auditChain"],
+    );
 
-    spec("a wrong run in the caller's reads: the audit names the row's run", async (saver) => {
-      await pausedThread(saver);
-      const outcome = await saver.answerInterrupts(answer({ readRuns: { [I1]: runId("other") } }));
-      expect(outcome).toEqual({ ok: true });
-      const audit = (await saver.listAudit({ threadId: T })).items;
-      expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
-    });
+    spec(
+      "a wrong run in the caller's reads: the audit names the row's run",
+      async (saver) => {
+        await pausedThread(saver);
+        const outcome = await saver.answerInterrupts(
+          answer({ readRuns: { [I1]: runId("other") } }),
+        );
+        expect(outcome).toEqual({ ok: true });
+        const audit = (await saver.listAudit({ threadId: T })).items;
+        expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
+      },
+      ["auditChain"],
+    );
 
-    spec("concurrent answers that all read i1 pending: exactly one applies", async (saver) => {
-      await pausedThread(saver);
-      const actors = ["alice", "bob", "carol", "dave"];
-      const outcomes = await Promise.all(
-        actors.map((actor) =>
-          saver.answerInterrupts(answer({ answers: [{ id: I1, value: actor }], actor })),
-        ),
-      );
-      const winners = actors.filter((_, i) => outcomes[i]?.ok);
-      expect(winners).toHaveLength(1);
-      for (const [i, outcome] of outcomes.entries())
-        if (!outcome.ok)
-          expect(outcome, actors[i]).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
-      const row = await saver.getInterrupt(I1);
-      expect(row?.answer).toBe(winners[0]);
-      expect(row?.answeredBy).toBe(winners[0]);
-      expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
-    });
+    spec(
+      "concurrent answers that all read i1 pending: exactly one applies",
+      async (saver) => {
+        await pausedThread(saver);
+        const actors = ["alice", "bob", "carol", "dave"];
+        const outcomes = await Promise.all(
+          actors.map((actor) =>
+            saver.answerInterrupts(answer({ answers: [{ id: I1, value: actor }], actor })),
+          ),
+        );
+        const winners = actors.filter((_, i) => outcomes[i]?.ok);
+        expect(winners).toHaveLength(1);
+        for (const [i, outcome] of outcomes.entries())
+          if (!outcome.ok)
+            expect(outcome, actors[i]).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
+        const row = await saver.getInterrupt(I1);
+        expect(row?.answer).toBe(winners[0]);
+        expect(row?.answeredBy).toBe(winners[0]);
+        expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
+      },
+      ["auditChain"],
+    );
 
-    spec("a lease taken over since: fenced out, nothing written", async (saver, time) => {
-      await pausedThread(saver);
-      const { stale } = await takenOver(saver, time);
-      const before = await written(saver);
-      await expectFencedOut(saver.answerInterrupts(answer({ requestId: "req-2", fence: stale })));
-      expect(await written(saver)).toEqual(before);
-    });
+    spec(
+      "a lease taken over since: fenced out, nothing written",
+      async (saver, time) => {
+        await pausedThread(saver);
+        const { stale } = await takenOver(saver, time);
+        const before = await written(saver);
+        await expectFencedOut(saver.answerInterrupts(answer({ requestId: "req-2", fence: stale })));
+        expect(await written(saver)).toEqual(before);
+      },
+      ["auditChain"],
+    );
   },
 };

@@ -117,26 +117,32 @@ export const answerSpecs: SpecModule = {
       },
     );
 
-    spec("all or nothing: one interrupt not pending means nothing is written", async (saver) => {
-      await pausedThread(saver, ["i1", "i2"]);
-      await saver.answerInterrupts(batch({ answers: [{ id: interruptId("i2"), value: "first" }] }));
-      const auditBefore = (await saver.listAudit({ threadId: T })).items.length;
-      const outcome = await saver.answerInterrupts(
-        batch({
-          answers: [
-            { id: interruptId("i1"), value: "x" },
-            { id: interruptId("i2"), value: "y" },
-          ],
-          wake: [wake("i1"), wake("i2")],
-          requestId: "req-1",
-        }),
-      );
-      expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i2")] });
-      expect(await statusOf(saver, "i1")).toBe("pending");
-      expect((await saver.getInterrupt(interruptId("i2")))?.answer).toBe("first");
-      expect(await taskIds(saver)).toEqual(["task-done", "task-i1", "task-i2"]);
-      expect((await saver.listAudit({ threadId: T })).items).toHaveLength(auditBefore);
-    });
+    spec(
+      "all or nothing: one interrupt not pending means nothing is written",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2"]);
+        await saver.answerInterrupts(
+          batch({ answers: [{ id: interruptId("i2"), value: "first" }] }),
+        );
+        const auditBefore = (await saver.listAudit({ threadId: T })).items.length;
+        const outcome = await saver.answerInterrupts(
+          batch({
+            answers: [
+              { id: interruptId("i1"), value: "x" },
+              { id: interruptId("i2"), value: "y" },
+            ],
+            wake: [wake("i1"), wake("i2")],
+            requestId: "req-1",
+          }),
+        );
+        expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i2")] });
+        expect(await statusOf(saver, "i1")).toBe("pending");
+        expect((await saver.getInterrupt(interruptId("i2")))?.answer).toBe("first");
+        expect(await taskIds(saver)).toEqual(["task-done", "task-i1", "task-i2"]);
+        expect((await saver.listAudit({ threadId: T })).items).toHaveLength(auditBefore);
+      },
+      ["auditChain"],
+    );
 
     spec("an unknown interrupt id counts as not pending", async (saver) => {
       await pausedThread(saver, ["i1"]);
@@ -172,44 +178,48 @@ export const answerSpecs: SpecModule = {
       expect(await statusOf(saver, "i3")).toBe("pending");
     });
 
-    spec("one audit record per interrupt, with the actor and the action", async (saver) => {
-      await pausedThread(saver, ["i1", "i2", "i3"]);
-      await saver.answerInterrupts(
-        batch({
-          answers: [
-            { id: interruptId("i1"), value: "a" },
-            { id: interruptId("i2"), value: "b" },
-          ],
-          cancel: [interruptId("i3")],
-          actor: "bob@example.com",
-        }),
-      );
-      await pausedThread2(saver);
-      await saver.answerInterrupts(
-        batch({
-          answers: [{ id: interruptId("i4"), value: null }],
-          action: "timeout",
-          actor: "timer",
-        }),
-      );
-      const { items } = await saver.listAudit({ threadId: T });
-      const lines = items.map((a) => [a.interruptId, a.action, a.actor, a.runId]);
-      expect(lines).toHaveLength(4);
-      expect(lines.slice(0, 3)).toEqual(
-        expect.arrayContaining([
-          ["i1", "answer", "bob@example.com", "run-1"],
-          ["i2", "answer", "bob@example.com", "run-1"],
-          ["i3", "cancel", "bob@example.com", "run-1"],
-        ]),
-      );
-      expect(lines[3]).toEqual(["i4", "timeout", "timer", "run-1"]);
-      for (const item of items) {
-        expect(item.threadId).toBe("t1");
-        expect(typeof item.id).toBe("string");
-        expect(Number.isNaN(Date.parse(item.createdAt))).toBe(false);
-      }
-      expect(new Set(items.map((a) => a.id)).size).toBe(4);
-    });
+    spec(
+      "one audit record per interrupt, with the actor and the action",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2", "i3"]);
+        await saver.answerInterrupts(
+          batch({
+            answers: [
+              { id: interruptId("i1"), value: "a" },
+              { id: interruptId("i2"), value: "b" },
+            ],
+            cancel: [interruptId("i3")],
+            actor: "bob@example.com",
+          }),
+        );
+        await pausedThread2(saver);
+        await saver.answerInterrupts(
+          batch({
+            answers: [{ id: interruptId("i4"), value: null }],
+            action: "timeout",
+            actor: "timer",
+          }),
+        );
+        const { items } = await saver.listAudit({ threadId: T });
+        const lines = items.map((a) => [a.interruptId, a.action, a.actor, a.runId]);
+        expect(lines).toHaveLength(4);
+        expect(lines.slice(0, 3)).toEqual(
+          expect.arrayContaining([
+            ["i1", "answer", "bob@example.com", "run-1"],
+            ["i2", "answer", "bob@example.com", "run-1"],
+            ["i3", "cancel", "bob@example.com", "run-1"],
+          ]),
+        );
+        expect(lines[3]).toEqual(["i4", "timeout", "timer", "run-1"]);
+        for (const item of items) {
+          expect(item.threadId).toBe("t1");
+          expect(typeof item.id).toBe("string");
+          expect(Number.isNaN(Date.parse(item.createdAt))).toBe(false);
+        }
+        expect(new Set(items.map((a) => a.id)).size).toBe(4);
+      },
+      ["auditChain"],
+    );
 
     spec(
       "an id repeated in one batch counts once: the first answer wins, one audit line",
@@ -240,6 +250,7 @@ export const answerSpecs: SpecModule = {
         expect(items[0]?.data).toEqual({ value: "first", requestId: null });
         expect(await taskIds(saver)).toEqual(["task-done", "task-i2"]);
       },
+      ["auditChain"],
     );
 
     spec("a repeated id that is not pending is reported once", async (saver) => {
@@ -335,26 +346,34 @@ export const answerSpecs: SpecModule = {
       expect(outcome).toEqual({ ok: false, reason: "head_moved", headCheckpointId: null });
     });
 
-    spec("two concurrent answers to one interrupt: exactly one succeeds", async (saver) => {
-      await pausedThread(saver, ["i1"]);
-      const contenders = ["alice", "bob", "carol"].map((actor) =>
-        saver.answerInterrupts(
-          batch({ answers: [{ id: interruptId("i1"), value: actor }], wake: [wake("i1")], actor }),
-        ),
-      );
-      const outcomes = await Promise.all(contenders);
-      const winners = outcomes.flatMap((o, i) => (o.ok ? [i] : []));
-      expect(winners).toHaveLength(1);
-      for (const o of outcomes) {
-        if (!o.ok)
-          expect(o).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i1")] });
-      }
-      const row = await saver.getInterrupt(interruptId("i1"));
-      const winner = ["alice", "bob", "carol"][winners[0] as number];
-      expect(row?.answer).toBe(winner);
-      expect(row?.answeredBy).toBe(winner);
-      expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
-    });
+    spec(
+      "two concurrent answers to one interrupt: exactly one succeeds",
+      async (saver) => {
+        await pausedThread(saver, ["i1"]);
+        const contenders = ["alice", "bob", "carol"].map((actor) =>
+          saver.answerInterrupts(
+            batch({
+              answers: [{ id: interruptId("i1"), value: actor }],
+              wake: [wake("i1")],
+              actor,
+            }),
+          ),
+        );
+        const outcomes = await Promise.all(contenders);
+        const winners = outcomes.flatMap((o, i) => (o.ok ? [i] : []));
+        expect(winners).toHaveLength(1);
+        for (const o of outcomes) {
+          if (!o.ok)
+            expect(o).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i1")] });
+        }
+        const row = await saver.getInterrupt(interruptId("i1"));
+        const winner = ["alice", "bob", "carol"][winners[0] as number];
+        expect(row?.answer).toBe(winner);
+        expect(row?.answeredBy).toBe(winner);
+        expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
+      },
+      ["auditChain"],
+    );
 
     spec("concurrent batches over overlapping interrupts never both apply", async (saver) => {
       await pausedThread(saver, ["i1", "i2", "i3"]);

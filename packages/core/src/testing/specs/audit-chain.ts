@@ -56,51 +56,67 @@ export const auditChainSpecs: SpecModule = {
         ]);
         expect(first?.seq).toBeLessThan(second?.seq ?? 0);
       },
+      ["auditChain"],
     );
 
-    spec("listAuditChain pages by thread, then append order, without gaps", async (saver) => {
-      for (let i = 0; i < 9; i += 1) await saver.appendAudit(makeAudit(`t${i % 3}`, `a${i}`));
-      const all = await chain(saver, {});
-      expect(all).toHaveLength(9);
-      for (const limit of [1, 2, 4, 9, 50]) expect(await chain(saver, { limit })).toEqual(all);
-      const t1 = await chain(saver, { threadId: threadId("t1"), limit: 2 });
-      expect(t1.map((l) => l.n)).toEqual([1, 2, 3]);
-    });
+    spec(
+      "listAuditChain pages by thread, then append order, without gaps",
+      async (saver) => {
+        for (let i = 0; i < 9; i += 1) await saver.appendAudit(makeAudit(`t${i % 3}`, `a${i}`));
+        const all = await chain(saver, {});
+        expect(all).toHaveLength(9);
+        for (const limit of [1, 2, 4, 9, 50]) expect(await chain(saver, { limit })).toEqual(all);
+        const t1 = await chain(saver, { threadId: threadId("t1"), limit: 2 });
+        expect(t1.map((l) => l.n)).toEqual([1, 2, 3]);
+      },
+      ["auditChain"],
+    );
 
-    spec("verifyAudit re-computes every chain in scope and finds them intact", async (saver) => {
-      await saver.putThread(makeThread("ta", { tenant: "acme" }));
-      await saver.putThread(makeThread("tb", { tenant: "beta" }));
-      for (const [thread, id] of [
-        ["ta", "a1"],
-        ["tb", "a2"],
-        ["ta", "a3"],
-        ["tn", "a4"],
-      ]) {
-        await saver.appendAudit(makeAudit(thread ?? "", id ?? ""));
-      }
-      const all = await saver.verifyAudit({});
-      expect(all).toEqual({ ok: true, checked: 4, chains: 3, legacy: 0, signed: null });
-      expect(await saver.verifyAudit({ tenant: "acme" })).toMatchObject({ checked: 2, chains: 1 });
-      expect(await saver.verifyAudit({ tenant: null })).toMatchObject({ checked: 1, chains: 1 });
-      expect(await saver.verifyAudit({ threadId: threadId("tb") })).toMatchObject({
-        ok: true,
-        checked: 1,
-      });
-      expect(await saver.verifyAudit({ threadId: threadId("none") })).toMatchObject({
-        ok: true,
-        checked: 0,
-        chains: 0,
-      });
-    });
+    spec(
+      "verifyAudit re-computes every chain in scope and finds them intact",
+      async (saver) => {
+        await saver.putThread(makeThread("ta", { tenant: "acme" }));
+        await saver.putThread(makeThread("tb", { tenant: "beta" }));
+        for (const [thread, id] of [
+          ["ta", "a1"],
+          ["tb", "a2"],
+          ["ta", "a3"],
+          ["tn", "a4"],
+        ]) {
+          await saver.appendAudit(makeAudit(thread ?? "", id ?? ""));
+        }
+        const all = await saver.verifyAudit({});
+        expect(all).toEqual({ ok: true, checked: 4, chains: 3, legacy: 0, signed: null });
+        expect(await saver.verifyAudit({ tenant: "acme" })).toMatchObject({
+          checked: 2,
+          chains: 1,
+        });
+        expect(await saver.verifyAudit({ tenant: null })).toMatchObject({ checked: 1, chains: 1 });
+        expect(await saver.verifyAudit({ threadId: threadId("tb") })).toMatchObject({
+          ok: true,
+          checked: 1,
+        });
+        expect(await saver.verifyAudit({ threadId: threadId("none") })).toMatchObject({
+          ok: true,
+          checked: 0,
+          chains: 0,
+        });
+      },
+      ["auditChain"],
+    );
 
-    spec("concurrent appends to one thread take one position each", async (saver) => {
-      await Promise.all(
-        Array.from({ length: 12 }, (_, i) => saver.appendAudit(makeAudit("t1", `a${i}`))),
-      );
-      const lines = await chain(saver, { threadId: threadId("t1") });
-      expect(lines.map((l) => l.n)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-      expect(await saver.verifyAudit({})).toMatchObject({ ok: true, checked: 12 });
-    });
+    spec(
+      "concurrent appends to one thread take one position each",
+      async (saver) => {
+        await Promise.all(
+          Array.from({ length: 12 }, (_, i) => saver.appendAudit(makeAudit("t1", `a${i}`))),
+        );
+        const lines = await chain(saver, { threadId: threadId("t1") });
+        expect(lines.map((l) => l.n)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+        expect(await saver.verifyAudit({})).toMatchObject({ ok: true, checked: 12 });
+      },
+      ["auditChain"],
+    );
 
     spec(
       "with a key, verify seals each chain's head and checks it the next time",
@@ -120,6 +136,7 @@ export const auditChainSpecs: SpecModule = {
         expect(other).toMatchObject({ ok: false, firstBroken: { reason: "bad_signature" } });
         expect(other.firstBroken?.threadId).toBe("t1");
       },
+      ["auditChain"],
     );
 
     spec(
@@ -136,6 +153,7 @@ export const auditChainSpecs: SpecModule = {
         expect(lines.map((l) => [l.n, l.prevHash])).toEqual([[1, null]]);
         expect(await saver.verifyAudit({ key: KEY })).toMatchObject({ ok: true, checked: 2 });
       },
+      ["auditChain", "threadCatalog"],
     );
   },
 };

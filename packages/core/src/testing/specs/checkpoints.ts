@@ -262,21 +262,26 @@ export const checkpointSpecs: SpecModule = {
         const audit = (await saver.listAudit({ threadId: T })).items.map((a) => a.id);
         expect(audit).toEqual(["a1", "a2"]);
       },
+      ["auditChain"],
     );
 
-    spec("a refused commit writes none of its task results, thread row or audit", async (saver) => {
-      const c1 = checkpointId(1);
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", c1), null));
-      const stale = makeCommit(makeCheckpoint("t1", checkpointId(3)), checkpointId(2), {
-        taskResults: [{ checkpointId: c1, result: pausedResult("task-p") }],
-        thread: makeThread("t1"),
-        audit: [makeAudit("t1", "a1")],
-      });
-      await expect(saver.commitStep(stale)).rejects.toBeInstanceOf(CheckpointConflictError);
-      expect(await saver.getTaskResults(T, "", c1)).toEqual([]);
-      expect(await saver.getThread(T)).toBeUndefined();
-      expect((await saver.listAudit({ threadId: T })).items).toEqual([]);
-    });
+    spec(
+      "a refused commit writes none of its task results, thread row or audit",
+      async (saver) => {
+        const c1 = checkpointId(1);
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", c1), null));
+        const stale = makeCommit(makeCheckpoint("t1", checkpointId(3)), checkpointId(2), {
+          taskResults: [{ checkpointId: c1, result: pausedResult("task-p") }],
+          thread: makeThread("t1"),
+          audit: [makeAudit("t1", "a1")],
+        });
+        await expect(saver.commitStep(stale)).rejects.toBeInstanceOf(CheckpointConflictError);
+        expect(await saver.getTaskResults(T, "", c1)).toEqual([]);
+        expect(await saver.getThread(T)).toBeUndefined();
+        expect((await saver.listAudit({ threadId: T })).items).toEqual([]);
+      },
+      ["auditChain"],
+    );
 
     spec(
       "a stored checkpoint does not change when the caller mutates its objects",

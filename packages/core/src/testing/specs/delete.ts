@@ -83,45 +83,49 @@ async function inventory(saver: Checkpointer, t: string): Promise<Record<string,
 export const deleteSpecs: SpecModule = {
   concern: "delete",
   register({ spec }) {
-    spec("deleteThread removes everything of that thread and nothing of another", async (saver) => {
-      await populate(saver, "doomed");
-      await populate(saver, "kept");
-      const keptBefore = await inventory(saver, "kept");
-      expect(keptBefore).toMatchObject({
-        thread: "kept",
-        head: C1,
-        interrupts: 2,
-        pending: 1,
-        pendingAtHead: 1,
-        audit: 2,
-      });
+    spec(
+      "deleteThread removes everything of that thread and nothing of another",
+      async (saver) => {
+        await populate(saver, "doomed");
+        await populate(saver, "kept");
+        const keptBefore = await inventory(saver, "kept");
+        expect(keptBefore).toMatchObject({
+          thread: "kept",
+          head: C1,
+          interrupts: 2,
+          pending: 1,
+          pendingAtHead: 1,
+          audit: 2,
+        });
 
-      await saver.deleteThread(threadId("doomed"));
+        await saver.deleteThread(threadId("doomed"));
 
-      expect(await inventory(saver, "doomed")).toEqual({
-        thread: undefined,
-        threadListed: false,
-        head: undefined,
-        childHead: undefined,
-        history: 0,
-        tasks: 0,
-        interrupts: 0,
-        listed: 0,
-        pending: 0,
-        pendingAtHead: 0,
-        byId: undefined,
-        runs: 0,
-        run: undefined,
-        steering: 0,
-        audit: 0,
-        once: undefined,
-        lease: undefined,
-      });
-      expect(await inventory(saver, "kept")).toEqual(keptBefore);
-      expect(await saver.getChannelValues(threadId("kept"), "child", { a: "v1" })).toEqual({
-        a: "kept-child",
-      });
-    });
+        expect(await inventory(saver, "doomed")).toEqual({
+          thread: undefined,
+          threadListed: false,
+          head: undefined,
+          childHead: undefined,
+          history: 0,
+          tasks: 0,
+          interrupts: 0,
+          listed: 0,
+          pending: 0,
+          pendingAtHead: 0,
+          byId: undefined,
+          runs: 0,
+          run: undefined,
+          steering: 0,
+          audit: 0,
+          once: undefined,
+          lease: undefined,
+        });
+        expect(await inventory(saver, "kept")).toEqual(keptBefore);
+        expect(await saver.getChannelValues(threadId("kept"), "child", { a: "v1" })).toEqual({
+          a: "kept-child",
+        });
+      },
+      ["threadCatalog"],
+    );
 
     spec(
       "a deleted thread starts over: an empty stream, blobs and request ids forgotten",
@@ -149,13 +153,18 @@ export const deleteSpecs: SpecModule = {
         });
         expect(outcome).toEqual({ ok: true });
       },
+      ["threadCatalog"],
     );
 
-    spec("deleting an unknown thread is a no-op", async (saver) => {
-      await populate(saver, "kept");
-      const before = await inventory(saver, "kept");
-      await saver.deleteThread(threadId("never-existed"));
-      expect(await inventory(saver, "kept")).toEqual(before);
-    });
+    spec(
+      "deleting an unknown thread is a no-op",
+      async (saver) => {
+        await populate(saver, "kept");
+        const before = await inventory(saver, "kept");
+        await saver.deleteThread(threadId("never-existed"));
+        expect(await inventory(saver, "kept")).toEqual(before);
+      },
+      ["threadCatalog"],
+    );
   },
 };

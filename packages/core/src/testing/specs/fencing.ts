@@ -131,6 +131,7 @@ export const fencingSpecs: SpecModule = {
         await expectFencedOut(saver.putThread(makeThread("t1", { metadata: { x: 1 } }), stale));
         expect((await saver.getThread(T))?.metadata ?? {}).toEqual({});
       },
+      ["auditChain"],
     );
 
     spec("a fence on a thread without a lease is refused", async (saver) => {
@@ -138,14 +139,18 @@ export const fencingSpecs: SpecModule = {
       expect(await saver.getRun(runId("run-1"))).toBeUndefined();
     });
 
-    spec("the current holder's fenced writes apply", async (saver) => {
-      const token = await saver.acquireLease(T, "worker-a", 60_000);
-      const fence = { threadId: T, token: token ?? -1 };
-      await saver.putRun(makeRun("t1", "run-1"), fence);
-      await saver.appendAudit(makeAudit("t1", "a1"), fence);
-      expect((await saver.getRun(runId("run-1")))?.status).toBe("running");
-      expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
-    });
+    spec(
+      "the current holder's fenced writes apply",
+      async (saver) => {
+        const token = await saver.acquireLease(T, "worker-a", 60_000);
+        const fence = { threadId: T, token: token ?? -1 };
+        await saver.putRun(makeRun("t1", "run-1"), fence);
+        await saver.appendAudit(makeAudit("t1", "a1"), fence);
+        expect((await saver.getRun(runId("run-1")))?.status).toBe("running");
+        expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
+      },
+      ["auditChain"],
+    );
 
     spec("a re-raised interrupt never resets an answered one", async (saver) => {
       await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));

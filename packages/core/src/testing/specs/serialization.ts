@@ -148,6 +148,7 @@ export const serializationSpecs: SpecModule = {
         await saver.appendSteering(steering);
         expect(await saver.listSteering(T)).toEqual([steering]);
       },
+      ["auditChain"],
     );
 
     spec(

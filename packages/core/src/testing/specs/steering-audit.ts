@@ -76,35 +76,44 @@ export const steeringAuditSpecs: SpecModule = {
           records[2],
         ]);
       },
+      ["auditChain"],
     );
 
-    spec("listAudit pages with a cursor without duplicates or gaps", async (saver) => {
-      const ids = Array.from({ length: 11 }, (_, n) => `a${n}`);
-      for (const [n, id] of ids.entries()) {
-        await saver.appendAudit(makeAudit(n % 3 === 0 ? "t2" : "t1", id, { createdAt: at(0) }));
-      }
-      for (const limit of [1, 3, 11, 20]) {
-        expect(await auditIds(saver, { limit })).toEqual(ids);
-      }
-      expect(await auditIds(saver, { threadId: threadId("t2"), limit: 2 })).toEqual([
-        "a0",
-        "a3",
-        "a6",
-        "a9",
-      ]);
-    });
+    spec(
+      "listAudit pages with a cursor without duplicates or gaps",
+      async (saver) => {
+        const ids = Array.from({ length: 11 }, (_, n) => `a${n}`);
+        for (const [n, id] of ids.entries()) {
+          await saver.appendAudit(makeAudit(n % 3 === 0 ? "t2" : "t1", id, { createdAt: at(0) }));
+        }
+        for (const limit of [1, 3, 11, 20]) {
+          expect(await auditIds(saver, { limit })).toEqual(ids);
+        }
+        expect(await auditIds(saver, { threadId: threadId("t2"), limit: 2 })).toEqual([
+          "a0",
+          "a3",
+          "a6",
+          "a9",
+        ]);
+      },
+      ["auditChain"],
+    );
 
-    spec("listAudit filters by the tenant of the record's thread", async (saver) => {
-      await saver.putThread(makeThread("ta", { tenant: "acme" }));
-      await saver.putThread(makeThread("tb", { tenant: "beta" }));
-      await saver.putThread(makeThread("tn", { tenant: null }));
-      await saver.appendAudit(makeAudit("ta", "a1"));
-      await saver.appendAudit(makeAudit("tb", "a2"));
-      await saver.appendAudit(makeAudit("tn", "a3"));
-      await saver.appendAudit(makeAudit("ta", "a4"));
-      expect(await auditIds(saver, { tenant: "acme", limit: 1 })).toEqual(["a1", "a4"]);
-      expect(await auditIds(saver, { tenant: null })).toEqual(["a3"]);
-      expect(await auditIds(saver, { tenant: "acme", threadId: threadId("tb") })).toEqual([]);
-    });
+    spec(
+      "listAudit filters by the tenant of the record's thread",
+      async (saver) => {
+        await saver.putThread(makeThread("ta", { tenant: "acme" }));
+        await saver.putThread(makeThread("tb", { tenant: "beta" }));
+        await saver.putThread(makeThread("tn", { tenant: null }));
+        await saver.appendAudit(makeAudit("ta", "a1"));
+        await saver.appendAudit(makeAudit("tb", "a2"));
+        await saver.appendAudit(makeAudit("tn", "a3"));
+        await saver.appendAudit(makeAudit("ta", "a4"));
+        expect(await auditIds(saver, { tenant: "acme", limit: 1 })).toEqual(["a1", "a4"]);
+        expect(await auditIds(saver, { tenant: null })).toEqual(["a3"]);
+        expect(await auditIds(saver, { tenant: "acme", threadId: threadId("tb") })).toEqual([]);
+      },
+      ["auditChain"],
+    );
   },
 };

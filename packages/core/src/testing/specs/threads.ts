@@ -60,6 +60,7 @@ export const threadSpecs: SpecModule = {
         await saver.putThread(makeThread(good));
         expect((await saver.getThread(threadId(good)))?.threadId).toBe(good);
       },
+      ["threadCatalog"],
     );
     spec("putThread then getThread returns the record", async (saver) => {
       const thread = makeThread("t1", {
@@ -90,6 +91,7 @@ export const threadSpecs: SpecModule = {
         // The graph is the caller's, not part of the metadata.
         expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({});
       },
+      ["threadCatalog"],
     );
 
     spec("getThread of an unknown thread is undefined", async (saver) => {
@@ -122,35 +124,51 @@ export const threadSpecs: SpecModule = {
       },
     );
 
-    spec("listThreads is newest first and pages without duplicates or gaps", async (saver) => {
-      // Two threads share a timestamp: the id breaks the tie, so paging stays exact.
-      const seconds = [5, 1, 3, 3, 4, 2, 6];
-      for (const [i, s] of seconds.entries()) {
-        await saver.putThread(makeThread(`t${i}`, { createdAt: at(s), updatedAt: at(s) }));
-      }
-      const all = await saver.listThreads({ limit: 100 });
-      expect(all.nextCursor).toBeNull();
-      expect(all.items.map((t) => t.threadId)).toEqual(["t6", "t0", "t4", "t3", "t2", "t5", "t1"]);
-      expect(await listAll(saver, { limit: 2 })).toEqual([
-        "t6",
-        "t0",
-        "t4",
-        "t3",
-        "t2",
-        "t5",
-        "t1",
-      ]);
-    });
+    spec(
+      "listThreads is newest first and pages without duplicates or gaps",
+      async (saver) => {
+        // Two threads share a timestamp: the id breaks the tie, so paging stays exact.
+        const seconds = [5, 1, 3, 3, 4, 2, 6];
+        for (const [i, s] of seconds.entries()) {
+          await saver.putThread(makeThread(`t${i}`, { createdAt: at(s), updatedAt: at(s) }));
+        }
+        const all = await saver.listThreads({ limit: 100 });
+        expect(all.nextCursor).toBeNull();
+        expect(all.items.map((t) => t.threadId)).toEqual([
+          "t6",
+          "t0",
+          "t4",
+          "t3",
+          "t2",
+          "t5",
+          "t1",
+        ]);
+        expect(await listAll(saver, { limit: 2 })).toEqual([
+          "t6",
+          "t0",
+          "t4",
+          "t3",
+          "t2",
+          "t5",
+          "t1",
+        ]);
+      },
+      ["threadCatalog"],
+    );
 
-    spec("listThreads filters by tenant, null meaning threads without one", async (saver) => {
-      await saver.putThread(makeThread("a1", { tenant: "acme", createdAt: at(1) }));
-      await saver.putThread(makeThread("b1", { tenant: "beta", createdAt: at(2) }));
-      await saver.putThread(makeThread("n1", { tenant: null, createdAt: at(3) }));
-      await saver.putThread(makeThread("a2", { tenant: "acme", createdAt: at(4) }));
-      expect(await listAll(saver, { tenant: "acme", limit: 1 })).toEqual(["a2", "a1"]);
-      expect(await listAll(saver, { tenant: null, limit: 10 })).toEqual(["n1"]);
-      expect(await listAll(saver, { limit: 10 })).toEqual(["a2", "n1", "b1", "a1"]);
-    });
+    spec(
+      "listThreads filters by tenant, null meaning threads without one",
+      async (saver) => {
+        await saver.putThread(makeThread("a1", { tenant: "acme", createdAt: at(1) }));
+        await saver.putThread(makeThread("b1", { tenant: "beta", createdAt: at(2) }));
+        await saver.putThread(makeThread("n1", { tenant: null, createdAt: at(3) }));
+        await saver.putThread(makeThread("a2", { tenant: "acme", createdAt: at(4) }));
+        expect(await listAll(saver, { tenant: "acme", limit: 1 })).toEqual(["a2", "a1"]);
+        expect(await listAll(saver, { tenant: null, limit: 10 })).toEqual(["n1"]);
+        expect(await listAll(saver, { limit: 10 })).toEqual(["a2", "n1", "b1", "a1"]);
+      },
+      ["threadCatalog"],
+    );
 
     spec("a stored thread does not change when the caller mutates its objects", async (saver) => {
       const thread = makeThread("t1", { metadata: { nested: { n: 1 } } });
