@@ -4,7 +4,7 @@
  * trip to the store, checks its migrations are applied, on Postgres that the LISTEN connection
  * (the events of runs executing elsewhere) is up, and that the server is not shutting down.
  */
-import type { Checkpointer, ThreadId } from "@rein/core";
+import type { RuntimeStore, ThreadId } from "@rein/core";
 import {
   PostgresSaver,
   SCHEMA_VERSION as POSTGRES_VERSION,
@@ -28,7 +28,7 @@ const STORE_TIMEOUT_MS = 2_000;
 const PROBE_THREAD = "rein-readiness-probe" as ThreadId;
 
 /** The schema version the store holds and the one this build needs, or null for other stores. */
-async function versions(store: Checkpointer): Promise<{ have: number; need: number } | null> {
+async function versions(store: RuntimeStore): Promise<{ have: number; need: number } | null> {
   if (store instanceof PostgresSaver)
     return { have: await postgresVersion(store.pool, store.schema), need: POSTGRES_VERSION };
   if (store instanceof SqliteSaver) return { have: sqliteVersion(store.db), need: SQLITE_VERSION };
@@ -52,7 +52,7 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The store and migration checks: one round trip. */
-async function storeChecks(store: Checkpointer): Promise<Check[]> {
+async function storeChecks(store: RuntimeStore): Promise<Check[]> {
   let found: { have: number; need: number } | null;
   try {
     found = await within(versions(store), STORE_TIMEOUT_MS);
@@ -80,7 +80,7 @@ async function storeChecks(store: Checkpointer): Promise<Check[]> {
 /** What the readiness of one server depends on. */
 export interface ReadinessSources {
   /** The store as opened (not a wrapper), so its kind and schema version can be read. */
-  store: Checkpointer;
+  store: RuntimeStore;
   scale: ScaleOut | null;
   /** Whether the server is shutting down. */
   closing: () => boolean;
