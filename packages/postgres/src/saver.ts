@@ -160,12 +160,10 @@ export class PostgresSaver implements Checkpointer {
    */
   static async connect(options: PostgresSaverOptions): Promise<PostgresSaver> {
     const saver = new PostgresSaver(options);
-    try {
-      await saver.setup();
-    } catch (error) {
+    await saver.setup().catch(async (error: unknown) => {
       await saver.close();
       throw error;
-    }
+    });
     return saver;
   }
 
