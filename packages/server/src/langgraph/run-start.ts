@@ -103,10 +103,15 @@ async function resumeWorkOf(
   principal: Principal,
 ): Promise<RunWork> {
   const threadId = thread.threadId;
-  const [pending, known] = await Promise.all([
-    ctx.store.getThreadInterrupts(threadId, "pending"),
-    ctx.store.getThreadInterrupts(threadId),
-  ]);
+  const pending = await ctx.store.getThreadInterrupts(threadId, "pending");
+  // Every interrupt of the thread is read only for an object that is not a map of pending ids:
+  // to tell a consumed id from data.
+  const ids = new Set<string>(pending.map((i) => i.id));
+  const keys = typeof value === "object" && value !== null ? Object.keys(value) : [];
+  const known =
+    keys.length > 0 && !keys.every((key) => ids.has(key))
+      ? await ctx.store.getThreadInterrupts(threadId)
+      : [];
   const choice = chooseResume(value, pending, known);
   if (choice.kind === "stale") {
     const latest = await latestMetadata(ctx.store, threadId);
