@@ -1,15 +1,15 @@
 /**
- * `@langchain/react` 1.x `useStream` in Chromium against `rein serve`: a page built from
- * `int/react-page` starts the fan-out graph, shows both sub-agents' questions, and answers one;
+ * `@langchain/react` 1.x `useStream` in Chromium against `rein serve`: a page bundled (esbuild)
+ * from `int/react-page/main.ts` starts the fan-out graph, shows both sub-agents' questions, and answers one;
  * the other sub-agent's node does not run again, its question stays on the page and pending.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { END, START, StateGraph, append, type Checkpointer } from "@rein/core";
 import { chromium, type Browser } from "playwright-core";
-import { build } from "vite";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphs } from "../../testing/graphs.ts";
 import {
@@ -60,12 +60,19 @@ describe.skipIf(missing !== null)("useStream of @langchain/react in Chromium", (
 
   beforeAll(async () => {
     await build({
-      root: fileURLToPath(new URL("./int/react-page", import.meta.url)),
-      base: "/",
+      entryPoints: [fileURLToPath(new URL("./int/react-page/main.ts", import.meta.url))],
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      outfile: join(page, "main.js"),
+      define: { "process.env.NODE_ENV": '"production"' },
       logLevel: "error",
-      configFile: false,
-      build: { outDir: page, emptyOutDir: true, minify: false },
     });
+    writeFileSync(
+      join(page, "index.html"),
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>useStream</title></head>' +
+        '<body><main id="root"></main><script type="module" src="/main.js"></script></body></html>',
+    );
     store = await sqliteBackend.create();
     server = await startTestServer(store.store, {
       graphs: { ...graphs, fanout },
