@@ -40,9 +40,9 @@ const HELP = `rein — serve and steer durable agent runs
 
 Processes:
   rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
-              [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors ORIGIN]...
+              [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors-origin ORIGIN]...
               [--log-level info|silent] [--policies FILE] [--notify FILE]
-              [--metrics-token TOKEN] [--metrics-process] [--no-metrics]
+              [--metrics-token TOKEN] [--metrics-process] [--no-metrics] [--no-langgraph]
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE [--policies FILE]
               [--notify FILE] [--metrics-port PORT [--metrics-host 127.0.0.1]
               [--metrics-token TOKEN] [--metrics-process]]
@@ -93,6 +93,8 @@ const OPTIONS = {
   notify: { type: "string" },
   open: { type: "boolean", default: false },
   cors: { type: "string", multiple: true },
+  "cors-origin": { type: "string", multiple: true },
+  "no-langgraph": { type: "boolean", default: false },
   "log-level": { type: "string" },
   url: { type: "string" },
   token: { type: "string" },
@@ -179,7 +181,8 @@ export async function main(
             policies: v.policies,
             notify: v.notify,
             open: v.open,
-            cors: v.cors,
+            cors: [...(v.cors ?? []), ...(v["cors-origin"] ?? [])],
+            noLangGraph: v["no-langgraph"],
             logLevel: v["log-level"] ?? "info",
             schema: v.schema,
             concurrency: int("concurrency", v.concurrency) ?? 2,

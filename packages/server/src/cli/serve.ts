@@ -29,6 +29,8 @@ export interface ServeOptions {
   notify?: string | undefined;
   open: boolean;
   cors?: string[] | undefined;
+  /** Leave LangGraph's protocol (`/langgraph`) off (`--no-langgraph`). */
+  noLangGraph?: boolean | undefined;
   /** Log level of the JSON request log on stdout; `silent` turns it off. */
   logLevel: string;
   /** Postgres schema of the store. */
@@ -125,6 +127,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ...(notify?.slack ? { slack: notify.slack } : {}),
     concurrency: opened.postgres ? options.concurrency : Math.max(1, options.concurrency),
     ...(options.cors ? { corsOrigins: options.cors } : {}),
+    ...(options.noLangGraph ? { langgraph: false } : {}),
     ...(consoleDir ? { consoleDir } : {}),
     ...(options.auditKey ? { auditKey: options.auditKey } : {}),
     metrics: options.noMetrics

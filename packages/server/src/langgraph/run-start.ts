@@ -176,7 +176,9 @@ export async function startLgRun(
     active.result.catch(() => undefined);
   } else {
     let values = input;
-    if (values !== null) {
+    // Only input carrying messages is looked at (one state read, and only for a graph that is
+    // not the prebuilt agent).
+    if (values !== null && "messages" in values) {
       const rein =
         isAgentGraph(graph) ||
         holdsReinMessages((await graph.getState({ threadId: thread.threadId })).values);

@@ -317,7 +317,9 @@ function registerThreadState(app: FastifyInstance, ctx: ServerContext): void {
       body.values ?? {},
       body.as_node !== undefined ? { asNode: body.as_node } : {},
     );
-    return { checkpoint: checkpointRef(thread.threadId, written) };
+    // LangGraph's server answers `{ checkpoint }`; the SDK's type reads `configurable`: both.
+    const ref = checkpointRef(thread.threadId, written);
+    return { checkpoint: ref, configurable: ref };
   });
 }
 
