@@ -17,7 +17,7 @@ beforeAll(async () => {
     throw new Error(postgres.reason);
 });
 
-describe("LangGraph's embed server on Postgres", { timeout: 120_000 }, () => {
+describe("LangGraph's embed server on Postgres", { timeout: 180_000 }, () => {
   let server: ProtocolServer | undefined;
   afterAll(async () => server?.stop());
 
@@ -38,7 +38,7 @@ describe("LangGraph's embed server on Postgres", { timeout: 120_000 }, () => {
   });
 });
 
-describe("rein serve's /langgraph layer", { timeout: 120_000 }, () => {
+describe("rein serve's /langgraph layer", { timeout: 180_000 }, () => {
   const servers: ProtocolServer[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop();

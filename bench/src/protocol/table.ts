@@ -32,6 +32,10 @@ const phaseRows = (name: string, pick: (g: GraphFigures) => PhaseFigures): Row[]
     label: `${name}: CPU per operation, Postgres backends (ms)`,
     value: (g) => pick(g).backendCpuMs,
   },
+  {
+    label: `${name}: CPU per operation, server + backends (ms)`,
+    value: (g) => pick(g).serverCpuMs + pick(g).backendCpuMs,
+  },
   { label: `${name}: CPU per operation, bench clients (ms)`, value: (g) => pick(g).clientCpuMs },
 ];
 
