@@ -92,7 +92,8 @@ export async function readiness(sources: ReadinessSources): Promise<Readiness> {
   if (sources.closing())
     checks.push({ name: "shutdown", ok: false, detail: "the server is shutting down" });
   checks.push(...(await storeChecks(sources.store)));
-  if (sources.scale)
+  // A process that does not listen (a pooled URL and no direct one) is ready without it.
+  if (sources.scale?.fanout.listens)
     checks.push(
       sources.scale.fanout.listening
         ? { name: "listener", ok: true, detail: "LISTEN connection open" }

@@ -76,6 +76,14 @@ export class PgFanout {
     this.channel = `rein_${schema}`.slice(0, 63);
   }
 
+  /**
+   * Whether this process listens at all: not behind a transaction-mode pooler given no direct
+   * URL (an empty connection string), where its sweep finds other processes' work instead.
+   */
+  get listens(): boolean {
+    return this.connectionString !== "";
+  }
+
   /** Whether the listening connection is open. */
   get listening(): boolean {
     return this.listener !== null;
