@@ -356,13 +356,48 @@ export class ThreadBusyError extends ReinError {
 export class FencedOutError extends ReinError {
   /** Retrying the call is safe: the refused write changed nothing. */
   readonly retryable = true;
-  constructor(threadId: string, token: number | null, currentToken: number | null) {
+  /**
+   * @param currentToken the thread's fencing token in the store, or null when the store has no
+   *   lease row (or, with `expired`, was not asked).
+   * @param expired true when this process found its own lease expired (a renewal the store
+   *   refused or that did not reach it in time), rather than a write the store refused.
+   */
+  constructor(
+    threadId: string,
+    token: number | null,
+    currentToken: number | null,
+    expired = false,
+  ) {
     super(
       ErrorCodes.FENCED_OUT,
-      `This process lost the lease of thread ${threadId} (fencing token ${token ?? "none"}, the store has ${currentToken ?? "none"}): another process owns its run now and nothing more was written by this one. Retry the call to see the current state.`,
-      { threadId, token, currentToken },
+      `${fencedOutCause(threadId, token, currentToken, expired)} Nothing more was written by this attempt. Retry the call to see the current state.`,
+      { threadId, token, currentToken, reason: fencedOutReason(currentToken, expired) },
     );
   }
+}
+
+/** Why a writer was fenced out, as a stable word for clients. */
+function fencedOutReason(
+  currentToken: number | null,
+  expired: boolean,
+): "lease_expired" | "lease_taken_over" | "lease_gone" {
+  if (expired) return "lease_expired";
+  return currentToken === null ? "lease_gone" : "lease_taken_over";
+}
+
+/** What happened, in words: the three ways a writer loses a thread. */
+function fencedOutCause(
+  threadId: string,
+  token: number | null,
+  currentToken: number | null,
+  expired: boolean,
+): string {
+  const mine = `fencing token ${token ?? "none"}`;
+  if (expired)
+    return `The lease of thread ${threadId} held by this attempt (${mine}) expired before it could be renewed (the store refused the renewal or did not answer in time); another attempt may now hold the thread.`;
+  if (currentToken === null)
+    return `The lease of thread ${threadId} held by this attempt (${mine}) is no longer in the store (it was released, or the lease table was emptied, e.g. by a database crash or failover).`;
+  return `Another attempt took over the lease of thread ${threadId} (the store has fencing token ${currentToken}, this attempt held ${token ?? "none"}), after this attempt's lease expired.`;
 }
 
 /**

@@ -78,6 +78,13 @@ function kindOf(work: RunWork): RunKind {
 /** Starts runs, keeps their hubs for late joiners, and drains them at shutdown. */
 export class RunManager {
   private readonly hubs = new Map<string, RunHub>();
+  /**
+   * Hubs whose run has started. A hub exists from the start attempt on, but an attempt refused
+   * before it started (a busy thread: a queued run waits for its turn) finishes its hub with no
+   * events; a joiner that followed it would end at once while the run is still queued. Joiners
+   * only see started hubs, and wait for the attempt that starts.
+   */
+  private readonly startedHubs = new WeakSet<RunHub>();
   private readonly active = new Set<Promise<unknown>>();
   private readonly controllers = new Map<string, AbortController>();
   private readonly changeListeners = new Set<ChangeListener>();
@@ -98,9 +105,10 @@ export class RunManager {
     this.observer = observer;
   }
 
-  /** The hub of a run of this process, while it runs and for a while after. */
+  /** The hub of a run of this process once it has started, while it runs and for a while after. */
   hub(runId: string): RunHub | undefined {
-    return this.hubs.get(runId);
+    const hub = this.hubs.get(runId);
+    return hub && this.startedHubs.has(hub) ? hub : undefined;
   }
 
   /** Number of runs still executing. */
@@ -118,7 +126,7 @@ export class RunManager {
    * at once if it has a hub here already): a join of a queued run waits for it this way.
    */
   onStart(runId: string, listener: (hub: RunHub) => void): () => void {
-    const hub = this.hubs.get(runId);
+    const hub = this.hub(runId);
     if (hub) {
       listener(hub);
       return () => undefined;
@@ -201,6 +209,7 @@ export class RunManager {
     const markStarted = (): void => {
       if (didStart) return;
       didStart = true;
+      this.startedHubs.add(hub);
       this.observer?.started(kind);
       resolveStarted();
       // Joiners waiting for this run (it was queued) follow it from here.

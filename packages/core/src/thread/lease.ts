@@ -119,7 +119,7 @@ class ProcessLease implements HeldLease {
   }
 
   assertHeld(): void {
-    if (this.lost) throw new FencedOutError(this.fence.threadId, this.fence.token, null);
+    if (this.lost) throw new FencedOutError(this.fence.threadId, this.fence.token, null, true);
   }
 
   /** A write that carried `releaseLease` ended the lease: nothing to renew or release. */
@@ -149,7 +149,7 @@ class ProcessLease implements HeldLease {
 
   private lose(): void {
     if (this.#lostWith) return;
-    this.#lostWith = new FencedOutError(this.fence.threadId, this.fence.token, null);
+    this.#lostWith = new FencedOutError(this.fence.threadId, this.fence.token, null, true);
     this.#controller?.abort(this.#lostWith);
   }
 }
