@@ -62,6 +62,51 @@ const coreFloorRules = [
   },
 ];
 
+// The server's folders are floors too, top to bottom (docs/architecture.md draws them): cli/, the
+// entry files (app.ts composes the server, index.ts exports it), langgraph/ (the LangGraph protocol
+// layer), routes/, notify/, webhooks/, and
+// the ground: the other root files with metrics/ and scale/, which they run on. A file imports
+// from its own floor and the floors below it, never from one above (type-only imports
+// included). testing/ and the tests stand on top of everything.
+const serverFloors = ["cli", "langgraph", "routes", "notify", "webhooks"];
+const serverEntries = "(app|index)\\.ts$";
+const serverTests = ["**/*.test.ts", "**/*.test-d.ts"];
+const serverFloorRules = [
+  ...serverFloors.slice(1).map((floor, index) => ({
+    files: [`packages/server/src/${floor}/**/*.ts`],
+    ignores: serverTests,
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "\\.\\./",
+        [...["testing", ...serverFloors.slice(0, index + 1)].map((f) => `${f}/`), serverEntries],
+        `${floor}/ imports only from itself and the floors below it (docs/architecture.md).`,
+      ),
+    },
+  })),
+  {
+    files: ["packages/server/src/{metrics,scale}/**/*.ts"],
+    ignores: serverTests,
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "\\.\\./",
+        [...["testing", ...serverFloors].map((f) => `${f}/`), serverEntries],
+        "metrics/ and scale/ are the server's ground floor: they import no feature folder (docs/architecture.md).",
+      ),
+    },
+  },
+  {
+    files: ["packages/server/src/*.ts"],
+    ignores: [...serverTests, "packages/server/src/app.ts", "packages/server/src/index.ts"],
+    rules: {
+      "no-restricted-imports": refuseImports(
+        "\\./",
+        [...["testing", ...serverFloors].map((f) => `${f}/`), serverEntries],
+        "the server's root files are the ground floor: they import no feature folder (docs/architecture.md).",
+      ),
+    },
+  },
+];
+
 export default tseslint.config(
   {
     // The consumer fixture is type-checked against the installed tarballs by its own test, not
@@ -136,6 +181,7 @@ export default tseslint.config(
     },
   },
   ...coreFloorRules,
+  ...serverFloorRules,
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,

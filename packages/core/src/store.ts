@@ -83,6 +83,7 @@ export type {
 export type * from "./checkpoint/types.ts";
 export {
   EVERY_CAPABILITY,
+  RUNTIME_STORE_MEMBERS,
   hasCapability,
   missingCapabilities,
   requireCapability,

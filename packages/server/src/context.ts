@@ -7,7 +7,7 @@ import type { AuthConfig } from "./auth.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ReinMetrics } from "./metrics/recorder.ts";
 import type { GraphRegistry } from "./registry.ts";
-import type { RouteSpec } from "./routes/spec.ts";
+import type { RouteSpec } from "./route-spec.ts";
 import type { RunManager } from "./run-manager.ts";
 import type { ScaleOut } from "./scale/index.ts";
 import type { SseStream } from "./sse.ts";

@@ -3,7 +3,7 @@
  */
 import { z } from "zod";
 import { ErrorResponse } from "@rein/wire";
-import type { RouteSpec } from "./routes/spec.ts";
+import type { RouteSpec } from "./route-spec.ts";
 
 type JsonSchema = Record<string, unknown>;
 

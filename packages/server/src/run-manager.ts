@@ -89,7 +89,7 @@ export class RunManager {
   private readonly controllers = new Map<string, AbortController>();
   private readonly changeListeners = new Set<ChangeListener>();
   private readonly startListeners = new Map<string, Set<(hub: RunHub) => void>>();
-  private observer: RunObserver | null = null;
+  private readonly observers = new Set<RunObserver>();
 
   /**
    * @param mirror receives every event of every run and every change notice, to hand them to
@@ -100,9 +100,13 @@ export class RunManager {
     private readonly retainMs = 5 * 60_000,
   ) {}
 
-  /** Reports every run's start and end to `observer` from now on. */
-  observe(observer: RunObserver): void {
-    this.observer = observer;
+  /**
+   * Reports every run's start and end to `observer` from now on, beside the observers already
+   * added (metrics, a protocol layer...), in the order added; returns what removes it.
+   */
+  observe(observer: RunObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /** The hub of a run of this process once it has started, while it runs and for a while after. */
@@ -210,7 +214,7 @@ export class RunManager {
       if (didStart) return;
       didStart = true;
       this.startedHubs.add(hub);
-      this.observer?.started(kind);
+      for (const observer of this.observers) observer.started(kind);
       resolveStarted();
       // Joiners waiting for this run (it was queued) follow it from here.
       const waiting = this.startListeners.get(runId);
@@ -224,7 +228,7 @@ export class RunManager {
     const settled = result.then(
       (r) => {
         markStarted();
-        this.observer?.finished(kind, r.status);
+        for (const observer of this.observers) observer.finished(kind, r.status);
         hub.publish("end", { type: "end", namespace: [], result: r });
         return r;
       },
@@ -236,7 +240,7 @@ export class RunManager {
           if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
           throw error;
         }
-        this.observer?.finished(kind, "failed");
+        for (const observer of this.observers) observer.finished(kind, "failed");
         hub.publish(
           "error",
           ReinError.is(error)

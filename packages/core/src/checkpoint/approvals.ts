@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { ApprovalEntry, ApprovalPrincipal, Approvers, InterruptApproval } from "../types.ts";
+import type { NotAllowedRuleName } from "../errors.ts";
 
 /** A policy as resolved when its question was raised, stored with the interrupt row. */
 export interface StoredApprovalPolicy {
@@ -33,8 +34,8 @@ export interface ApprovalProgress {
   candidate: unknown;
 }
 
-/** Why a principal may not answer (the `rule` of a `NotAllowedError`). */
-export type NotAllowedRule = "not_listed" | "requester" | "already_approved" | "no_principal";
+/** Why a principal may not answer (the `rule` of a `NotAllowedError`): declared once, in errors.ts. */
+export type NotAllowedRule = NotAllowedRuleName;
 
 /** What an answer does to an interrupt under its policy. */
 export type ApprovalStep =

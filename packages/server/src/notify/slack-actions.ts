@@ -15,7 +15,7 @@ import {
 } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
-import { continueThreads } from "../routes/decisions.ts";
+import { continueThreads } from "../continue-threads.ts";
 import type { SlackPerson } from "./slack-config.ts";
 import {
   APPROVE_ACTION,

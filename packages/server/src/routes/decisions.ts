@@ -5,11 +5,11 @@
  * continue in the background.
  */
 import type { FastifyInstance } from "fastify";
-import { CountMismatchError, decideInterrupts, type BulkDecided, type ThreadId } from "@rein/core";
+import { CountMismatchError, decideInterrupts } from "@rein/core";
 import { answerPrincipal, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { applyOnce, claimRequest } from "../idempotency.ts";
-import { launch } from "../launch.ts";
+import { continueThreads } from "../continue-threads.ts";
 import { mountRoutes, route, type Route } from "./define.ts";
 import { BulkDecidedSchema, BulkDecisionBody } from "@rein/wire";
 
@@ -106,31 +106,4 @@ async function filtered(
   } while (cursor !== null && ids.length < MAX_FILTERED);
   if (total !== body.expectedCount) throw new CountMismatchError(body.expectedCount ?? 0, total);
   return ids;
-}
-
-/**
- * Continues the run of each thread a decision answered in (in the background); a thread that
- * only gained approvals gets a change notice. Also what a decision from Slack does after it.
- */
-export async function continueThreads(
-  ctx: ServerContext,
-  principal: Principal,
-  decided: readonly BulkDecided[],
-): Promise<void> {
-  const answered = new Set(decided.filter((d) => d.status === "answered").map((d) => d.threadId));
-  for (const threadId of new Set(decided.map((d) => d.threadId))) {
-    // A thread that only gained approvals has nothing to continue: its question still waits.
-    const thread = answered.has(threadId) ? await ctx.store.getThread(threadId as ThreadId) : null;
-    if (!thread) {
-      ctx.runs.notifyChange(threadId);
-      continue;
-    }
-    // A continuation that fails (another call continues the thread first) leaves the answers
-    // stored: the next call or the recovery sweep continues the run.
-    const run = await launch(ctx, principal, thread, { kind: "input", input: null }).catch(
-      () => null,
-    );
-    run?.result.catch(() => undefined);
-    ctx.runs.notifyChange(threadId);
-  }
 }

@@ -30,7 +30,7 @@ import { decisionValue, verifyLink, type LinkClaims } from "../notify/tokens.ts"
 import { defineRoute } from "./define.ts";
 import { DecisionLinksSchema, InterruptIdSchema } from "@rein/wire";
 import { canSee } from "../thread-access.ts";
-import { continueThreads } from "./decisions.ts";
+import { continueThreads } from "../continue-threads.ts";
 
 /**
  * The once-results slot of used links: keyed by (thread, this task id, the link's nonce), first

@@ -12,7 +12,7 @@ import type {
   WebhookAttemptResult,
   WebhookStore,
 } from "@rein/core/store";
-import { notifierKind, type Notifier } from "../notify/notifier.ts";
+import { notifierKind, type Notifier } from "./notifier.ts";
 import { webhookBodyOf } from "./payload.ts";
 import { signAttempt } from "./signing.ts";
 
