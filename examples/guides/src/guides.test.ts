@@ -220,6 +220,13 @@ describe("the concept pages' examples", () => {
     expect(stderr.match(/server: deleted \S+/g)).toEqual(["server: deleted T-2"]);
   });
 
+  it("agents.md: an MCP server's input_required pauses the call, and the answer goes back on the next call", async () => {
+    const file = fileURLToPath(new URL("./concepts/agents-mcp-input.ts", import.meta.url));
+    const { stdout, stderr } = await exec(process.execPath, ["--import", tsx, file], { cwd });
+    expect(stdout).toBe("interrupted Refund $25 on 1042?\nrefunded 1042\n");
+    expect(stderr.match(/server: refunded \S+/g)).toEqual(["server: refunded 1042"]);
+  });
+
   it("governance.md: the second distinct finance approval applies; a repeat is refused", async () => {
     expect(await run("concepts/governance-four-eyes")).toBe(
       "interrupted 1 of 2\nalready_approved\ndone\n",

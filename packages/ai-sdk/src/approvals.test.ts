@@ -245,3 +245,38 @@ describe("a tool that is not a Rein tool", () => {
     ).toThrow(/send_email.*not a Rein tool.*fromAiSdkTools/);
   });
 });
+
+describe("the tools' context", () => {
+  it("reaches execute and a description given as a function (ai 7's tool context)", async () => {
+    const seen: unknown[] = [];
+    const lookup = tool({
+      inputSchema: z.object({ order: z.string() }),
+      execute: (input, options) => {
+        seen.push((options as { context?: unknown }).context);
+        return Promise.resolve({ order: input.order });
+      },
+    });
+    // ai 7 lets a description vary with the context; ai 6's type has only strings.
+    const described = {
+      ...lookup,
+      description: ((o: { context: { shop: string } }) =>
+        `Look up an order of ${o.context.shop}.`) as unknown as string,
+    };
+    const [converted] = fromAiSdkTools(
+      // Needed against ai 7 (whose tool types carry the context), not against ai 6.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+      { lookup: described } as unknown as Parameters<typeof fromAiSdkTools>[0],
+      {
+        context: { shop: "Mugs & Co" },
+      },
+    );
+    expect(converted?.description).toBe("Look up an order of Mugs & Co.");
+    const controller = new AbortController();
+    await converted?.run({ order: "1042" } as never, {
+      idempotencyKey: "k",
+      signal: controller.signal,
+      toolCallId: "c1",
+    });
+    expect(seen).toEqual([{ shop: "Mugs & Co" }]);
+  });
+});

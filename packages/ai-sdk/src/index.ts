@@ -13,3 +13,4 @@ export { fromAiSdk } from "./model.ts";
 export type { AiSdkModelOptions } from "./model.ts";
 export { fromGeneration, fromUsage, toModelMessages } from "./convert.ts";
 export { fromAiSdkTools } from "./tools.ts";
+export type { AiSdkToolsOptions } from "./tools.ts";

@@ -26,11 +26,28 @@ import { asSchema, type Tool, type ToolSet } from "ai";
  * });
  * const graph = agent({ model: fromAiSdk(model), tools, checkpointer });
  */
-export function fromAiSdkTools(tools: ToolSet): AnyTool[] {
-  return Object.entries(tools).map(([name, t]) => fromAiSdkTool(name, t));
+export function fromAiSdkTools(tools: ToolSet, options: AiSdkToolsOptions = {}): AnyTool[] {
+  return Object.entries(tools).map(([name, t]) => fromAiSdkTool(name, t, options.context));
 }
 
-function fromAiSdkTool(name: string, t: Tool): AnyTool {
+/** Options of {@link fromAiSdkTools}. */
+export interface AiSdkToolsOptions {
+  /**
+   * The tools' `context` (ai 7): handed to `execute`, `needsApproval` and a description given
+   * as a function, as `generateText({ context })` would. Treat it as read-only.
+   */
+  context?: unknown;
+}
+
+/** A description as text: ai 7 allows a function of the tools' context. */
+function describe(t: Tool, context: unknown): string | undefined {
+  const described: unknown = t.description;
+  if (typeof described === "function")
+    return (described as (o: { context: unknown }) => string)({ context });
+  return described as string | undefined;
+}
+
+function fromAiSdkTool(name: string, t: Tool, context: unknown): AnyTool {
   const execute = t.execute;
   if (t.type === "provider" || !execute)
     throw new InvalidInputError(
@@ -45,9 +62,13 @@ function fromAiSdkTool(name: string, t: Tool): AnyTool {
       { tool: name },
     );
   const needsApproval = t.needsApproval;
+  const description = describe(t, context);
+  // ai 7 passes the tools' `context` to each function; ai 6 has none (the field is extra there).
+  type ExecuteOptions = Parameters<typeof execute>[1];
+  type ApprovalOptions = Parameters<Extract<typeof needsApproval, (...a: never[]) => unknown>>[1];
   return {
     name,
-    ...(t.description !== undefined ? { description: t.description } : {}),
+    ...(description !== undefined ? { description } : {}),
     jsonSchema: json as Record<string, unknown>,
     schema: standardOf(schema),
     ...(needsApproval === undefined
@@ -57,7 +78,11 @@ function fromAiSdkTool(name: string, t: Tool): AnyTool {
             typeof needsApproval === "boolean"
               ? needsApproval
               : async (args: unknown, call: { toolCallId: string }) =>
-                  await needsApproval(args, { toolCallId: call.toolCallId, messages: [] }),
+                  await needsApproval(args, {
+                    toolCallId: call.toolCallId,
+                    messages: [],
+                    context,
+                  } as ApprovalOptions),
         }),
     run: async (args: unknown, ctx) =>
       lastValue(
@@ -65,7 +90,8 @@ function fromAiSdkTool(name: string, t: Tool): AnyTool {
           toolCallId: ctx.toolCallId,
           messages: [],
           abortSignal: ctx.signal,
-        }),
+          context,
+        } as ExecuteOptions),
       ),
   };
 }
