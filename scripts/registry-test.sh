@@ -120,6 +120,25 @@ mapfile -t published < <(node -e '
   }')
 say "published ${#published[@]} packages at $version"
 
+# --- before publishing: the README's tarball lines, as written -------------------------------
+# From the clone (the release script's build is in place), into a folder that does not exist
+# yet; then the starter made from its tarball, with the other tarballs installed into it.
+say "npm pack -w packages --pack-destination ../rein-tarballs (README)"
+readme_pack=$(grep -o 'mkdir -p ../rein-tarballs && npm ci && npm pack[^`]*' README.md)
+[ -n "$readme_pack" ] || { say "README has no tarball line to follow"; exit 1; }
+eval "${readme_pack/npm ci && /}" >"$work/pack.log" 2>&1 || { tail -20 "$work/pack.log"; exit 1; }
+(
+  # Chained: `set -e` does not hold inside a subshell whose status `||` tests.
+  cd "$work" && mkdir tarball-app && cd tarball-app &&
+    npm_config_yes=true npm exec --package "../rein-tarballs/create-rein-$version.tgz" \
+      create-rein my-app >"$work/tarball-app.log" 2>&1 &&
+    cd my-app &&
+    say "npm install ../../rein-tarballs/*.tgz (the starter, before publishing)" &&
+    npm install --no-audit --no-fund ../../rein-tarballs/*.tgz >>"$work/tarball-app.log" 2>&1 &&
+    npm test >>"$work/tarball-app.log" 2>&1
+) || { tail -40 "$work/tarball-app.log"; say "the tarball path failed"; exit 1; }
+echo 1 >>"$REIN_REGISTRY_CHECKS"
+
 # --- sizes -----------------------------------------------------------------------------------
 printf '%-16s %10s %10s %6s\n' package tarball unpacked files
 for name in "${published[@]}"; do

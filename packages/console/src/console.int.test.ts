@@ -178,6 +178,11 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     await conversation.waitFor();
     expect(await conversation.textContent()).toContain("Ticket T-1042 from Dana Reyes");
     expect(await conversation.textContent()).toContain("pro rata is $60, a full refund $120");
+    // Each message is labelled by what it is: the request that briefed the agent, the finding.
+    const speakers = await conversation
+      .getByRole("listitem")
+      .evaluateAll((lis) => lis.map((li) => li.querySelector(".speaker")?.textContent));
+    expect(speakers).toEqual(["Request", "Research finding"]);
     expect(await context.textContent()).toContain("I propose a full refund");
     await expectAccessible(reviewer);
     await expectNoBrokenWords(reviewer);
@@ -288,6 +293,8 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     const steering = page.getByRole("region", { name: "Note for the agent" });
     await steering.getByRole("radio", { name: /orchestrator/ }).check();
     expect(await steering.textContent()).toContain(`Read by ${DEMO.name}`);
+    // A note for a parent run reaches the runs below it too, and the box says so.
+    expect(await steering.textContent()).toContain("also read by the runs below it");
     await steering.getByLabel("Steering note").fill("Close the ticket once the email is out.");
     await steering.getByRole("button", { name: "Steer without answering" }).click();
     await page.getByText(`Steering note recorded for ${DEMO.name}`).waitFor();

@@ -261,6 +261,8 @@ describe.skipIf(unavailable !== null)("governance in the console", { timeout: 15
     expect(
       await confirm.getByRole("list", { name: "Irreversible actions selected" }).textContent(),
     ).toBe("Issue refund on thread big-2");
+    // The confirmation's heading keeps the page's outline (axe's heading-order).
+    await expectAccessible(page);
     await confirm.getByRole("button", { name: "Confirm: approve 3" }).click();
     const refusal = page.getByRole("alert").filter({ hasText: "Nothing was applied" });
     await refusal.waitFor();

@@ -4,8 +4,10 @@
  * receiver's answers (a failing receiver's HTTP 500, a working one's delivery); a reviewer without
  * the admin scope gets neither the link nor the log.
  */
+import { execFileSync } from "node:child_process";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ReinClient } from "@rein/client";
@@ -76,6 +78,20 @@ describe.skipIf(unavailable !== null)("webhooks in the console", { timeout: 120_
     await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
     return page;
   }
+
+  it("with no subscriptions yet, the screen names a command the CLI has", async () => {
+    const page = await signedIn(ADA.token);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const hint = page.getByText("No subscriptions yet");
+    await hint.waitFor();
+    const command = await hint.locator("code").first().textContent();
+    expect(command).toMatch(/^rein webhooks \w+$/);
+    // The CLI's own usage lists the command with its argument.
+    const bin = resolve(import.meta.dirname, "../../server/bin/rein.mjs");
+    const usage = execFileSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
+    expect(usage).toContain(`${command} URL`);
+    await expectAccessible(page);
+  });
 
   it("an admin reads each subscription's deliveries: a failing receiver's answers, a working one's delivery", async () => {
     const ada = new ReinClient({ baseUrl: fixture.url, token: ADA.token });

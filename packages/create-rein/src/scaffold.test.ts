@@ -85,7 +85,7 @@ describe("create-rein", () => {
       "--test-reporter=tap",
       test,
     ]);
-    expect(stdout).toMatch(/^# pass 2$/m);
+    expect(stdout).toMatch(/^# pass 3$/m);
     expect(stdout).toMatch(/^# fail 0$/m);
   });
 });

@@ -43,3 +43,14 @@ test("an edit with a steering note runs the edited refund, and asks only once", 
     [40],
   );
 });
+
+test("the refund is asked as irreversible, its amount in dollars, so the console confirms it", async () => {
+  const graph = graphs.support(new MemorySaver());
+  const paused = await graph.invoke(ask, RunConfig.thread("t-irreversible"));
+  const payload = paused.interrupts[0]?.payload as {
+    irreversible?: boolean;
+    argsSchema: { properties: { amount: { unit?: string } } };
+  };
+  assert.equal(payload.irreversible, true);
+  assert.equal(payload.argsSchema.properties.amount.unit, "USD");
+});

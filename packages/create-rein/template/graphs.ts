@@ -17,8 +17,14 @@ export const payments: { orderId: string; amount: number; key: string }[] = [];
 
 const issueRefund = tool({
   name: "issue_refund",
-  description: "Refund an order to the customer's card. Irreversible.",
-  schema: z.object({ orderId: z.string(), amount: z.number().positive().max(500) }),
+  description: "Refund an order to the customer's card.",
+  // The amount's unit lets the console show it as money.
+  schema: z.object({
+    orderId: z.string(),
+    amount: z.number().positive().max(500).meta({ unit: "USD" }),
+  }),
+  // Money sent cannot be taken back: the console asks for an explicit confirmation.
+  irreversible: true,
   run: ({ orderId, amount }, { idempotencyKey }) => {
     payments.push({ orderId, amount, key: idempotencyKey });
     return `refunded $${amount} on order ${orderId}`;

@@ -4,9 +4,22 @@
 // to sources too); without that condition on the command line, the bin starts itself again with
 // it.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { URL, fileURLToPath } from "node:url";
+
+// On a Node.js older than `engines.node` the CLI would stop on a missing `node:sqlite` export:
+// say which version is needed instead, in the line `npm start` prints, and stop.
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const wanted = /^>=(\d+)\.(\d+)$/.exec(manifest.engines?.node ?? "");
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (wanted && (major < +wanted[1] || (major === +wanted[1] && minor < +wanted[2]))) {
+  console.error(
+    `Rein needs Node.js ${wanted[1]}.${wanted[2]} or newer (22, 24 or 26); this is v${process.versions.node}. ` +
+      "Install a current LTS from https://nodejs.org/ (or run `nvm install 24`), then try again.",
+  );
+  process.exit(1);
+}
 
 const SOURCE = "--conditions=@rein/source";
 const built = new URL("../dist/cli/main.js", import.meta.url);

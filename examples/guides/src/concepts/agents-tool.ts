@@ -9,12 +9,13 @@ const payments = {
 
 const issueRefund = tool({
   name: "issue_refund",
-  description: "Refund money to the customer's card. Irreversible.",
+  description: "Refund money to the customer's card.",
   schema: z.object({
     orderId: z.string(),
     amount: z.number().positive().max(500),
     reason: z.string(),
   }),
+  irreversible: true,
   run: (args, { idempotencyKey }) => payments.refund(args, idempotencyKey),
 });
 

@@ -5,8 +5,10 @@ import { z } from "zod";
 
 const issueRefund = tool({
   name: "issue_refund",
-  description: "Refund an order to the customer's card. Irreversible.",
+  description: "Refund an order to the customer's card.",
   schema: z.object({ orderId: z.string(), amount: z.number().positive().max(500) }),
+  // Money sent cannot be taken back: the console asks for an explicit confirmation.
+  irreversible: true,
   run: ({ orderId, amount }) => `refunded $${amount} on order ${orderId}`,
 });
 

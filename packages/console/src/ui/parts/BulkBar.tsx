@@ -167,7 +167,7 @@ function BulkConfirm(props: {
   const { irreversible } = props;
   return (
     <div className="confirm" role="group" aria-labelledby="bulk-confirm-title">
-      <h3 id="bulk-confirm-title">This cannot be undone</h3>
+      <h2 id="bulk-confirm-title">This cannot be undone</h2>
       <p>Approving runs {irreversible.length === 1 ? "this" : "these"} as soon as you confirm:</p>
       <ul aria-label="Irreversible actions selected">
         {irreversible.map((i) => (

@@ -7,11 +7,20 @@ import type { ReinClient } from "@rein/client";
 import type { ContextMessage, DecisionContext } from "../decision.ts";
 import { describeError } from "../errors.ts";
 
-const ROLE: Record<string, string> = { user: "Brief", assistant: "Agent", tool: "Tool" };
+const ROLE: Record<string, string> = { user: "Request", assistant: "Agent", tool: "Tool" };
 
-function speaker(m: ContextMessage): string {
-  if (m.role === "tool") return m.name ? `Tool ${m.name}` : "Tool";
-  return ROLE[m.role] ?? m.role;
+/** A message that says what it is in a short leading label: `Research finding: …`. */
+const LABELLED = /^([A-Z][A-Za-z]*(?: [A-Za-z]+){0,3}): (.+)$/s;
+
+/**
+ * Who or what a message is, and its text: a tool's result by the tool, a message that opens with
+ * its own label by that label (a finding handed on by another agent), else by its role.
+ */
+function labelled(m: ContextMessage): { speaker: string; text: string } {
+  if (m.role === "tool") return { speaker: m.name ? `Tool ${m.name}` : "Tool", text: m.text };
+  const own = m.role === "user" ? LABELLED.exec(m.text) : null;
+  if (own?.[1] && own[2]) return { speaker: own[1], text: own[2] };
+  return { speaker: ROLE[m.role] ?? m.role, text: m.text };
 }
 
 /** The context panel; `description` stands in when the payload has no context. */
@@ -44,12 +53,15 @@ export function ContextPanel(props: {
         <>
           <h3 id="conversation-title">What the agent was told, oldest first</h3>
           <ol className="conversation" aria-labelledby="conversation-title">
-            {context.messages.map((m, i) => (
-              <li key={i} data-role={m.role}>
-                <span className="speaker">{speaker(m)}</span>
-                <p>{m.text}</p>
-              </li>
-            ))}
+            {context.messages.map((m, i) => {
+              const { speaker, text } = labelled(m);
+              return (
+                <li key={i} data-role={m.role}>
+                  <span className="speaker">{speaker}</span>
+                  <p>{text}</p>
+                </li>
+              );
+            })}
           </ol>
         </>
       )}

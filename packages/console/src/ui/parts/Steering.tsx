@@ -90,8 +90,9 @@ export function SteeringBox(props: {
         onChange={(e) => props.onText(e.target.value)}
       />
       <p id="steering-reader" className="hint">
-        Read by <strong>{chosen?.label}</strong> ({chosen?.role}) the next time it runs. It goes
-        with your answer below, kept apart from it, or on its own.
+        Read by <strong>{chosen?.label}</strong> ({chosen?.role}) the next time it runs
+        {chosen && !chosen.asking ? ", and also read by the runs below it" : ""}. It goes with your
+        answer below, kept apart from it, or on its own.
       </p>
       <div className="actions">
         <button type="button" disabled={busy || !text.trim()} onClick={props.onSteerOnly}>

@@ -59,7 +59,7 @@ export function WebhooksScreen({
       {subscriptions === null && !error && <p className="loading">Loading subscriptions…</p>}
       {subscriptions?.length === 0 && (
         <p className="hint">
-          No subscriptions yet: create one with <code>rein webhooks create</code> or{" "}
+          No subscriptions yet: create one with <code>rein webhooks add</code> or{" "}
           <code>POST /webhooks</code>.
         </p>
       )}
