@@ -179,6 +179,8 @@ export class BackgroundRuns {
       const next = queued[0];
       if (!next) {
         this.hinted.delete(threadId);
+        // A notice without a queued run: a process shutting down handed its run over.
+        await this.recoverThread(threadId);
         return;
       }
       if (this.settings.runs.executing(next.runId)) return;
@@ -307,6 +309,21 @@ export class BackgroundRuns {
       if (await this.recover(run)) recovered.push(run.runId);
     }
     if (recovered.length > 0) this.settings.log?.info({ runs: recovered }, "recovered runs");
+  }
+
+  /**
+   * Continues the thread's head run if it is left `running` with no lease (handed over by a
+   * process that shut down, or left by a dead one whose lease expired).
+   */
+  private async recoverThread(threadId: string): Promise<void> {
+    if (!this.settings.recover || this.executing >= this.settings.concurrency) return;
+    const { store, runs } = this.settings;
+    const head = await store.getCheckpoint(threadId as ThreadId, ROOT_STREAM);
+    if (!head || runs.executing(head.runId)) return;
+    const run = await store.getRun(head.runId);
+    if (run?.status !== "running" || run.parentRunId !== null) return;
+    if (await store.getLease(threadId as ThreadId)) return;
+    if (await this.recover(run)) this.settings.log?.info({ runs: [run.runId] }, "recovered runs");
   }
 
   /** Continues a run a dead process left `running`, from its thread's head. */

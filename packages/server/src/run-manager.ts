@@ -6,6 +6,7 @@
 import {
   Command,
   ReinError,
+  RunHandedOverError,
   type ApprovalPrincipal,
   type ResumeCommand,
   type ResumeTarget,
@@ -289,10 +290,14 @@ export class RunManager {
   }
 
   /**
-   * Waits for running work to finish, up to `timeoutMs`; then aborts what is left (each run
-   * stops at its next checkpoint boundary and can be continued by any process).
+   * Waits for running work to finish, up to `timeoutMs`; then hands over what is left: each run
+   * is aborted with {@link RunHandedOverError} as the reason, so it stops at its step boundary
+   * recording nothing more (its row stays `running`, never `cancelled`), and its lease is
+   * released only once its execution has stopped — a late write of the abandoned step could not
+   * pass the fence anyway. The other processes are then told, so one of them continues each run
+   * from its last checkpoint at once. Resolves with the number of runs handed over.
    */
-  async drain(timeoutMs: number): Promise<void> {
+  async drain(timeoutMs: number): Promise<number> {
     const all = Promise.all([...this.active]);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
@@ -300,11 +305,19 @@ export class RunManager {
     });
     const outcome = await Promise.race([all.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
-    if (outcome === "timeout") {
-      for (const controller of this.controllers.values())
-        controller.abort(new Error("server shutting down"));
-      await Promise.all([...this.active]);
+    if (outcome === "drained") return 0;
+    const handed: string[] = [];
+    for (const [runId, controller] of this.controllers) {
+      const hub = this.hubs.get(runId);
+      if (!hub) continue;
+      controller.abort(new RunHandedOverError(hub.threadId, runId));
+      handed.push(hub.threadId);
     }
+    await Promise.all([...this.active]);
+    // Every execution has stopped and released its lease: the other processes' executors look
+    // at these threads now instead of at their next sweep.
+    for (const threadId of handed) this.mirror?.queued(threadId);
+    return handed.length;
   }
 }
 
