@@ -6,7 +6,8 @@
  * and another worker continues each from its last checkpoint at once, re-running the step that was
  * cut. Counted at the end: no run `cancelled`, none lost (every run `done`), no side effect doubled
  * (the charge is recorded inside `ctx.once`), and the first step of each run executed once (its
- * continuation starts from the checkpoint after it).
+ * continuation starts from the checkpoint after it). On SQLite, a `rein serve` stopped during a
+ * long background run leaves it for the next start of the server, which continues it.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -165,5 +166,72 @@ describe.skipIf(noCluster !== null)("rolling deploys of workers", { timeout: 150
     });
     // The deploy did cut steps: the hand-over was exercised, not avoided by timing.
     expect(handedOver).toBeGreaterThan(0);
+  });
+});
+
+describe("a restart of rein serve on SQLite", { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "rein-rolling-sqlite-"));
+  const ledger = join(dir, "ledger.jsonl");
+  const procs: Proc[] = [];
+  const env = { REIN_DRAIN_MS: "500", REIN_TEST_LEDGER: ledger };
+  writeFileSync(join(dir, "tokens.json"), JSON.stringify(Object.values(TOKENS)));
+
+  afterAll(() => {
+    for (const p of procs) p.child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const startServer = async (): Promise<Proc> => {
+    const p = await launchRein(
+      [
+        "serve",
+        ...["--db", join(dir, "rein.db"), "--graphs", GRAPHS],
+        ...["--tokens", join(dir, "tokens.json"), "--port", "0", "--log-level", "silent"],
+      ],
+      /listening on (\S+)/,
+      env,
+    );
+    procs.push(p);
+    return p;
+  };
+
+  const call = async (p: Proc, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${p.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  const lines = (what: string): number =>
+    existsSync(ledger)
+      ? readFileSync(ledger, "utf8")
+          .split("\n")
+          .filter((line) => line.includes(`"what":"${what}"`)).length
+      : 0;
+
+  it("continues a background run that a SIGTERM cut mid-step: never cancelled, charged once", async () => {
+    const first = await startServer();
+    expect(
+      (await call(first, "POST", "/threads", { graph: "handover", threadId: "s1" })).status,
+    ).toBe(201);
+    const accepted = await call(first, "POST", "/threads/s1/runs", { input: { ms: STEP_MS } });
+    expect(accepted.status).toBe(202);
+    const runId = String(accepted.body["runId"]);
+    // Inside the long step (its first step is recorded), then stopped with a drain too short.
+    await vi.waitFor(() => expect(lines("prep")).toBe(1), { timeout: 10_000, interval: 50 });
+    await sleep(500);
+    first.child.kill("SIGTERM");
+    expect(await exited(first), first.log()).toEqual({ code: 0, signal: null });
+    const second = await startServer();
+    const status = async (): Promise<string> =>
+      String((await call(second, "GET", `/threads/s1/runs/${runId}`)).body["status"]);
+    expect(await status()).not.toBe("cancelled");
+    await vi.waitFor(async () => expect(await status()).toBe("done"), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    expect({ prep: lines("prep"), charged: lines("charged") }).toEqual({ prep: 1, charged: 1 });
   });
 });
