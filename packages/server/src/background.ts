@@ -334,10 +334,15 @@ export class BackgroundRuns {
     const graph = await this.graphOf(run);
     if (!graph) return false;
     this.executing += 1;
-    const active = this.settings.runs.start(graph, { kind: "input", input: null }, run.runId, {
-      threadId: run.threadId,
-      actor: RECOVERY_ACTOR,
-    });
+    // A queued run continues under its request id, so its result is stored for the request id:
+    // a `wait: true` request polling for it (see `outcome`) gets it.
+    const requestId = run.options?.queued?.requestId;
+    const active = this.settings.runs.start(
+      graph,
+      { kind: "input", input: null, ...(requestId ? { requestId } : {}) },
+      run.runId,
+      { threadId: run.threadId, actor: RECOVERY_ACTOR, ...(requestId ? { requestId } : {}) },
+    );
     void active.result
       .catch(() => undefined)
       .finally(() => {
