@@ -61,11 +61,12 @@ export type ChangeListener = (threadId: string) => void;
 
 /**
  * Told when a run starts executing and when it finishes (metrics). `kind`: `run` (new input),
- * `resume` (an answer) or `continue`; `status`: the result's, or `failed` when the call threw.
+ * `resume` (an answer) or `continue`; `status`: the result's, `handed_over` when shutdown handed
+ * it to another process, or `failed` when the call threw otherwise.
  */
 export interface RunObserver {
   started(kind: RunKind): void;
-  finished(kind: RunKind, status: RunResult["status"] | "failed"): void;
+  finished(kind: RunKind, status: RunResult["status"] | "handed_over" | "failed"): void;
 }
 
 /** What a run executes, as metrics label it. */
@@ -237,7 +238,12 @@ export class RunManager {
           if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
           throw error;
         }
-        this.observer?.finished(kind, "failed");
+        // A hand-over is no failure: the run goes on elsewhere (an error-rate alert must not
+        // fire on every rolling deploy).
+        this.observer?.finished(
+          kind,
+          error instanceof RunHandedOverError ? "handed_over" : "failed",
+        );
         hub.publish(
           "error",
           ReinError.is(error)
