@@ -40,6 +40,7 @@ export const ErrorCodes = {
   INVALID_LADDER: "invalid_ladder",
   LINKS_NOT_CONFIGURED: "links_not_configured",
   MISSING_CAPABILITY: "missing_capability",
+  HANDED_OVER: "handed_over",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -343,6 +344,25 @@ export class ThreadBusyError extends ReinError {
         threadId,
         owner,
       },
+    );
+  }
+}
+
+/**
+ * The process executing a run is shutting down and handed the run over instead of finishing it:
+ * abort a run's signal with this error as the reason and the run stops at its next step boundary,
+ * records nothing more (not `cancelled`: its row stays `running`), and its lease is released, so
+ * another process continues it from its last checkpoint at once. The step it was in is re-run
+ * from its start by the new owner (side effects guarded by `ctx.once` are not repeated).
+ */
+export class RunHandedOverError extends ReinError {
+  /** The run goes on elsewhere: rejoining it, or retrying the call, sees its progress. */
+  readonly retryable = true;
+  constructor(threadId: string, runId: string) {
+    super(
+      ErrorCodes.HANDED_OVER,
+      `Run ${runId} was handed over by a process shutting down: another process continues it from its last checkpoint. Rejoin the run (or read the thread) to follow it.`,
+      { threadId, runId },
     );
   }
 }

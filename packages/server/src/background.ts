@@ -179,6 +179,8 @@ export class BackgroundRuns {
       const next = queued[0];
       if (!next) {
         this.hinted.delete(threadId);
+        // A notice without a queued run: a process shutting down handed its run over.
+        await this.recoverThread(threadId);
         return;
       }
       if (this.settings.runs.executing(next.runId)) return;
@@ -309,6 +311,21 @@ export class BackgroundRuns {
     if (recovered.length > 0) this.settings.log?.info({ runs: recovered }, "recovered runs");
   }
 
+  /**
+   * Continues the thread's head run if it is left `running` with no lease (handed over by a
+   * process that shut down, or left by a dead one whose lease expired).
+   */
+  private async recoverThread(threadId: string): Promise<void> {
+    if (!this.settings.recover || this.executing >= this.settings.concurrency) return;
+    const { store, runs } = this.settings;
+    const head = await store.getCheckpoint(threadId as ThreadId, ROOT_STREAM);
+    if (!head || runs.executing(head.runId)) return;
+    const run = await store.getRun(head.runId);
+    if (run?.status !== "running" || run.parentRunId !== null) return;
+    if (await store.getLease(threadId as ThreadId)) return;
+    if (await this.recover(run)) this.settings.log?.info({ runs: [run.runId] }, "recovered runs");
+  }
+
   /** Continues a run a dead process left `running`, from its thread's head. */
   private async recover(run: RunRecord): Promise<boolean> {
     const head = await this.settings.store.getCheckpoint(run.threadId, ROOT_STREAM);
@@ -317,10 +334,15 @@ export class BackgroundRuns {
     const graph = await this.graphOf(run);
     if (!graph) return false;
     this.executing += 1;
-    const active = this.settings.runs.start(graph, { kind: "input", input: null }, run.runId, {
-      threadId: run.threadId,
-      actor: RECOVERY_ACTOR,
-    });
+    // A queued run continues under its request id, so its result is stored for the request id:
+    // a `wait: true` request polling for it (see `outcome`) gets it.
+    const requestId = run.options?.queued?.requestId;
+    const active = this.settings.runs.start(
+      graph,
+      { kind: "input", input: null, ...(requestId ? { requestId } : {}) },
+      run.runId,
+      { threadId: run.threadId, actor: RECOVERY_ACTOR, ...(requestId ? { requestId } : {}) },
+    );
     void active.result
       .catch(() => undefined)
       .finally(() => {

@@ -79,6 +79,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   checkpoint_conflict: 409,
   thread_busy: 409,
   fenced_out: 409,
+  // The process shut down and handed the run over: it goes on elsewhere; rejoin to follow it.
+  handed_over: 503,
   run_in_progress: 409,
   not_found: 404,
   schema_version: 500,
@@ -131,4 +133,5 @@ export const retryableCodes: ReadonlySet<string> = new Set([
   "store_unavailable",
   "thread_busy",
   "fenced_out",
+  "handed_over",
 ]);

@@ -6,6 +6,7 @@
 import {
   Command,
   ReinError,
+  RunHandedOverError,
   type ApprovalPrincipal,
   type ResumeCommand,
   type ResumeTarget,
@@ -60,11 +61,12 @@ export type ChangeListener = (threadId: string) => void;
 
 /**
  * Told when a run starts executing and when it finishes (metrics). `kind`: `run` (new input),
- * `resume` (an answer) or `continue`; `status`: the result's, or `failed` when the call threw.
+ * `resume` (an answer) or `continue`; `status`: the result's, `handed_over` when shutdown handed
+ * it to another process, or `failed` when the call threw otherwise.
  */
 export interface RunObserver {
   started(kind: RunKind): void;
-  finished(kind: RunKind, status: RunResult["status"] | "failed"): void;
+  finished(kind: RunKind, status: RunResult["status"] | "handed_over" | "failed"): void;
 }
 
 /** What a run executes, as metrics label it. */
@@ -240,7 +242,10 @@ export class RunManager {
           if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
           throw error;
         }
-        for (const observer of this.observers) observer.finished(kind, "failed");
+        // A hand-over is no failure: the run goes on elsewhere (an error-rate alert must not
+        // fire on every rolling deploy).
+        const status = error instanceof RunHandedOverError ? "handed_over" : "failed";
+        for (const observer of this.observers) observer.finished(kind, status);
         hub.publish(
           "error",
           ReinError.is(error)
@@ -293,10 +298,14 @@ export class RunManager {
   }
 
   /**
-   * Waits for running work to finish, up to `timeoutMs`; then aborts what is left (each run
-   * stops at its next checkpoint boundary and can be continued by any process).
+   * Waits for running work to finish, up to `timeoutMs`; then hands over what is left: each run
+   * is aborted with {@link RunHandedOverError} as the reason, so it stops at its step boundary
+   * recording nothing more (its row stays `running`, never `cancelled`), and its lease is
+   * released only once its execution has stopped — a late write of the abandoned step could not
+   * pass the fence anyway. The other processes are then told, so one of them continues each run
+   * from its last checkpoint at once. Resolves with the number of runs handed over.
    */
-  async drain(timeoutMs: number): Promise<void> {
+  async drain(timeoutMs: number): Promise<number> {
     const all = Promise.all([...this.active]);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
@@ -304,11 +313,19 @@ export class RunManager {
     });
     const outcome = await Promise.race([all.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
-    if (outcome === "timeout") {
-      for (const controller of this.controllers.values())
-        controller.abort(new Error("server shutting down"));
-      await Promise.all([...this.active]);
+    if (outcome === "drained") return 0;
+    const handed: string[] = [];
+    for (const [runId, controller] of this.controllers) {
+      const hub = this.hubs.get(runId);
+      if (!hub) continue;
+      controller.abort(new RunHandedOverError(hub.threadId, runId));
+      handed.push(hub.threadId);
     }
+    await Promise.all([...this.active]);
+    // Every execution has stopped and released its lease: the other processes' executors look
+    // at these threads now instead of at their next sweep.
+    for (const threadId of handed) this.mirror?.queued(threadId);
+    return handed.length;
   }
 }
 

@@ -5,6 +5,6 @@ import { runRuntimeStoreConformance, runtimeOnly } from "@rein/core/testing";
 
 runRuntimeStoreConformance({
   name: "mine",
-  create: async () => runtimeOnly(new MemorySaver()),
-  destroy: async () => {},
+  create: () => Promise.resolve(runtimeOnly(new MemorySaver())),
+  destroy: () => Promise.resolve(),
 });

@@ -3,7 +3,12 @@
  * (or cancel its pause when asked), start or continue the run, and shape its {@link RunResult}.
  */
 import type { PendingPage, RunRecord, ThreadHead, ThreadRecord } from "../checkpoint/types.ts";
-import { FencedOutError, MissingCheckpointerError, RunInProgressError } from "../errors.ts";
+import {
+  FencedOutError,
+  MissingCheckpointerError,
+  RunHandedOverError,
+  RunInProgressError,
+} from "../errors.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
 import type { RunOptions } from "../graph/options.ts";
 import { asCheckpointId, asRunId, requestRunIdFor, type RunId } from "../ids.ts";
@@ -95,8 +100,8 @@ export async function runRoot(
     });
   } catch (error) {
     // A run must not stay `running` because something threw past the loop; only a process
-    // that lost its lease leaves it as is, for the new owner.
-    if (durable && !(error instanceof FencedOutError))
+    // that lost its lease, or handed the run over, leaves it as is, for the new owner.
+    if (durable && !(error instanceof FencedOutError) && !(error instanceof RunHandedOverError))
       await session
         .putRun(start.run, { status: "error", error: describeError(error) })
         .catch(() => undefined);

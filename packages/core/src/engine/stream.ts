@@ -4,7 +4,7 @@
  */
 import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT } from "../types.ts";
-import { ErrorCodes, InvalidInputError, ReinError } from "../errors.ts";
+import { ErrorCodes, InvalidInputError, ReinError, RunHandedOverError } from "../errors.ts";
 import { START, type GraphDefinition, type RunSelectors } from "../graph/definition.ts";
 import {
   newCheckpointId,
@@ -137,6 +137,12 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
   // A lost lease aborted the run: another process owns the thread now, so record nothing (the
   // write would be refused, or would mark a healthy run cancelled after a store outage).
   exec.lease?.assertHeld();
+  // A hand-over (the process is shutting down) is not a cancellation: the run stays `running`,
+  // and once this call's lease is released another process continues it from its last checkpoint.
+  if (outcome.status === "cancelled" && exec.abort.aborted) {
+    const reason: unknown = exec.abort.signal.reason;
+    if (reason instanceof RunHandedOverError) throw reason;
+  }
   if (outcome.status !== storedStatus) {
     const error =
       outcome.error === undefined ? null : describeError(outcome.error, outcome.failedNode);

@@ -60,6 +60,16 @@ export function leaseTtlMs(): number {
   return Number.isFinite(value) && value > 0 ? value : 30_000;
 }
 
+/**
+ * How long shutdown lets running steps finish (`REIN_DRAIN_MS`, default 30 s) before handing the
+ * runs still going over to the other processes (a rolling deploy's grace period should exceed it).
+ */
+export function drainMs(): number {
+  const raw = process.env["REIN_DRAIN_MS"];
+  const value = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : 30_000;
+}
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Said at start by a process that has no LISTEN connection. */
@@ -135,6 +145,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     auth,
     ...(options.policies ? { policies: loadPolicies(options.policies) } : {}),
     leaseTtlMs: leaseTtlMs(),
+    drainMs: drainMs(),
     webhookDelivery: deliverySettingsFromEnv(),
     ...(notify ? { notifiers: notify.notifiers, links: notify.links } : {}),
     ...(notify?.slack ? { slack: notify.slack } : {}),

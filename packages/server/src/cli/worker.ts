@@ -19,7 +19,7 @@ import type { ReinMetrics } from "../metrics/recorder.ts";
 import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
 import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
-import { NO_LISTEN, UsageError, leaseTtlMs } from "./serve.ts";
+import { NO_LISTEN, UsageError, drainMs, leaseTtlMs } from "./serve.ts";
 
 /** Options of `rein worker`. */
 export interface WorkerOptions {
@@ -167,7 +167,9 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   await delivery?.stop();
   notify?.close();
   await background.stop();
-  await runs.drain(30_000);
+  const handed = await runs.drain(drainMs());
+  if (handed > 0)
+    io.err(`rein worker: handed ${handed} running run(s) over to the other processes\n`);
   await closeGraphModule(await graphModuleClose(graphsModule), "rein worker", io);
   stopRelay();
   await endpoint?.close();

@@ -85,7 +85,7 @@ export const Metrics = {
   runsFinished: {
     prom: "rein_runs_finished_total",
     otel: "rein.runs.finished",
-    help: "Runs this process finished executing, by kind and status: done, interrupted, error, cancelled, or failed (the call threw).",
+    help: "Runs this process finished executing, by kind and status: done, interrupted, error, cancelled, handed_over (shutdown handed it to another process), or failed (the call threw).",
     unit: "{run}",
     labels: ["kind", "status"],
   },

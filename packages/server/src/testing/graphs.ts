@@ -185,6 +185,38 @@ export function approveThenCharge(store: Checkpointer) {
 }
 
 /**
+ * Two steps, for rolling deploys: `prep` marks `prep` in the `REIN_TEST_LEDGER` file each time it
+ * executes (a run continued from its checkpoint does not execute it again), then `charge` works
+ * `ms` (stopping when the run's signal fires) and records `charged` inside `ctx.once`, so a step
+ * re-run by a new owner after a hand-over charges once. Served by the rolling-deploy suites'
+ * own module (`rolling-graphs.ts`), not in {@link graphs}.
+ */
+export function handover(store: Checkpointer) {
+  const mark = (threadId: string, what: string): void => {
+    const file = process.env["REIN_TEST_LEDGER"];
+    if (file) appendFileSync(file, `${JSON.stringify({ threadId, what, pid: process.pid })}\n`);
+  };
+  return new StateGraph({ ms: lastValue<number>(() => 1000), steps: append<string>() })
+    .addNode("prep", (_s, ctx) => {
+      mark(String(ctx.threadId), "prep");
+      return { steps: "prep" };
+    })
+    .addNode("charge", async (s, ctx) => {
+      await sleep(s.ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+      if (ctx.signal.aborted) return {};
+      await ctx.once("charge", () => {
+        mark(String(ctx.threadId), "charged");
+        return true;
+      });
+      return { steps: "charge" };
+    })
+    .addEdge(START, "prep")
+    .addEdge("prep", "charge")
+    .addEdge("charge", END)
+    .compile({ checkpointer: store, name: "handover", lease: lease() });
+}
+
+/**
  * Two questions in one run (parallel tasks of the root graph): answering one leaves the run
  * paused on the other. Not in {@link graphs}; the suites that need it register it themselves.
  */
