@@ -1,7 +1,7 @@
 /**
  * What a newcomer reads first says what the repository does: `npm start` and `npm run demo` are
  * told apart, the AI SDK adapter's README snippet defines what it uses, and the LangGraph guide
- * says what to install and what serves a graph.
+ * says what to install and what serves a graph; its snippets run when copied alone.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,5 +29,12 @@ describe("the newcomer's pages", () => {
     const guide = read("docs/guides/from-langgraph.md");
     expect(guide).toMatch(/npm install @rein\/core/);
     expect(guide).toContain("@rein/server");
+  });
+
+  it("the LangGraph guide's snippets import no file of their own folder: each runs copied alone", () => {
+    const guide = read("docs/guides/from-langgraph.md");
+    const snippets = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    expect(snippets.length).toBeGreaterThan(0);
+    for (const snippet of snippets) expect(snippet).not.toMatch(/from\s+["']\.{1,2}\//);
   });
 });
