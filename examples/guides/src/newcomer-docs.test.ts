@@ -5,8 +5,16 @@
  * getting-started guide's tsconfig lets a strict `tsc` check its files as written.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -49,9 +57,10 @@ describe("the newcomer's pages", () => {
     expect(block).toBeDefined();
     const tsconfig = JSON.parse(block ?? "{}") as { compilerOptions: Record<string, unknown> };
     expect(tsconfig.compilerOptions["allowImportingTsExtensions"]).toBe(true);
-    // A project of its own beside the guides, so @rein/* resolve as installed packages do: to
-    // their built types (`npm test` type-checks, which builds them, before the tests run).
-    const dir = mkdtempSync(join(root, "examples/guides/.tsc-check-"));
+    // A project of its own, outside the repository, whose node_modules resolve @rein/* as an
+    // install does: to their built types (`npm test` type-checks, which builds them, first).
+    const dir = mkdtempSync(join(tmpdir(), "rein-tsc-check-"));
+    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
     try {
       for (const file of ["graph.ts", "pause.ts", "resume.ts"])
         copyFileSync(join(root, "examples/guides/src/getting-started", file), join(dir, file));
