@@ -5,7 +5,8 @@
  *
  * Options: `--port N` (default 8080, `PORT`; the CLI's default URL), `--threads N` demo threads to
  * open (default 2), `--more` to open that many new ones even when the demo's threads exist (a
- * re-run otherwise reuses them, so threads do not pile up with every `npm start`).
+ * re-run otherwise reuses them, so threads do not pile up with every `npm start`), `--log-level`
+ * of the server's log (default warn), which goes to `rein-serve.log` beside the database.
  *
  * `--tokens FILE` (e.g. `npm start -- --tokens examples/support-desk/tokens.json`) serves with
  * those tokens instead of open mode, on `.rein/support-desk-governed.db`: the threads are opened
@@ -23,7 +24,7 @@ import { createInterface } from "node:readline";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ReinApiError, ReinClient } from "@rein/client";
 import { largeTicket } from "./desk-data.ts";
 import { followUpLadder } from "./follow-up.ts";
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     more: { type: "boolean", default: false },
     tokens: { type: "string" },
     "notify-demo": { type: "boolean", default: false },
+    "log-level": { type: "string", default: "warn" },
   },
 });
 const notifyDemo = values["notify-demo"];
@@ -69,6 +71,13 @@ const db =
 const root = resolve(import.meta.dirname, "../../..");
 const bin = resolve(root, "packages/server/bin/rein.mjs");
 const graphs = resolve(import.meta.dirname, "graphs.ts");
+/**
+ * The server's JSON log lines go to this file, beside the database: on the terminal they would
+ * interleave with the summary, the webhooks and the emails this demo prints.
+ */
+const logFile = resolve(dirname(resolve(root, db)), "rein-serve.log");
+mkdirSync(dirname(logFile), { recursive: true });
+const serverLog = createWriteStream(logFile, { flags: "a" });
 
 /**
  * With `--notify-demo`: the receiver and SMTP server, the notifier config, and the tokens the
@@ -118,7 +127,7 @@ const server = spawn(
     "--port",
     values.port,
     "--log-level",
-    "warn",
+    values["log-level"],
   ],
   {
     cwd: root,
@@ -148,7 +157,7 @@ const url = await new Promise<string>((resolveUrl, reject) => {
   lines.on("line", (line) => {
     const match = /listening on (\S+)/.exec(line);
     if (match?.[1]) resolveUrl(match[1]);
-    else process.stdout.write(`${line}\n`);
+    else serverLog.write(`${line}\n`);
   });
   server.once("exit", (code) => reject(new Error(`rein serve exited with code ${code}`)));
 });
@@ -229,6 +238,7 @@ Rein is running on the embedded SQLite store (${db})${requester ? `, with the to
   Console:   ${url}/
   API:       ${url}/openapi.json
   CLI:       npx rein interrupts${values.port === "8080" ? "" : ` --url ${url}`}
+  Log:       ${logFile}  (the server's JSON log lines)
 
 Opened ${opened.length} support-desk thread(s)${opened.length ? `: ${opened.join(", ")}` : ""}${reused.length ? `; reused ${reused.join(", ")} (npm start -- --more opens new ones)` : ""}
 ${waiting} approval(s) are waiting in them (refund and email of each ticket, in parallel).${

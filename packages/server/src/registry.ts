@@ -62,6 +62,9 @@ export class GraphRegistry {
     this.byName = new Map(
       Object.entries(factories).map(([name, make]) => {
         let graph = make(store);
+        // Unnamed, the graph would show as graph-<hash> in the queue and the console; the key
+        // it is served under is the name its users know it by.
+        if (graph.hasDefaultName) graph = graph.withName(name);
         if (lease) graph = graph.withLease(lease);
         const policy = Object.hasOwn(policies, name) ? policies[name] : undefined;
         return [name, policy ? graph.withApprovers(policy) : graph];

@@ -103,6 +103,29 @@ export class CompiledGraph<S extends Schema> {
   }
 
   /**
+   * Whether the graph was compiled without `name`, so its name is `graph-<hash>` of its
+   * definition (a host that knows the graph by a key of its own may name it by that key).
+   */
+  get hasDefaultName(): boolean {
+    return this.name === defaultGraphName(this.definition);
+  }
+
+  /**
+   * The same graph (same definition, store and lease) under another name: runs, interrupts and
+   * deadline timers are scoped by it. The server names a graph compiled without `name` by its
+   * registry key, so the queue and the console show that key instead of `graph-<hash>`.
+   */
+  withName(name: string): CompiledGraph<S> {
+    return new CompiledGraph<S>(
+      { ...this.definition, name },
+      {
+        ...(this.checkpointer ? { checkpointer: this.checkpointer } : {}),
+        lease: this.lease,
+      },
+    );
+  }
+
+  /**
    * The same graph with default approvers: questions its runs raise without `approvers` of their
    * own get this policy (a deployment's per-graph default, such as the server's `--policies`).
    *

@@ -82,12 +82,11 @@ export async function applyCommand(
   } catch (error) {
     // A retry of an answer whose call died between storing it and continuing the run: the
     // answer is there, only the continuation is missing. Continue it instead of refusing.
-    if (
-      (error instanceof StaleTargetError || error instanceof NoMatchingTargetError) &&
-      (await repeatsStoredAnswer(session, command, target))
-    )
-      return proceed;
-    throw error;
+    if (!(error instanceof StaleTargetError || error instanceof NoMatchingTargetError)) throw error;
+    const waiting = await answersAwaitingContinuation(session, command, target);
+    if (!waiting) throw error;
+    if (repeatsStoredAnswer(waiting, command)) return proceed;
+    throw await differentAnswerRefused(session, waiting);
   }
   const cancel = await applyChildrenPolicy(policy, chosen, target, allPending);
   for (const [record, value] of chosen) await checkAnswer(record, value);
@@ -153,39 +152,85 @@ function notAllowed(outcome: Extract<AnswerOutcome, { reason: "not_allowed" }>):
   });
 }
 
+/** Answers stored for a root run that still waits for its continuation. */
+interface AwaitingAnswers {
+  /** The root run, `running` though nobody continues it. */
+  runId: string;
+  /** The answered interrupts of that run the command names (or, untargeted, all of them). */
+  rows: StoredInterrupt[];
+}
+
 /**
- * Whether `command` repeats answers already stored while their root run waits for its
+ * The answers in `command`'s scope already stored while their root run waits for its
  * continuation: the head's run is still `running` though this call holds the thread's lease
- * (so nobody is continuing it — the call that stored the answers died first), and the command
- * gives the stored values to interrupts of that run that are now answered. Such a retry is the
- * same request again, and its outcome is the continued run.
+ * (so nobody is continuing it — the call that stored the answers died first). Null when there
+ * are none, and the command's refusal stands as it is.
  */
-async function repeatsStoredAnswer(
+async function answersAwaitingContinuation(
   session: ThreadSession,
   command: ResumeCommand,
   target: ResumeTarget | null,
-): Promise<boolean> {
+): Promise<AwaitingAnswers | null> {
   const { store, threadId } = session;
   const head = await session.head(ROOT_STREAM);
-  if (!head || (await session.run(head.runId))?.status !== "running") return false;
+  if (!head || (await session.run(head.runId))?.status !== "running") return null;
   const ofHeadRun = (row: StoredInterrupt): boolean =>
     row.threadId === threadId && row.status === "answered" && row.path[0]?.runId === head.runId;
+  const rows =
+    command.kind === "resumeMap"
+      ? await store.getInterrupts(Object.keys(command.map).map(asInterruptId))
+      : target?.interruptId !== undefined
+        ? await store.getInterrupts([asInterruptId(target.interruptId)])
+        : target
+          ? await session.interruptsOfRun(asRunId(target.runId), "answered")
+          : await store.getThreadInterrupts(threadId, "answered");
+  const waiting = rows.filter(ofHeadRun);
+  return waiting.length > 0 ? { runId: head.runId, rows: waiting } : null;
+}
+
+/**
+ * Whether `command` gives the stored values again. Such a retry is the same request again, and
+ * its outcome is the continued run.
+ */
+function repeatsStoredAnswer(waiting: AwaitingAnswers, command: ResumeCommand): boolean {
   const same = (row: StoredInterrupt, value: unknown): boolean =>
     isDeepStrictEqual(row.answer ?? null, value ?? null);
   if (command.kind === "resumeMap") {
-    const ids = Object.keys(command.map).map(asInterruptId);
-    const rows = (await store.getInterrupts(ids)).filter(ofHeadRun);
+    const ids = Object.keys(command.map);
     return (
-      rows.length === ids.length && rows.every((row) => same(row, command.map[row.id as string]))
+      waiting.rows.length === ids.length &&
+      waiting.rows.every((row) => same(row, command.map[row.id as string]))
     );
   }
-  const rows =
-    target?.interruptId !== undefined
-      ? await store.getInterrupts([asInterruptId(target.interruptId)])
-      : target
-        ? await session.interruptsOfRun(asRunId(target.runId), "answered")
-        : await store.getThreadInterrupts(threadId, "answered");
-  return rows.some((row) => ofHeadRun(row) && same(row, command.value));
+  return waiting.rows.some((row) => same(row, command.value));
+}
+
+/** The longest stored answer a refusal's message quotes; the details carry it whole. */
+const QUOTED_ANSWER_CHARS = 200;
+
+/**
+ * The refusal of a value other than the one already stored for a run that waits for its
+ * continuation: it names the stored answers and the waiting run, and says how to go on.
+ */
+async function differentAnswerRefused(
+  session: ThreadSession,
+  waiting: AwaitingAnswers,
+): Promise<StaleTargetError> {
+  const stored = waiting.rows.map((row) => ({ interruptId: row.id, answer: row.answer ?? null }));
+  const quoted = stored
+    .map(({ interruptId, answer }) => {
+      const text = JSON.stringify(answer) ?? "null";
+      const cut =
+        text.length > QUOTED_ANSWER_CHARS ? `${text.slice(0, QUOTED_ANSWER_CHARS)}…` : text;
+      return `interrupt ${interruptId} = ${cut}`;
+    })
+    .join(", ");
+  const reason = `Run ${waiting.runId} already has a stored answer (${quoted}) and waits to continue with it; a different answer is refused.`;
+  const latest = await staleError(session, waiting.runId, reason);
+  return new StaleTargetError(
+    `${reason} Nothing was applied. Continue the run with invoke(null) or by sending the stored answer again; to decide otherwise, answer its next interrupt or fork from an earlier checkpoint.`,
+    { ...latest.details, waitingRunId: waiting.runId, storedAnswers: stored },
+  );
 }
 
 /**

@@ -120,4 +120,36 @@ export function storedAnswerContracts(env: RuntimeEnv): void {
       expect(counter.of("act")).toBe(1);
     }),
   );
+
+  it(
+    "a different answer to a stored one names the stored answer and the waiting run; invoke(null) continues the run",
+    env.withStore(async (saver) => {
+      const { store, dieAtNextCommit } = dyingAtCommit(saver);
+      const counter = new Counter();
+      const graph = approvalBeforeAction(store, counter);
+      const threadId = threadName("stored-answer-null");
+      const paused = await graph.invoke({}, { threadId });
+      const asked = paused.interrupts[0];
+      if (!asked) throw new Error("no interrupt");
+      dieAtNextCommit();
+      await rejection(graph.resume(RunConfig.thread(threadId), Command.resume("yes")));
+
+      const other = await rejection(graph.resume(RunConfig.thread(threadId), Command.resume("no")));
+      expect(other).toBeInstanceOf(StaleTargetError);
+      const refused = other as StaleTargetError;
+      expect(refused.details).toMatchObject({
+        waitingRunId: paused.runId,
+        storedAnswers: [{ interruptId: asked.id, answer: "yes" }],
+      });
+      expect(refused.message).toContain(paused.runId);
+      expect(refused.message).toContain(`interrupt ${asked.id} = "yes"`);
+      expect(refused.message).toMatch(/invoke\(null\)/);
+
+      const continued = await graph.invoke(null, { threadId });
+      expect(continued.status).toBe("done");
+      expect(continued.runId).toBe(paused.runId);
+      expect(continued.values).toMatchObject({ answer: "yes", acted: true });
+      expect(counter.of("act")).toBe(1);
+    }),
+  );
 }
