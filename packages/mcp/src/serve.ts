@@ -19,6 +19,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import {
   Command,
+  InvalidInputError,
   ReinError,
   type CompiledGraph,
   type Interrupt,
@@ -142,6 +143,21 @@ function questions(
   return { inputRequests, wrapped };
 }
 
+/** The answers of a retry, by interrupt id; a text saying what is wrong when there are none. */
+function answers(state: PendingState, responses: Record<string, unknown> | undefined) {
+  const map: Record<string, unknown> = {};
+  for (const id of state.ids) {
+    const response = responses?.[id] as
+      { action?: unknown; content?: Record<string, unknown> } | undefined;
+    if (!response) return `No answer to question ${id}; call again with all of them.`;
+    if (response.action !== "accept")
+      return `Question ${id} was ${response.action === "decline" ? "declined" : response.action === "cancel" ? "cancelled" : "not accepted"}; the run stays paused. Call again with an accepted answer to continue.`;
+    const content = response.content ?? {};
+    map[id] = state.wrapped.includes(id) ? content.value : content;
+  }
+  return map;
+}
+
 /**
  * Registers `graph` on `server` as the tool `options.name`. A call without `requestState` starts
  * a run on a new thread (`options.threadId`) with the arguments as input; a run that ends is the
@@ -155,6 +171,8 @@ function questions(
  * A state that is forged, of another tool, already used (its interrupts answered) or answered
  * without every question accepted, or an answer that does not match an interrupt's schema, is a
  * tool error (`isError`) and changes nothing.
+ *
+ * @throws InvalidInputError when `options.secret` is empty.
  *
  * @example
  * ```ts
@@ -173,6 +191,12 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
   options: GraphToolOptions<S, Input>,
 ): RegisteredTool {
   const { name, secret } = options;
+  // An empty key would sign states anyone can forge: refuse it before the tool is served.
+  if (secret.length === 0)
+    throw new InvalidInputError(
+      `registerGraphTool("${name}") needs a non-empty secret to sign requestState: pass a long random key, the same in every process that shares the graph's store.`,
+      { tool: name },
+    );
   const result =
     options.result ??
     ((run: RunResult<StateOf<S>>): CallToolResult => ({
@@ -201,21 +225,6 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
       inputRequests,
       requestState: mint(secret, state),
     };
-  }
-
-  /** The answers of a retry, by interrupt id; a text saying what is wrong when there are none. */
-  function answers(state: PendingState, responses: Record<string, unknown> | undefined) {
-    const map: Record<string, unknown> = {};
-    for (const id of state.ids) {
-      const response = responses?.[id] as
-        { action?: unknown; content?: Record<string, unknown> } | undefined;
-      if (!response) return `No answer to question ${id}; call again with all of them.`;
-      if (response.action !== "accept")
-        return `Question ${id} was ${response.action === "decline" ? "declined" : response.action === "cancel" ? "cancelled" : "not accepted"}; the run stays paused. Call again with an accepted answer to continue.`;
-      const content = response.content ?? {};
-      map[id] = state.wrapped.includes(id) ? content.value : content;
-    }
-    return map;
   }
 
   const handler = async (
