@@ -9,7 +9,11 @@ import {
   type InputRequiredResult,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { McpServer } from "@modelcontextprotocol/server";
+import { InvalidInputError, MemorySaver, START, StateGraph, lastValue } from "@rein/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { registerGraphTool } from "./serve.ts";
 
 const server = fileURLToPath(new URL("./fixtures/approval-server.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "rein-mcp-serve-"));
@@ -205,4 +209,22 @@ describe("a Rein graph served as an MCP tool", () => {
       { manager: true },
     ]);
   }, 60_000); // each server process starts under tsx (seconds on a busy machine)
+});
+
+describe("registerGraphTool's options", () => {
+  it("refuses an empty signing key before the tool is served", () => {
+    const graph = new StateGraph({ order: lastValue<string>() })
+      .addNode("noop", () => ({}))
+      .addEdge(START, "noop")
+      .compile({ checkpointer: new MemorySaver() });
+    const server = new McpServer({ name: "refunds", version: "1.0.0" });
+    const register = () =>
+      registerGraphTool(server, graph, {
+        name: "refund_order",
+        inputSchema: z.object({ order: z.string() }),
+        secret: "",
+      });
+    expect(register).toThrow(InvalidInputError);
+    expect(register).toThrow(/non-empty secret/);
+  });
 });
