@@ -227,6 +227,13 @@ describe("the concept pages' examples", () => {
     expect(stderr.match(/server: refunded \S+/g)).toEqual(["server: refunded 1042"]);
   });
 
+  it("agents.md: a graph served as an MCP tool answers input_required, and the call with the answer resumes it once", async () => {
+    const file = fileURLToPath(new URL("./concepts/agents-mcp-graph.ts", import.meta.url));
+    const { stdout, stderr } = await exec(process.execPath, ["--import", tsx, file], { cwd });
+    expect(stdout).toBe("input_required Refund order 1042?\nrefunded 1042\n");
+    expect(stderr.match(/server: refunded \S+/g)).toEqual(["server: refunded 1042"]);
+  });
+
   it("governance.md: the second distinct finance approval applies; a repeat is refused", async () => {
     expect(await run("concepts/governance-four-eyes")).toBe(
       "interrupted 1 of 2\nalready_approved\ndone\n",
