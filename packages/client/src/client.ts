@@ -13,6 +13,7 @@ import type {
   AuditVerification,
   ErrorBody,
   Health,
+  Readiness,
   InterruptPage,
   NotAllowedRule,
   Page,
@@ -133,6 +134,7 @@ export function apiErrorOf(status: number, body: ErrorBody): ReinApiError {
  */
 export const clientRoutes = [
   "GET /healthz",
+  "GET /readyz",
   "GET /openapi.json",
   "GET /metrics",
   "POST /threads",
@@ -195,6 +197,16 @@ export class ReinClient {
   /** `GET /healthz`. */
   health(): Promise<Health> {
     return this.json("GET", "/healthz");
+  }
+
+  /**
+   * `GET /readyz`: whether the server can take traffic (a store round trip, migrations applied,
+   * on Postgres its listener). A 503 is an answer here, not an error: `ready` is false and
+   * `reason` says why.
+   */
+  async readiness(): Promise<Readiness> {
+    const response = await this.fetchImpl(`${this.baseUrl}/readyz`);
+    return (await response.json()) as Readiness;
   }
 
   /** `GET /openapi.json`: the server's OpenAPI 3.1 document. */

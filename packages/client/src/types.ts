@@ -52,6 +52,7 @@ export type {
   DecisionsResult,
   ErrorBody,
   Health,
+  Readiness,
   InterruptPage,
   Page,
   PendingChildren,
