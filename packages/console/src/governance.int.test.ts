@@ -185,7 +185,9 @@ describe.skipIf(unavailable !== null)("governance in the console", { timeout: 15
     await bob.goto(`${fixture.url}/#/threads/big-1/interrupts/${item.id}`);
     await expect.poll(() => progress(bob).textContent()).toBe("1 of 2: alice");
     await openAndAccept(bob, item);
-    await bob.getByText("Acceptance sent for Issue refund on thread big-1.").waitFor();
+    await bob
+      .getByText(/Acceptance sent for Issue refund \(amount \S*1,?500\b.*\) on thread big-1\./)
+      .waitFor();
     const state = await fixture.alice.getState("big-1");
     expect(state.values["outcome"]).toBe("refunded 1500");
     expect((await fixture.alice.getThread("big-1")).status).toBe("done");
@@ -200,7 +202,9 @@ describe.skipIf(unavailable !== null)("governance in the console", { timeout: 15
     await alice.getByRole("button", { name: "Accept", exact: true }).waitFor();
     expect(await alice.getByRole("region", { name: "Approvals" }).count()).toBe(0);
     await openAndAccept(alice, item);
-    await alice.getByText("Acceptance sent for Issue refund on thread small-1.").waitFor();
+    await alice
+      .getByText(/Acceptance sent for Issue refund \(amount \S*300\b.*\) on thread small-1\./)
+      .waitFor();
     expect((await fixture.alice.getState("small-1")).values["outcome"]).toBe("refunded 300");
   });
 

@@ -15,7 +15,7 @@ export function ApprovalPanel(props: {
   if (!approval) return null;
   return (
     <section className="approvals" aria-labelledby="approvals-title">
-      <h3 id="approvals-title">Approvals</h3>
+      <h2 id="approvals-title">Approvals</h2>
       <p>
         <strong className="progress" data-testid="approval-progress">
           {progressText(approval)}

@@ -4,8 +4,11 @@
  */
 import { useState } from "react";
 
-/** An id with its copy button. `label` names it for screen readers (`Thread id`). */
-export function Id({ value, label }: { value: string; label: string }) {
+/**
+ * An id with its copy button. `label` names it for screen readers (`Thread id`); with `href` the
+ * id is a link (a thread id opens its thread) and still copies with the button.
+ */
+export function Id({ value, label, href }: { value: string; label: string; href?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = () => {
     void navigator.clipboard?.writeText(value).then(
@@ -18,9 +21,15 @@ export function Id({ value, label }: { value: string; label: string }) {
   };
   return (
     <span className="id">
-      <code className="id-text" title={value} data-full={value}>
-        {value}
-      </code>
+      {href ? (
+        <a href={href} className="id-text" title={value} data-full={value}>
+          {value}
+        </a>
+      ) : (
+        <code className="id-text" title={value} data-full={value}>
+          {value}
+        </code>
+      )}
       <button
         type="button"
         className="copy"

@@ -107,13 +107,11 @@ function RowIds({ item }: { item: InterruptListItem }) {
       <summary>Ids</summary>
       <dl>
         <Field term="Thread">
-          <a
+          <Id
+            value={item.threadId}
+            label="Thread id"
             href={href({ screen: "thread", threadId: item.threadId })}
-            className="id-text"
-            title={item.threadId}
-          >
-            {item.threadId}
-          </a>
+          />
         </Field>
         <Field term="Node">{item.node}</Field>
         <Field term="Task">

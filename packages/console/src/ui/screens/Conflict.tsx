@@ -5,6 +5,7 @@
 import type { Interrupt, InterruptListItem, ReinApiError } from "@rein/client";
 import { describeError } from "../errors.ts";
 import { payloadSummary } from "../format.ts";
+import { Id } from "../parts/Id.tsx";
 import { href } from "../router.ts";
 
 /** The latest state a 409 carries. */
@@ -35,11 +36,19 @@ export function Conflict(props: {
       <dl className="meta">
         <div>
           <dt>You were looking at checkpoint</dt>
-          <dd>{info.expectedCheckpointId}</dd>
+          <dd>
+            <Id value={info.expectedCheckpointId} label="Checkpoint id you were looking at" />
+          </dd>
         </div>
         <div>
           <dt>The thread's head now</dt>
-          <dd data-testid="conflict-head">{info.threadHeadCheckpointId ?? "—"}</dd>
+          <dd data-testid="conflict-head">
+            {info.threadHeadCheckpointId ? (
+              <Id value={info.threadHeadCheckpointId} label="Head checkpoint id" />
+            ) : (
+              "—"
+            )}
+          </dd>
         </div>
         {info.runStatus && (
           <div>

@@ -9,9 +9,9 @@ import { useCallback, useEffect, useState } from "react";
 import type { InterruptListItem, RunResult, Thread } from "@rein/client";
 import { refusal, sendAnswer, steerOnly, type Refusal } from "../answering.ts";
 import { progressText, standingOf } from "../approval.ts";
-import { asDecision, type DecisionKind } from "../decision.ts";
+import { asDecision, type DecisionKind, type DecisionPayload } from "../decision.ts";
 import { describeError } from "../errors.ts";
-import { deadlineText, duration, humanize, treePath } from "../format.ts";
+import { deadlineText, duration, humanize, keyArgs, treePath } from "../format.ts";
 import { useLiveQueue, useNow } from "../live.ts";
 import { ApprovalPanel } from "../parts/Approvals.tsx";
 import { ContextPanel } from "../parts/Context.tsx";
@@ -74,7 +74,8 @@ export function Decision(props: {
   const note = steering.trim();
 
   const noteFor = chosen && note ? { text: note, to: chosen } : null;
-  const send = (answer: unknown, label: string) => {
+  /** Sends `answer`; `what` restates what it carries (the amount of an accepted refund). */
+  const send = (answer: unknown, label: string, what = "") => {
     if (!item) return;
     setBusy(true);
     setOutcome(null);
@@ -91,7 +92,7 @@ export function Decision(props: {
           props.onSent?.(text);
           return;
         }
-        const text = `${label} sent for ${title} on thread ${threadId}.${noted}`;
+        const text = `${label} sent for ${title}${what ? ` (${what})` : ""} on thread ${threadId}.${noted}`;
         setOutcome({ kind: "sent", text, result });
         props.onSent?.(`${text} The thread is now ${result.status}.`);
       })
@@ -142,7 +143,9 @@ export function Decision(props: {
       {!embedded && (
         <p className="crumbs">
           <a href={href({ screen: "queue" })}>Queue</a> ›{" "}
-          <a href={href({ screen: "thread", threadId })}>Thread {threadId}</a>
+          <a href={href({ screen: "thread", threadId })} className="crumb-id" title={threadId}>
+            Thread {threadId}
+          </a>
         </p>
       )}
       <Title id="decision-title">{title}</Title>
@@ -184,6 +187,30 @@ export function Decision(props: {
               timed out). An answer sent now will be refused with the latest state.
             </p>
           )}
+          <ApprovalPanel approval={approval} standing={standing} />
+          {!answered &&
+            (decision ? (
+              <DecisionCard
+                // An approval recorded or refused here starts the card afresh (no open
+                // confirmation); one made elsewhere leaves an open confirmation to the server.
+                key={round}
+                decision={decision}
+                schema={item.answerSchema}
+                busy={busy}
+                hold={hold}
+                onAnswer={(answer, kind: DecisionKind) =>
+                  send(answer, LABELS[kind], sentArgs(kind, answer, decision))
+                }
+              />
+            ) : (
+              <JsonAnswer
+                payload={item.payload}
+                schema={item.answerSchema}
+                busy={busy || hold !== "none"}
+                onAnswer={(answer) => send(answer, "Answer")}
+              />
+            ))}
+          {/* What is decided leads; why the agent asks and the note follow it. */}
           {decision && (
             <ContextPanel
               context={decision.context}
@@ -192,7 +219,6 @@ export function Decision(props: {
               threadId={threadId}
             />
           )}
-          <ApprovalPanel approval={approval} standing={standing} />
           {!answered && (
             <SteeringBox
               targets={targets}
@@ -204,26 +230,6 @@ export function Decision(props: {
               onSteerOnly={steerAlone}
             />
           )}
-          {!answered &&
-            (decision ? (
-              <DecisionCard
-                // An approval recorded or refused here starts the card afresh (no open
-                // confirmation); one made elsewhere leaves an open confirmation to the server.
-                key={round}
-                decision={decision}
-                schema={item.answerSchema}
-                busy={busy}
-                hold={hold}
-                onAnswer={(answer, kind: DecisionKind) => send(answer, LABELS[kind])}
-              />
-            ) : (
-              <JsonAnswer
-                payload={item.payload}
-                schema={item.answerSchema}
-                busy={busy || hold !== "none"}
-                onAnswer={(answer) => send(answer, "Answer")}
-              />
-            ))}
         </>
       )}
       <OutcomeView
@@ -266,6 +272,23 @@ function useQuestion(session: Session, threadId: string, interruptId: string) {
     void load();
   };
   return { loaded, loadError, reload, refresh: load };
+}
+
+/**
+ * The key arguments an accept or an edit carries, as the notice restates them (`amount $60.00,
+ * orderId 1042`): a reviewer sees what went, not only that something did.
+ */
+function sentArgs(kind: DecisionKind, answer: unknown, decision: DecisionPayload): string {
+  const args =
+    kind === "accept"
+      ? decision.args
+      : kind === "edit" && typeof answer === "object" && answer !== null
+        ? ((answer as { args?: Record<string, unknown> }).args ?? {})
+        : null;
+  if (!args) return "";
+  return keyArgs(args, decision.units)
+    .map((a) => `${a.name} ${a.text}`)
+    .join(", ");
 }
 
 const LABELS: Record<DecisionKind, string> = {
