@@ -237,6 +237,7 @@ Rein is running on the embedded SQLite store (${db})${requester ? `, with the to
 
   Console:   ${url}/
   API:       ${url}/openapi.json
+  LangGraph: ${url}/langgraph  (the apiUrl of LangGraph SDK clients and UIs; assistant "support-desk")
   CLI:       npx rein interrupts${values.port === "8080" ? "" : ` --url ${url}`}
   Log:       ${logFile}  (the server's JSON log lines)
 
