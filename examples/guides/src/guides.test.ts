@@ -294,18 +294,20 @@ describe("the concept pages' examples", () => {
       timestamp: new Date().toISOString(),
       data: { threadId: "t-1", runId: "r-1", interruptId: "i-1" },
     });
+    // One timestamp for the header and the signature: two clock reads could straddle a second.
+    const sentAt = new Date();
     const post = (signature: string): Promise<number> =>
       fetch(`http://127.0.0.1:${port}/`, {
         method: "POST",
         body,
         headers: {
           "webhook-id": "msg_1",
-          "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+          "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
           "webhook-signature": signature,
         },
       }).then((r) => r.status);
     try {
-      const signature = new Webhook(secret).sign("msg_1", new Date(), body);
+      const signature = new Webhook(secret).sign("msg_1", sentAt, body);
       expect(await post(signature)).toBe(204);
       expect(await post(signature)).toBe(204);
       expect(await post("v1,Zm9yZ2Vk")).toBe(400);
