@@ -41,6 +41,19 @@ export const ErrorCodes = {
   LINKS_NOT_CONFIGURED: "links_not_configured",
   MISSING_CAPABILITY: "missing_capability",
   HANDED_OVER: "handed_over",
+  TOKEN_INVALID: "token_invalid",
+  TOKEN_EXPIRED: "token_expired",
+  TOKEN_NOT_YET_VALID: "token_not_yet_valid",
+  TOKEN_AUDIENCE: "token_audience",
+  TOKEN_ISSUER: "token_issuer",
+  TOKEN_ALGORITHM: "token_algorithm",
+  TOKEN_SIGNATURE: "token_signature",
+  TOKEN_UNKNOWN_KEY: "token_unknown_key",
+  TOKEN_CLAIMS: "token_claims",
+  KEY_REVOKED: "key_revoked",
+  KEY_EXPIRED: "key_expired",
+  IDENTITY_UNAVAILABLE: "identity_unavailable",
+  EVENTS_MISSING: "events_missing",
 } as const;
 
 /** One of the stable codes in {@link ErrorCodes}. */
@@ -362,6 +375,24 @@ export class RunHandedOverError extends ReinError {
     super(
       ErrorCodes.HANDED_OVER,
       `Run ${runId} was handed over by a process shutting down: another process continues it from its last checkpoint. Rejoin the run (or read the thread) to follow it.`,
+      { threadId, runId },
+    );
+  }
+}
+
+/**
+ * A stream following a run on another process lost some of its events and cannot get them back:
+ * the run went on in a new attempt (a takeover after its process lost the database, or a
+ * continuation) whose events it cannot join without a gap, or the executor never answered its
+ * request to send the missed events again. The run itself is unharmed.
+ */
+export class EventsMissingError extends ReinError {
+  /** Rejoining the run, or reading the thread's state, shows where it is. */
+  readonly retryable = true;
+  constructor(threadId: string, runId: string, reason: string) {
+    super(
+      ErrorCodes.EVENTS_MISSING,
+      `Some events of run ${runId} may be missing from this stream: ${reason}. The run itself is unharmed: rejoin it to follow it from here, and read the thread's state for what the missing events said.`,
       { threadId, runId },
     );
   }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { InvalidIdError } from "./errors.ts";
-import { asCheckpointId, asInterruptId, asRunId, asTaskId, taskIdFor } from "./ids.ts";
+import {
+  asCheckpointId,
+  asInterruptId,
+  asRunId,
+  asTaskId,
+  newCheckpointId,
+  taskIdFor,
+} from "./ids.ts";
 
 describe("brand constructors", () => {
   it("brand the ids a caller passes back, unchanged", () => {
@@ -68,5 +75,26 @@ describe("taskIdFor", () => {
     expect(taskIdFor("ab", "c", [], 0, "n", "edge")).not.toBe(
       taskIdFor("a", "bc", [], 0, "n", "edge"),
     );
+  });
+});
+
+describe("newCheckpointId", () => {
+  it("gives time-ordered ids of twelve, six and six hex digits, each after the last", () => {
+    const ids = Array.from({ length: 2000 }, () => newCheckpointId());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{6}$/);
+    for (let i = 1; i < ids.length; i++)
+      expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
+    expect(Number.parseInt(ids[0]?.slice(0, 12) ?? "", 16)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("steps past a parent written with a clock ahead of ours, keeping its time", () => {
+    const ahead = `${(Date.now() + 60_000).toString(16).padStart(12, "0")}-0000ff-abcdef`;
+    const id = newCheckpointId(ahead);
+    expect(id > ahead).toBe(true);
+    expect(id.slice(0, 19)).toBe(`${ahead.slice(0, 12)}-000100`);
+    // A parent whose counter is at its maximum: the next one keeps every digit, as it always did.
+    const full = `${(Date.now() + 120_000).toString(16).padStart(12, "0")}-ffffff-000000`;
+    const next = newCheckpointId(full);
+    expect(next.startsWith(`${full.slice(0, 12)}-1000000-`)).toBe(true);
   });
 });

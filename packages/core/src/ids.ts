@@ -175,9 +175,29 @@ export function newCheckpointId(after?: string | null): CheckpointId {
   return id as CheckpointId;
 }
 
+/** Two hex digits of each byte value: `Number#toString(16)` per id cost more than the commit. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** `n` (0 ≤ n < 2^24) as six hex digits. */
+function hex6(n: number): string {
+  return (
+    (HEX_BYTES[(n >>> 16) & 0xff] as string) +
+    (HEX_BYTES[(n >>> 8) & 0xff] as string) +
+    (HEX_BYTES[n & 0xff] as string)
+  );
+}
+
+/** The millisecond part of the last id formatted: one clock reading serves many steps. */
+let formattedMillis = -1;
+let millisPrefix = "";
+
 function format(millis: number, count: number): string {
-  const random = Math.floor(Math.random() * 0xffffff)
-    .toString(16)
-    .padStart(6, "0");
-  return `${millis.toString(16).padStart(12, "0")}-${count.toString(16).padStart(6, "0")}-${random}`;
+  if (millis !== formattedMillis) {
+    millisPrefix = `${millis.toString(16).padStart(12, "0")}-`;
+    formattedMillis = millis;
+  }
+  const random = hex6(Math.floor(Math.random() * 0xffffff));
+  // A counter past six digits (a parent's counter at its maximum, plus one) keeps every digit.
+  const counted = count <= 0xffffff ? hex6(count) : count.toString(16);
+  return `${millisPrefix}${counted}-${random}`;
 }

@@ -58,6 +58,7 @@ export type {
   StoreCapabilityMap,
   ThreadRecord,
 } from "./checkpoint/types.ts";
+export type { ApiKeyCapability, ApiKeyRecord, ApiKeyStore } from "./checkpoint/api-keys.ts";
 export {
   EVERY_CAPABILITY,
   hasCapability,
@@ -149,6 +150,8 @@ export type {
 } from "./prebuilt/tool-node.ts";
 export { approversFor } from "./interrupts/approvers.ts";
 export { decideInterrupts } from "./operations/bulk.ts";
+export { copyThread } from "./operations/copy.ts";
+export type { CopyStore, ThreadCopy } from "./operations/copy.ts";
 export type { BulkDecided, BulkDecision } from "./operations/bulk.ts";
 export type { ApproverCondition, ApproverRule, ApproversSpec } from "./graph/node.ts";
 export { payloadDigest } from "./checkpoint/approvals.ts";

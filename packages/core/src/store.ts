@@ -80,6 +80,12 @@ export type {
   InterruptColumns,
   RunColumns,
 } from "./checkpoint/columns.ts";
+export { RecordCodec } from "./checkpoint/record-codec.ts";
+export type {
+  EncodedCheckpointRow,
+  EncodedInterruptRow,
+  EncodedThreadRow,
+} from "./checkpoint/record-codec.ts";
 export type * from "./checkpoint/types.ts";
 export {
   EVERY_CAPABILITY,
@@ -88,6 +94,8 @@ export {
   missingCapabilities,
   requireCapability,
 } from "./checkpoint/capabilities.ts";
+export { API_KEY_COLUMNS, apiKeyFromRow, apiKeyValues } from "./checkpoint/api-keys.ts";
+export type * from "./checkpoint/api-keys.ts";
 export {
   decodeWebhookList,
   encodeWebhookList,

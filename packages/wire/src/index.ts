@@ -8,4 +8,5 @@
  */
 export * from "./schemas.ts";
 export * from "./webhooks.ts";
+export * from "./api-keys.ts";
 export type * from "./types.ts";

@@ -543,6 +543,24 @@ export const WhoamiSchema = z.object({
   groups: z.array(z.string()),
   /** Roles of the token (approval policies may name them). */
   roles: z.array(z.string()),
+  /** The OpenID issuer of the caller's token; absent for tokens-file tokens and API keys. */
+  issuer: z.string().optional(),
+});
+
+/**
+ * `GET /auth/config` (no token needed): how a browser signs in. `oidc` names the issuer, the
+ * console's public client id, the audience to ask tokens for and the scopes to request; null when
+ * the server trusts no issuer for the console (sign in with a token then).
+ */
+export const AuthSettingsSchema = z.object({
+  oidc: z
+    .object({
+      issuer: z.string(),
+      clientId: z.string(),
+      audience: z.string(),
+      scopes: z.array(z.string()),
+    })
+    .nullable(),
 });
 
 /** `POST /interrupts/decisions`: one decision for a list of interrupts, or a filter's. */

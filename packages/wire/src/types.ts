@@ -9,6 +9,7 @@ import type { AuditRecord, Interrupt, InterruptListItem } from "@rein/core";
 import type { z } from "zod";
 import type * as S from "./schemas.ts";
 import type * as W from "./webhooks.ts";
+import type * as K from "./api-keys.ts";
 
 /** `T` with the fields of `Records` replaced by core's record types. */
 type WithRecords<T, Records> = Omit<T, keyof Records> & Records;
@@ -101,6 +102,9 @@ export type Readiness = z.output<typeof S.ReadinessSchema>;
 /** `GET /whoami`: who the token is. */
 export type Whoami = z.output<typeof S.WhoamiSchema>;
 
+/** `GET /auth/config`: how a browser signs in (the OpenID issuer and client, or null). */
+export type AuthSettings = z.output<typeof S.AuthSettingsSchema>;
+
 /** One signed decision link of `POST /interrupts/:id/links`. */
 export type DecisionLink = z.output<typeof S.DecisionLinkSchema>;
 
@@ -118,3 +122,9 @@ export type RotatedWebhook = z.output<typeof W.RotatedWebhookSchema>;
 
 /** One delivery of an event to a subscription, with its attempts. */
 export type WebhookDelivery = z.output<typeof W.WebhookDeliverySchema>;
+
+/** An API key as listed (`GET /api-keys`): never its secret. */
+export type ApiKey = z.output<typeof K.ApiKeySchema>;
+
+/** `POST /api-keys`: the key with its secret value, shown only here. */
+export type CreatedApiKey = z.output<typeof K.CreatedApiKeySchema>;

@@ -66,6 +66,28 @@ import {
 } from "../graph/options.ts";
 import type { ApproversSpec } from "../graph/node.ts";
 
+/**
+ * The events of a call as they happen, in the modes `options` asks for, then `end` with its
+ * result (or the call's error ending the iteration).
+ */
+function streamOf(
+  options: StreamOptions,
+  call: (sink: EventSink) => Promise<RunResult>,
+): AsyncIterable<StreamEvent> {
+  const modes = new Set<StreamMode>(
+    Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"],
+  );
+  const queue = new EventQueue(modes);
+  call(queue).then(
+    (result) => {
+      queue.push({ type: "end", namespace: [], result });
+      queue.close();
+    },
+    (error: unknown) => queue.close(error),
+  );
+  return queue;
+}
+
 /** A graph ready to run. Build one with `new StateGraph(schema)...compile()`. */
 export class CompiledGraph<S extends Schema> {
   /** The graph's name (sub-agent ids are this name plus a child run id). */
@@ -172,18 +194,7 @@ export class CompiledGraph<S extends Schema> {
     input: UpdateOf<S> | ResumeCommand | null,
     options: StreamOptions = {},
   ): AsyncIterable<StreamEvent> {
-    const modes = new Set<StreamMode>(
-      Array.isArray(options.streamMode) ? options.streamMode : [options.streamMode ?? "values"],
-    );
-    const queue = new EventQueue(modes);
-    this.call(input, options, queue).then(
-      (result) => {
-        queue.push({ type: "end", namespace: [], result });
-        queue.close();
-      },
-      (error: unknown) => queue.close(error),
-    );
-    return queue;
+    return streamOf(options, (sink) => this.call(input, options, sink));
   }
 
   /** Answers pending interrupts of a thread and continues the run. Same as `invoke(command, config)`. */
@@ -203,10 +214,32 @@ export class CompiledGraph<S extends Schema> {
    * @throws NoMatchingTargetError / AmbiguousResumeError when the target selects none / several.
    * @throws NotFoundError when the run does not exist (or is not of `options.threadId`).
    */
-  async resumeTargeted(
+  resumeTargeted(
     target: ResumeTarget,
     command: ResumeCommand,
     options: RunOptions = {},
+  ): Promise<RunResult<StateOf<S>>> {
+    return this.targeted(target, command, options, silentSink);
+  }
+
+  /**
+   * Runs like `resumeTargeted` and yields the continued run's events as they happen (the answered
+   * task's, a sub-agent's under its namespace); the last event is `end` with the result. A refusal
+   * (a stale target...) ends the iteration with the error before any event.
+   */
+  streamTargeted(
+    target: ResumeTarget,
+    command: ResumeCommand,
+    options: StreamOptions = {},
+  ): AsyncIterable<StreamEvent> {
+    return streamOf(options, (sink) => this.targeted(target, command, options, sink));
+  }
+
+  private async targeted(
+    target: ResumeTarget,
+    command: ResumeCommand,
+    options: RunOptions,
+    sink: EventSink,
   ): Promise<RunResult<StateOf<S>>> {
     this.checkSelectors(options);
     let threadId = options.threadId;
@@ -215,13 +248,7 @@ export class CompiledGraph<S extends Schema> {
       if (!run) throw new NotFoundError("run", target.runId);
       threadId = run.threadId;
     }
-    return this.answer(
-      validateThreadId(threadId),
-      command,
-      target,
-      { ...options, threadId },
-      silentSink,
-    );
+    return this.answer(validateThreadId(threadId), command, target, { ...options, threadId }, sink);
   }
 
   /**

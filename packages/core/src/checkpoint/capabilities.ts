@@ -4,7 +4,12 @@
  * over known stores, no probing for methods.
  */
 import { MissingCapabilityError } from "../errors.ts";
-import type { RuntimeStore, StoreCapability, StoreCapabilityMap } from "./types.ts";
+import type {
+  CheckpointerCapability,
+  RuntimeStore,
+  StoreCapability,
+  StoreCapabilityMap,
+} from "./types.ts";
 
 /**
  * Every member of {@link RuntimeStore}, the minimum a store implements: what a runtime-only view
@@ -16,26 +21,17 @@ export const RUNTIME_STORE_MEMBERS = [
   "capabilities",
   "close",
   // threads
-  "putThread",
-  "getThread",
   "getThreadHead",
   // checkpoints
   "commitStep",
   "getCheckpoint",
-  "listCheckpoints",
   "getChannelValues",
   // task results
   "putTaskOutcome",
   "getTaskResults",
-  "getTaskResultKinds",
   // interrupts and answers
-  "getInterrupt",
   "getInterrupts",
   "getThreadInterrupts",
-  "getPendingInterrupts",
-  "getTaskInterrupts",
-  "listInterrupts",
-  "listExpiredInterrupts",
   "answerInterrupts",
   // request results and ctx.once
   "putRequestResult",
@@ -45,18 +41,10 @@ export const RUNTIME_STORE_MEMBERS = [
   // runs
   "putRun",
   "getRun",
-  "listRuns",
-  "listRunsByStatus",
-  // steering, and audit appends
-  "appendSteering",
-  "listSteering",
-  "appendAudit",
-  // leases (acquireLeaseAndRead is optional: a networked store's saving of round trips)
+  // leases
   "acquireLease",
-  "acquireLeaseAndRead",
   "renewLease",
   "releaseLease",
-  "getLease",
 ] as const satisfies readonly (keyof RuntimeStore)[];
 
 type UnlistedRuntimeMember = Exclude<keyof RuntimeStore, (typeof RUNTIME_STORE_MEMBERS)[number]>;
@@ -65,14 +53,26 @@ export const EVERY_RUNTIME_MEMBER_LISTED: [UnlistedRuntimeMember] extends [never
   ? true
   : UnlistedRuntimeMember = true;
 
-/** The capabilities record of a store that offers every capability (Rein's shipped stores). */
-export const EVERY_CAPABILITY: { readonly [K in StoreCapability]: true } = Object.freeze({
+/**
+ * The capabilities record of a store that offers every capability of a {@link Checkpointer}
+ * (Rein's shipped stores); a store that also offers an optional one (`leaseReads`) adds it.
+ */
+export const EVERY_CAPABILITY: { readonly [K in CheckpointerCapability]: true } = Object.freeze({
   threadCatalog: true,
+  threadHistory: true,
+  interruptQueue: true,
+  deadlineTimer: true,
+  runRecovery: true,
+  steering: true,
+  leaseStatus: true,
+  sideRecords: true,
   auditChain: true,
   escalationLadder: true,
+  narrowReads: true,
   bulkAnswers: true,
   pendingSummaries: true,
   webhookOutbox: true,
+  apiKeys: true,
 });
 
 /** Whether `store` declares `capability` (and so implements its members). */

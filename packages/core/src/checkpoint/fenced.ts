@@ -6,6 +6,7 @@ import type {
   AnswerBatch,
   Checkpointer,
   Fence,
+  EveryCapabilityStore,
   RuntimeStore,
   RunRecord,
   StepCommit,
@@ -16,6 +17,8 @@ import type { AuditRecord, SteeringRecord } from "../types.ts";
 import type { TaskId, ThreadId } from "../ids.ts";
 import { requireCapability } from "./capabilities.ts";
 import { storeView } from "./view.ts";
+
+type EveryMember = keyof EveryCapabilityStore;
 
 /**
  * The store's writes that take a {@link Fence}: the ones a lease holder makes, which
@@ -33,7 +36,7 @@ export const STORE_WRITE_METHODS = [
   "putRun",
   "appendSteering",
   "appendAudit",
-] as const satisfies readonly (keyof Checkpointer)[];
+] as const satisfies readonly EveryMember[];
 
 /** A write the fencing view stamps. */
 export type StoreWriteMethod = (typeof STORE_WRITE_METHODS)[number];
@@ -74,6 +77,8 @@ export const STORE_UNFENCED_METHODS = [
   "getLease",
   // The outbox's own tables: written by the delivery loop, never by a lease holder.
   "webhooks",
+  // API keys: written by admins through the server, never by a lease holder.
+  "apiKeys",
   // Writes without a fence: the lease's own calls are what fencing builds on; a delete removes
   // the thread whoever holds it; a ladder step is taken by whichever timer wins its row.
   "acquireLease",
@@ -82,16 +87,16 @@ export const STORE_UNFENCED_METHODS = [
   "releaseLease",
   "deleteThread",
   "takeLadderStep",
-] as const satisfies readonly (keyof Checkpointer)[];
+  // Side records are a feature's, written outside any run: no lease holder writes them.
+  "getSideRecord",
+  "putSideRecord",
+] as const satisfies readonly EveryMember[];
 
 /**
  * Compiles only while every method of {@link Checkpointer} is in one of the two lists: a write
  * added to the interface must be sorted into one, so it cannot go out unfenced unnoticed.
  */
-type Unsorted = Exclude<
-  keyof Checkpointer,
-  StoreWriteMethod | (typeof STORE_UNFENCED_METHODS)[number]
->;
+type Unsorted = Exclude<EveryMember, StoreWriteMethod | (typeof STORE_UNFENCED_METHODS)[number]>;
 export const EVERY_STORE_METHOD_SORTED: [Unsorted] extends [never] ? true : Unsorted = true;
 
 /**
@@ -116,7 +121,12 @@ export function fencedStore<S extends RuntimeStore>(
     return done;
   };
   const writes = {
-    putThread: (thread: ThreadRecord) => store.putThread(thread, own(thread.threadId)),
+    // (The view leaves a capability's writes out for a store without the capability.)
+    putThread: (thread: ThreadRecord) =>
+      requireCapability(store, "threadCatalog", "putThread").putThread(
+        thread,
+        own(thread.threadId),
+      ),
     commitStep: (commit: StepCommit) => {
       const fenced = { ...commit, fence: own(commit.checkpoint.threadId) };
       return store.commitStep(fenced).then((done) => released(fenced, done));
@@ -139,8 +149,13 @@ export function fencedStore<S extends RuntimeStore>(
     putOnce: (threadId: ThreadId, taskId: TaskId, key: string, value: unknown) =>
       store.putOnce(threadId, taskId, key, value, own(threadId)),
     putRun: (run: RunRecord) => store.putRun(run, own(run.threadId)),
-    appendSteering: (record: SteeringRecord) => store.appendSteering(record, own(record.threadId)),
-    appendAudit: (record: AuditRecord) => store.appendAudit(record, own(record.threadId)),
+    appendSteering: (record: SteeringRecord) =>
+      requireCapability(store, "steering", "steering").appendSteering(record, own(record.threadId)),
+    appendAudit: (record: AuditRecord) =>
+      requireCapability(store, "auditChain", "an audit line").appendAudit(
+        record,
+        own(record.threadId),
+      ),
   } satisfies Pick<Required<Checkpointer>, StoreWriteMethod>;
   // Every write of STORE_WRITE_METHODS is stamped above; the rest are the store's own.
   return storeView(store, writes);

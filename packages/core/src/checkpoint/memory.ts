@@ -19,11 +19,15 @@ import * as checkpoints from "./memory/checkpoints.ts";
 import * as leases from "./memory/leases.ts";
 import { listAudit, listRuns, listRunsByStatus } from "./memory/runs.ts";
 import { MemoryTables } from "./memory/tables.ts";
+import { getSideRecord, putSideRecord } from "./memory/side-records.ts";
 import { deleteThread, listThreads } from "./memory/threads.ts";
 import { settle } from "./store-kit.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import { EVERY_CAPABILITY } from "./capabilities.ts";
+import type { ApiKeyStore } from "./api-keys.ts";
+import { MemoryApiKeys } from "./memory/api-keys.ts";
 import type {
+  SideRecordWrite,
   AnswerBatch,
   LadderStepWrite,
   AnswerOutcome,
@@ -88,6 +92,9 @@ export class MemorySaver implements Checkpointer {
     this.#clock = options.clock ?? (() => new Date());
     this.#db = new MemoryTables(this.serializer);
   }
+
+  /** The API keys (capability `apiKeys`). */
+  readonly apiKeys: ApiKeyStore = new MemoryApiKeys();
 
   /** The webhook outbox and subscriptions, written in the same operation as the changes. */
   get webhooks(): WebhookStore {
@@ -283,6 +290,20 @@ export class MemorySaver implements Checkpointer {
       if (data === undefined) once.set(slot, (data = this.#db.encode(value)));
       return { value: this.#db.decode(data) };
     });
+  }
+
+  // Side records -------------------------------------------------------------------------------
+
+  getSideRecord(
+    tenant: string | null,
+    kind: string,
+    key: string,
+  ): Promise<{ value: unknown } | undefined> {
+    return settle(() => getSideRecord(this.#db, this.#clock().getTime(), tenant, kind, key));
+  }
+
+  putSideRecord(record: SideRecordWrite): Promise<{ value: unknown; created: boolean }> {
+    return settle(() => putSideRecord(this.#db, this.#clock().getTime(), record));
   }
 
   // Runs ---------------------------------------------------------------------------------------

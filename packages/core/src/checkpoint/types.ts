@@ -8,6 +8,7 @@
  * Values (channel blobs, writes, payloads, answers) cross this interface as JS values; the store
  * encodes them with its {@link Serializer}.
  */
+import type { ApiKeyCapability } from "./api-keys.ts";
 import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import type { Serializer } from "../serde.ts";
 import type {
@@ -21,6 +22,27 @@ import type {
 } from "../types.ts";
 import type { ApprovalProgress, NotAllowedRule, StoredApprovalPolicy } from "./approvals.ts";
 import type { WebhookStore } from "./webhooks.ts";
+import type {
+  AuditChainEntry,
+  AuditChainQuery,
+  AuditQuery,
+  AuditVerification,
+  AuditVerifyQuery,
+} from "./audit-types.ts";
+
+export type {
+  AuditBreak,
+  AuditBreakReason,
+  AuditChainEntry,
+  AuditChainQuery,
+  AuditQuery,
+  AuditSeal,
+  AuditVerification,
+  AuditVerifyQuery,
+} from "./audit-types.ts";
+import type { SideRecordStore } from "./side-record-types.ts";
+
+export type { SideRecordStore, SideRecordWrite } from "./side-record-types.ts";
 
 /**
  * Key of one checkpoint stream within a thread: `""` for the root graph, the child run id for a
@@ -339,7 +361,7 @@ export interface TaskOutcome {
   releaseLease?: boolean;
   /**
    * Optional read after the outcome: the thread's oldest this-many pending interrupts and their
-   * count, as {@link InterruptStore.getPendingInterrupts} would return them right after it (the
+   * count, as {@link NarrowReadStore.getPendingInterrupts} would return them right after it (the
    * run result of the pause that ends a run). A store may ignore it (and return nothing).
    */
   thenReadPending?: number | undefined;
@@ -425,15 +447,15 @@ export interface ContinuationReadResults {
   head: ThreadHead;
   /** As {@link CheckpointStore.getChannelValues} of the asked head's versions. */
   values: Record<string, unknown>;
-  /** As {@link TaskResultStore.getTaskResultKinds} at the asked head. */
+  /** As {@link NarrowReadStore.getTaskResultKinds} at the asked head. */
   kinds: TaskResultKind[];
-  /** As {@link InterruptStore.getTaskInterrupts} of the asked task ids; absent when none were asked. */
+  /** As {@link NarrowReadStore.getTaskInterrupts} of the asked task ids; absent when none were asked. */
   taskInterrupts?: StoredInterrupt[] | undefined;
 }
 
 /**
  * What a call reads first, which a networked store may read in the round trip that takes the
- * thread's lease, right after taking it (see {@link LeaseStore.acquireLeaseAndRead}). The root
+ * thread's lease, right after taking it (see {@link LeaseReadStore.acquireLeaseAndRead}). The root
  * stream's head is always read; the rest when asked.
  */
 export interface LeaseReads {
@@ -441,7 +463,7 @@ export interface LeaseReads {
   known?: CheckpointRecord | undefined;
   /** A request id whose stored outcome to read, as {@link IdempotencyStore.getRequestResult}. */
   requestId?: string | undefined;
-  /** How many of the oldest pending interrupts to read, as {@link InterruptStore.getPendingInterrupts}. */
+  /** How many of the oldest pending interrupts to read, as {@link NarrowReadStore.getPendingInterrupts}. */
   pendingLimit?: number | undefined;
   /** Interrupts to read by id, as {@link InterruptStore.getInterrupts}. */
   interruptIds?: readonly InterruptId[] | undefined;
@@ -537,114 +559,19 @@ export interface TaskResultKind {
   kind: TaskResult["kind"];
 }
 
-/** Filter of {@link LogStore.listAudit}. Oldest first. */
-export interface AuditQuery {
-  threadId?: ThreadId;
-  tenant?: string | null;
-  limit?: number;
-  cursor?: string | null;
-}
-
-/** Scope and page of {@link AuditChainStore.listAuditChain}: thread order, then append order. */
-export interface AuditChainQuery {
-  threadId?: ThreadId;
-  /** The tenant of the lines' thread (`null`: threads without a tenant). */
-  tenant?: string | null;
-  limit?: number;
-  cursor?: string | null;
-}
-
 /**
- * One audit line as stored, with its link in its thread's hash chain (see `docs/audit.md`).
- *
- * `hash` is {@link auditEntryHash} of the thread, `n`, `prevHash` and `content`; `prevHash` is
- * the hash of the line at `n - 1`. Lines written before the chain began have neither.
+ * The results of an uncommitted step told in short, for a caller that runs only a few of its
+ * tasks (see {@link NarrowReadStore.getTaskResultKinds}'s `focus`): the kinds of those tasks'
+ * results and counts over the whole step, so a read after one answer among 1,000 paused tasks
+ * returns one row, not 1,000.
  */
-export interface AuditChainEntry {
-  /** Insertion sequence (the order of {@link LogStore.listAudit}). */
-  seq: number;
-  threadId: ThreadId;
-  /** Position in the thread's chain, from 1; `null` for a line written before the chain began. */
-  n: number | null;
-  /** The previous line's hash; `null` for the first line of a chain (and unchained lines). */
-  prevHash: string | null;
-  /** SHA-256 (hex) of the line's canonical content and `prevHash`; `null` when unchained. */
-  hash: string | null;
-  /** The stored text of the record, exactly as hashed (the store's serializer's encoding). */
-  content: string;
-}
-
-/** What {@link AuditChainStore.verifyAudit} checks: the chains of one thread or of one tenant's threads. */
-export interface AuditVerifyQuery {
-  threadId?: ThreadId;
-  tenant?: string | null;
-  /**
-   * The HMAC key of signed heads. Given, the seal of every chain checked is verified (a tail
-   * deleted since is `truncated`), and each intact chain's head is sealed anew.
-   */
-  key?: string;
-}
-
-/** Why a chain does not verify. */
-export type AuditBreakReason =
-  /** The line's content or link fields were changed after it was written. */
-  | "hash_mismatch"
-  /** `prevHash` is not the hash of the line before it. */
-  | "broken_link"
-  /** Lines are missing before this one (deleted). */
-  | "missing"
-  /** The line is not where its position says (reordered, or a forged duplicate position). */
-  | "out_of_order"
-  /** A line without chain fields after chained lines (forged, or its fields erased). */
-  | "unchained"
-  /** The signed head is past the chain's end: its newest lines were deleted. */
-  | "truncated"
-  /** The chain has another line where the signed head says it has the signed one. */
-  | "seal_mismatch"
-  /** The signed head's MAC does not verify with the key (forged, or another key). */
-  | "bad_signature";
-
-/** The first place a chain breaks, as {@link AuditVerification.firstBroken} names it. */
-export interface AuditBreak {
-  threadId: ThreadId;
-  /** The chain position concerned (the missing one, for `missing` and `truncated`). */
-  n: number | null;
-  /** The stored line found there (its insertion sequence), when there is one. */
-  seq: number | null;
-  /** The audit record's id, when its content still decodes. */
-  id: string | null;
-  reason: AuditBreakReason;
-  /** One sentence for a person. */
-  message: string;
-}
-
-/** The result of {@link AuditChainStore.verifyAudit}. */
-export interface AuditVerification {
-  /** True when every chain checked verifies (and, with a key, every signed head). */
-  ok: boolean;
-  /** Chained lines whose hash and link were re-computed and found intact. */
-  checked: number;
-  /** Threads (chains) checked. */
-  chains: number;
-  /** Lines written before the chain began (before the migration that added it): not covered. */
-  legacy: number;
-  /** The first break, in thread order; absent when `ok`. */
-  firstBroken?: AuditBreak;
-  /**
-   * Signed heads, when a key was given: how many were checked against their chains, and how many
-   * were written (the heads of intact chains that moved). `null` without a key.
-   */
-  signed: { checked: number; written: number } | null;
-}
-
-/** A signed head: the newest position and hash of one thread's chain, with its HMAC. */
-export interface AuditSeal {
-  threadId: ThreadId;
-  n: number;
-  hash: string;
-  /** HMAC-SHA-256 (hex) of {@link auditSealText}, with the server's key. */
-  mac: string;
-  sealedAt: string;
+export interface StepKinds {
+  /** The kinds of the focus tasks' results (a focus task without a result is left out). */
+  focus: TaskResultKind[];
+  /** How many results the step has, the focus tasks' included. */
+  recorded: number;
+  /** Whether any result of the step is `paused`. */
+  paused: boolean;
 }
 
 /** What a call on a thread reads first, fetched together by {@link ThreadStore.getThreadHead}. */
@@ -657,16 +584,12 @@ export interface ThreadHead {
   thread: ThreadRecord | undefined;
   /** How many of the thread's interrupts (all streams) are pending. */
   pendingInterrupts: number;
-  /** The thread's steering records, oldest first (as {@link LogStore.listSteering}). */
+  /** The thread's steering records, oldest first (as {@link SteeringStore.listSteering}). */
   steering: SteeringRecord[];
 }
 
 /** Threads: the row a thread's tenant and metadata live in. */
 export interface ThreadStore {
-  /** Creates the thread, or updates tenant, metadata, graph and `updatedAt` of an existing one. */
-  putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
-  /** The thread record, if the thread was created. */
-  getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
   /**
    * The stream's head checkpoint, its run, the thread row, the count of pending interrupts and
    * the steering log, in one read (one round trip), none of it decoded beyond what is returned.
@@ -684,10 +607,16 @@ export interface ThreadStore {
 }
 
 /**
- * Capability `threadCatalog`: listing and deleting threads, what an API over many threads serves.
- * The runtime never lists or deletes a thread.
+ * Capability `threadCatalog`: thread rows on their own — creating, reading, listing and deleting
+ * threads, what an API over many threads serves. The runtime writes a thread's row with the
+ * commit that starts its first run ({@link StepCommit.thread}) and reads it with the head
+ * ({@link ThreadStore.getThreadHead}); it never lists or deletes a thread.
  */
 export interface ThreadCatalogStore {
+  /** Creates the thread, or updates tenant, metadata, graph and `updatedAt` of an existing one. */
+  putThread(thread: ThreadRecord, fence?: Fence): Promise<void>;
+  /** The thread record, if the thread was created. */
+  getThread(threadId: ThreadId): Promise<ThreadRecord | undefined>;
   /** Threads newest first (by `createdAt`, then id), optionally of one tenant; keyset pages. */
   listThreads(query: { tenant?: string | null; limit?: number; cursor?: string | null }): Promise<{
     items: ThreadRecord[];
@@ -719,12 +648,6 @@ export interface CheckpointStore {
     stream: StreamKey,
     id?: CheckpointId,
   ): Promise<CheckpointRecord | undefined>;
-  /** Checkpoints of a stream, newest first, optionally only those with an id below `before`. */
-  listCheckpoints(
-    threadId: ThreadId,
-    stream: StreamKey,
-    options?: { limit?: number; before?: CheckpointId },
-  ): Promise<CheckpointRecord[]>;
   /**
    * Values of the given channel versions, with delta chains rebuilt into full values.
    *
@@ -751,22 +674,10 @@ export interface TaskResultStore {
     stream: StreamKey,
     checkpointId: CheckpointId,
   ): Promise<TaskResult[]>;
-  /**
-   * The kind of each result of the step that starts at `checkpointId`, in the order first
-   * stored, without decoding any body: what a continuation needs to tell finished, paused and
-   * unstarted tasks apart when most of a wide step waits on answers.
-   */
-  getTaskResultKinds(
-    threadId: ThreadId,
-    stream: StreamKey,
-    checkpointId: CheckpointId,
-  ): Promise<TaskResultKind[]>;
 }
 
 /** Interrupts: the questions paused tasks wait on, and their answers. */
 export interface InterruptStore {
-  /** One interrupt by id. */
-  getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
   /**
    * The interrupts of `ids` (any thread, any status); ids never stored are left out. Order is
    * unspecified. Reads only those rows, however many the thread holds.
@@ -774,6 +685,24 @@ export interface InterruptStore {
   getInterrupts(ids: readonly InterruptId[]): Promise<StoredInterrupt[]>;
   /** Interrupts of a thread (all streams), oldest first, optionally by status. */
   getThreadInterrupts(threadId: ThreadId, status?: Interrupt["status"]): Promise<StoredInterrupt[]>;
+  /**
+   * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
+   * (else nothing is written), the listed tasks are woken, one audit record per interrupt is
+   * appended with the actor, and the request id is remembered. Planned by `planAnswerBatch`
+   * (`@rein/core/store`), which says how repeated ids and refusals are decided; reads and writes
+   * only the targeted rows, whatever else the thread holds.
+   */
+  answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
+}
+
+/**
+ * Capability `narrowReads`: reads that decode only what a call needs, from indexes of their own.
+ * The runtime needs none of them: without the capability it reads a thread's interrupts
+ * ({@link InterruptStore.getThreadInterrupts}) and a step's results
+ * ({@link TaskResultStore.getTaskResults}) whole and picks from them, which stays correct but
+ * costs more as a thread's rows grow (a wide step mostly waiting on answers).
+ */
+export interface NarrowReadStore {
   /**
    * The oldest `limit` pending interrupts of a thread (all streams, oldest first, as
    * {@link InterruptStore.getThreadInterrupts}) and the count of all its pending ones, in one
@@ -786,21 +715,47 @@ export interface InterruptStore {
    * against, without reading their paused siblings' rows.
    */
   getTaskInterrupts(threadId: ThreadId, taskIds: readonly TaskId[]): Promise<StoredInterrupt[]>;
-  /** Interrupts across threads, newest first (`createdAt`, then id), one keyset page from an index. */
-  listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
   /**
-   * Pending interrupts whose deadline (the timer's next step: a ladder step or the deadline) is
-   * at or before `now`, oldest deadline first.
+   * The kind of each result of the step that starts at `checkpointId`, in the order first
+   * stored, without decoding any body: what a continuation needs to tell finished, paused and
+   * unstarted tasks apart when most of a wide step waits on answers.
    */
-  listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
+  getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+  ): Promise<TaskResultKind[]>;
   /**
-   * Answers and cancels pending interrupts atomically: all targeted interrupts must be pending
-   * (else nothing is written), the listed tasks are woken, one audit record per interrupt is
-   * appended with the actor, and the request id is remembered. Planned by `planAnswerBatch`
-   * (`@rein/core/store`), which says how repeated ids and refusals are decided; reads and writes
-   * only the targeted rows, whatever else the thread holds.
+   * As above, for a caller that will look only at the results of `focus` (the tasks an answer
+   * woke): a store may answer with a {@link StepKinds} summary instead of every result, which
+   * costs the same however many other tasks of the step wait. Returning the full list is
+   * always correct.
    */
-  answerInterrupts(batch: AnswerBatch): Promise<AnswerOutcome>;
+  getTaskResultKinds(
+    threadId: ThreadId,
+    stream: StreamKey,
+    checkpointId: CheckpointId,
+    focus: readonly TaskId[],
+  ): Promise<TaskResultKind[] | StepKinds>;
+}
+
+/**
+ * Capability `leaseReads`: taking a lease and a call's first reads in one round trip, what a
+ * networked store offers to save the round trips a call would spend reading before its first
+ * write. Without it the runtime takes the lease ({@link LeaseStore.acquireLease}) and reads after.
+ */
+export interface LeaseReadStore {
+  /**
+   * {@link LeaseStore.acquireLease}, and when it is taken, the call's first reads in the same
+   * round trip, made after the lease is taken (so they see every write an earlier holder made).
+   * `null` when another owner holds an unexpired lease.
+   */
+  acquireLeaseAndRead(
+    threadId: ThreadId,
+    owner: string,
+    ttlMs: number,
+    reads: LeaseReads,
+  ): Promise<{ token: number; reads: LeaseReadResults } | null>;
 }
 
 /** Capability `escalationLadder`: the deadline timer's steps of an interrupt's ladder. */
@@ -880,30 +835,18 @@ export interface RunStore {
   putRun(run: RunRecord, fence?: Fence): Promise<void>;
   /** One run by id. */
   getRun(runId: RunId): Promise<RunRecord | undefined>;
-  /** Runs of a thread, oldest first. */
-  listRuns(threadId: ThreadId): Promise<RunRecord[]>;
-  /**
-   * Runs in one status across threads, least recently updated first, one keyset page from an
-   * index: the recovery sweep finds runs a crashed process left `running` with it.
-   */
-  listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }>;
-}
-
-/** The append-only logs of a thread: steering messages and the audit trail. */
-export interface LogStore {
-  /** Appends a steering record to its thread's log. */
-  appendSteering(record: SteeringRecord, fence?: Fence): Promise<void>;
-  /** Steering records of a thread, oldest first. */
-  listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
-  /** Appends an audit record. */
-  appendAudit(record: AuditRecord, fence?: Fence): Promise<void>;
 }
 
 /**
- * Capability `auditChain`: reading the audit trail back, its hash chain, and verifying it. The
- * runtime only appends audit lines ({@link LogStore.appendAudit} and inside its answers).
+ * Capability `auditChain`: the audit trail as its own record — appending a line on its own,
+ * reading the trail back, its hash chain, and verifying it. The runtime appends its audit lines
+ * inside its own transactions ({@link StepCommit.audit}, the answers of
+ * {@link InterruptStore.answerInterrupts}); a store without the capability keeps no trail anyone
+ * reads, and features that append on their own (steering) skip the line.
  */
 export interface AuditChainStore {
+  /** Appends an audit record. */
+  appendAudit(record: AuditRecord, fence?: Fence): Promise<void>;
   /** Audit records oldest first, by thread or by the tenant of their thread; sequence cursors. */
   listAudit(query: AuditQuery): Promise<{ items: AuditRecord[]; nextCursor: string | null }>;
   /**
@@ -928,22 +871,74 @@ export interface LeaseStore {
    * release). Returns `null` when another owner holds an unexpired lease.
    */
   acquireLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<number | null>;
-  /**
-   * Optional: {@link LeaseStore.acquireLease}, and when it is taken, the call's first reads in the
-   * same round trip, made after the lease is taken (so they see every write an earlier holder
-   * made). `null` when another owner holds an unexpired lease. A networked store implements it
-   * to save the round trips a call would spend reading before its first write.
-   */
-  acquireLeaseAndRead?(
-    threadId: ThreadId,
-    owner: string,
-    ttlMs: number,
-    reads: LeaseReads,
-  ): Promise<{ token: number; reads: LeaseReadResults } | null>;
   /** Extends `owner`'s unexpired lease; false once it expired or changed hands. */
   renewLease(threadId: ThreadId, owner: string, ttlMs: number): Promise<boolean>;
   /** Releases `owner`'s lease (no-op if someone else holds it); the token is kept for the next holder to exceed. */
   releaseLease(threadId: ThreadId, owner: string): Promise<void>;
+}
+
+/**
+ * Capability `interruptQueue`: the inbox — interrupts across threads, by filter, and one by id.
+ * The runtime reads a thread's interrupts through {@link InterruptStore}; without this capability
+ * a run's own rows are found among its thread's.
+ */
+export interface InterruptQueueStore {
+  /** One interrupt by id. */
+  getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined>;
+  /** Interrupts across threads, newest first (`createdAt`, then id), one keyset page from an index. */
+  listInterrupts(query: InterruptQuery): Promise<InterruptPage>;
+}
+
+/**
+ * Capability `deadlineTimer`: what the deadline timer polls. The runtime resolves an expired
+ * interrupt through {@link InterruptStore.answerInterrupts} like any answer.
+ */
+export interface DeadlineTimerStore {
+  /**
+   * Pending interrupts whose deadline (the timer's next step: a ladder step or the deadline) is
+   * at or before `now`, oldest deadline first.
+   */
+  listExpiredInterrupts(now: string, limit: number): Promise<StoredInterrupt[]>;
+}
+
+/** Capability `runRecovery`: what the recovery sweep after a crash reads. */
+export interface RunRecoveryStore {
+  /**
+   * Runs in one status across threads, least recently updated first, one keyset page from an
+   * index: the recovery sweep finds runs a crashed process left `running` with it.
+   */
+  listRunsByStatus(query: RunQuery): Promise<{ items: RunRecord[]; nextCursor: string | null }>;
+}
+
+/**
+ * Capability `threadHistory`: a thread's past — its checkpoints and all its runs — what state
+ * history, subgraph state and the run listings read. Running, pausing and resuming read heads and
+ * single runs only.
+ */
+export interface ThreadHistoryStore {
+  /** Checkpoints of a stream, newest first, optionally only those with an id below `before`. */
+  listCheckpoints(
+    threadId: ThreadId,
+    stream: StreamKey,
+    options?: { limit?: number; before?: CheckpointId },
+  ): Promise<CheckpointRecord[]>;
+  /** Runs of a thread, oldest first. */
+  listRuns(threadId: ThreadId): Promise<RunRecord[]>;
+}
+
+/**
+ * Capability `steering`: messages sent to a running thread. Without it a thread has no steering
+ * log ({@link ThreadHead.steering} is empty).
+ */
+export interface SteeringStore {
+  /** Appends a steering record to its thread's log. */
+  appendSteering(record: SteeringRecord, fence?: Fence): Promise<void>;
+  /** Steering records of a thread, oldest first. */
+  listSteering(threadId: ThreadId): Promise<SteeringRecord[]>;
+}
+
+/** Capability `leaseStatus`: who holds a thread's lease, for status views and busy errors. */
+export interface LeaseStatusStore {
   /** The current lease holder, if unexpired. */
   getLease(threadId: ThreadId): Promise<LeaseRecord | undefined>;
 }
@@ -965,15 +960,35 @@ export interface WebhookOutboxStore {
  */
 export interface StoreCapabilityMap {
   threadCatalog: ThreadCatalogStore;
+  threadHistory: ThreadHistoryStore;
+  interruptQueue: InterruptQueueStore;
+  deadlineTimer: DeadlineTimerStore;
+  runRecovery: RunRecoveryStore;
+  steering: SteeringStore;
+  leaseStatus: LeaseStatusStore;
+  sideRecords: SideRecordStore;
   auditChain: AuditChainStore;
   escalationLadder: EscalationLadderStore;
+  narrowReads: NarrowReadStore;
+  leaseReads: LeaseReadStore;
   bulkAnswers: BulkAnswerStore;
   pendingSummaries: PendingSummaryStore;
   webhookOutbox: WebhookOutboxStore;
+  apiKeys: ApiKeyCapability;
 }
 
 /** The name of one capability. */
 export type StoreCapability = keyof StoreCapabilityMap;
+
+/**
+ * Capabilities a store offers only where they pay, outside {@link Checkpointer}: `leaseReads`
+ * saves round trips of a networked store (Postgres declares it; the memory and SQLite stores,
+ * whose reads cost no round trip, do not).
+ */
+export type OptionalStoreCapability = "leaseReads";
+
+/** The capabilities every one of Rein's shipped stores offers: those of {@link Checkpointer}. */
+export type CheckpointerCapability = Exclude<StoreCapability, OptionalStoreCapability>;
 
 /**
  * What a store declares it offers beyond the runtime: `true` for each capability whose members
@@ -983,9 +998,8 @@ export type StoreCapability = keyof StoreCapabilityMap;
 export type StoreCapabilities = { readonly [K in StoreCapability]?: true };
 
 /**
- * The runtime store: all the engine calls to run, pause and resume graphs — threads, checkpoints,
- * task results, interrupts and their answers, runs, steering and audit appends, request results,
- * `ctx.once` results and leases. A store that implements this (and passes the runtime
+ * The runtime store: what the engine calls to run, pause and resume graphs — a thread's head,
+ * checkpoints, task results, a thread's interrupts and their answers, run rows, request results, `ctx.once` results and leases. A store that implements this (and passes the runtime
  * conformance suite, `runRuntimeStoreConformance`) runs every graph; capabilities
  * ({@link StoreCapabilityMap}) add what features beyond the runtime read and write.
  *
@@ -1005,7 +1019,6 @@ export interface RuntimeStore
     InterruptStore,
     IdempotencyStore,
     RunStore,
-    LogStore,
     LeaseStore {
   /** The serializer this store encodes values with. */
   readonly serializer: Serializer;
@@ -1016,19 +1029,34 @@ export interface RuntimeStore
 }
 
 /**
- * A runtime store with every capability: what Rein's shipped stores (memory, SQLite, Postgres)
- * implement. Code that serves a feature types its store by the roles it uses
+ * A runtime store with every capability but the optional ones ({@link OptionalStoreCapability}):
+ * what Rein's shipped stores (memory, SQLite, Postgres) implement. Code that serves a feature types its store by the roles it uses
  * ({@link RuntimeStore} and the capability's interface), not by this union.
  */
 export interface Checkpointer
   extends
     RuntimeStore,
     ThreadCatalogStore,
+    ThreadHistoryStore,
+    InterruptQueueStore,
+    DeadlineTimerStore,
+    RunRecoveryStore,
+    SteeringStore,
+    LeaseStatusStore,
+    SideRecordStore,
     AuditChainStore,
     EscalationLadderStore,
+    NarrowReadStore,
     BulkAnswerStore,
     PendingSummaryStore,
-    WebhookOutboxStore {
-  /** Every capability, declared. */
-  readonly capabilities: { readonly [K in StoreCapability]: true };
+    WebhookOutboxStore,
+    ApiKeyCapability {
+  /** Every capability of {@link CheckpointerCapability}, declared. */
+  readonly capabilities: { readonly [K in CheckpointerCapability]: true } & StoreCapabilities;
 }
+
+/**
+ * Every member a store may have: a {@link Checkpointer}'s and the optional capabilities' (what a
+ * view over any store may override).
+ */
+export type EveryCapabilityStore = Checkpointer & LeaseReadStore;

@@ -7,6 +7,7 @@ import type { Schema } from "../channels.ts";
 import type {
   CheckpointRecord,
   ContinuationAsk,
+  StepKinds,
   StoredInterrupt,
   StreamKey,
   TaskResultKind,
@@ -15,9 +16,11 @@ import type {
 import type { GraphDefinition, RunSelectors } from "../graph/definition.ts";
 import type { TaskId } from "../ids.ts";
 import { ROOT_STREAM } from "../keys.ts";
+import { hasCapability } from "../checkpoint/capabilities.ts";
 import type { ThreadSession } from "../thread/session.ts";
+import { taskInterruptsOf, taskResultKindsOf } from "../thread/narrow-reads.ts";
 import type { Execution } from "./execution.ts";
-import { stepStart, type LoopState } from "./loop.ts";
+import { stepStart, type LoopState, type StepStart } from "./loop.ts";
 
 /**
  * The first reads of a continuation at `head`, all in flight at once: the values, the kinds of
@@ -28,9 +31,17 @@ import { stepStart, type LoopState } from "./loop.ts";
 export interface ContinuationReads {
   readonly head: CheckpointRecord;
   readonly values: Promise<Record<string, unknown>>;
-  readonly kinds: Promise<TaskResultKind[]>;
+  readonly kinds: Promise<StepRead>;
   /** The step's interrupt rows at the head; only for a narrow step without `after` selectors. */
   readonly stepRows: Promise<StoredInterrupt[]> | undefined;
+}
+
+/** Where the step at a head stands, from the kinds of its recorded results. */
+interface StepRead {
+  /** The tasks still to run, and whether one stays paused. */
+  readonly ready: StepStart;
+  /** How many results the step has recorded (their bodies are read only when there are some). */
+  readonly recorded: number;
 }
 
 /** Steps of at most this many tasks read their interrupt rows before knowing which will run. */
@@ -86,14 +97,14 @@ export function startContinuationReads(
     return {
       head,
       values: Promise.resolve(session.valuesOf(schema, made.values)),
-      kinds: Promise.resolve(made.kinds),
+      kinds: Promise.resolve(fromKinds(head, made.kinds)),
       stepRows:
         made.taskInterrupts && Promise.resolve(made.taskInterrupts.filter(atHead(head, stream))),
     };
   return {
     head,
     values: handled(session.values(schema, head)),
-    kinds: handled(session.store.getTaskResultKinds(session.threadId, stream, head.id)),
+    kinds: handled(readStep(session, stream, head)),
     stepRows: readsRowsEarly(head, afterSelectors)
       ? handled(
           rowsAtHead(
@@ -105,6 +116,55 @@ export function startContinuationReads(
         )
       : undefined,
   };
+}
+
+/** Where the step stands, from the kinds of every recorded result. */
+function fromKinds(head: CheckpointRecord, kinds: readonly TaskResultKind[]): StepRead {
+  return { ready: stepStart(head, kinds), recorded: kinds.length };
+}
+
+/**
+ * Reads where the step at `head` stands. After this call's answer, only the woken tasks' results
+ * are asked for, with counts over the step (a store may answer so): one answer among 1,000
+ * paused tasks then reads what one among ten does, not every other task's kind.
+ */
+async function readStep(
+  session: ThreadSession,
+  stream: StreamKey,
+  head: CheckpointRecord,
+): Promise<StepRead> {
+  const { store, threadId } = session;
+  const focus = session.wokenAt(stream, head.id);
+  if (focus && hasCapability(store, "narrowReads")) {
+    const read = await store.getTaskResultKinds(threadId, stream, head.id, focus);
+    if (Array.isArray(read)) return fromKinds(head, read);
+    const ready = fromSummary(head, focus, read);
+    if (ready) return { ready, recorded: read.recorded };
+  }
+  return fromKinds(head, await taskResultKindsOf(store, threadId, stream, head.id));
+}
+
+/**
+ * The step's start from a {@link StepKinds} summary about `focus`: the focus tasks without a
+ * result run. `undefined` when another task has no result either (a crash mid-step): only the
+ * full list names it.
+ */
+function fromSummary(
+  head: CheckpointRecord,
+  focus: readonly TaskId[],
+  summary: StepKinds,
+): StepStart | undefined {
+  const wanted = new Set<string>(focus);
+  const recorded = new Set<string>(summary.focus.map((kind) => kind.taskId));
+  const unrecorded: TaskSpec[] = [];
+  let others = 0;
+  for (let i = 0; i < head.next.length; i++) {
+    const task = head.next[i] as TaskSpec;
+    if (!wanted.has(task.id)) others += 1;
+    else if (!recorded.has(task.id)) unrecorded.push(task);
+  }
+  if (summary.recorded - summary.focus.length !== others) return undefined;
+  return { unrecorded, paused: summary.paused };
 }
 
 /**
@@ -141,16 +201,13 @@ async function taskRows(
   reads: ContinuationReads,
 ): Promise<Pick<LoopState, "results" | "interrupts" | "ready">> {
   const store = exec.store;
-  const [kinds, stepRows] = await Promise.all([reads.kinds, reads.stepRows]);
-  const ready = stepStart(head, kinds);
+  const [{ ready, recorded }, stepRows] = await Promise.all([reads.kinds, reads.stepRows]);
   // While a task of the step stays paused the loop stops before the barrier, so the writes of
   // the finished tasks are never applied in this call: their bodies are read only when every
   // task can finish (once per step, at its last answer), and not at all when there are none.
   // The loop starts from `ready` instead of walking the step's results again.
   const [results, interrupts] = await Promise.all([
-    ready.paused || kinds.length === 0
-      ? []
-      : store.getTaskResults(exec.threadId, exec.stream, head.id),
+    ready.paused || recorded === 0 ? [] : store.getTaskResults(exec.threadId, exec.stream, head.id),
     interruptsOfRunning(exec, head, selectors, ready.unrecorded, stepRows),
   ]);
   return { results, interrupts, ready };
@@ -194,7 +251,7 @@ async function rowsAtHead(
   toRun: readonly TaskId[],
 ): Promise<StoredInterrupt[]> {
   if (toRun.length === 0) return [];
-  return (await session.store.getTaskInterrupts(session.threadId, toRun)).filter(
+  return (await taskInterruptsOf(session.store, session.threadId, toRun)).filter(
     atHead(head, stream),
   );
 }

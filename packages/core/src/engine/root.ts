@@ -16,6 +16,7 @@ import { toPublicInterrupt } from "../interrupts/records.ts";
 import { parseSelectors, selectorsFor } from "../interrupts/static.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import type { ThreadSession } from "../thread/session.ts";
+import { pendingPageOf } from "../thread/narrow-reads.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT, type RunResult, type SteeringRecord } from "../types.ts";
 import type { EventSink } from "./events.ts";
 import { startContinuationReads } from "./continuation.ts";
@@ -157,12 +158,18 @@ async function chooseRun(
     };
   } else if (input === null || input === undefined) {
     const previous = head && !options.checkpointId ? read?.run : undefined;
+    // A fork with no input (a past checkpoint's next step run again) is a new run, named by the
+    // caller's run id when it gives one (a server names the run before it starts).
+    const forkId =
+      options.checkpointId && options.runId !== undefined && options.runId !== head?.runId
+        ? asRunId(options.runId)
+        : undefined;
     // A cancelled run stays cancelled: continuing its thread is a new run from its head.
     start = {
       run:
         previous && previous.status !== "cancelled"
           ? { ...previous, status: "running", updatedAt: session.now() }
-          : fresh(),
+          : fresh(forkId),
       input: head ? undefined : {},
       storedRunning: previous?.status === "running",
     };
@@ -247,7 +254,7 @@ async function toResult(
   const pending =
     outcome.status === "interrupted"
       ? (session.takePendingPage() ??
-        (await session.store.getPendingInterrupts(session.threadId, RUN_RESULT_INTERRUPT_LIMIT)))
+        (await pendingPageOf(session.store, session.threadId, RUN_RESULT_INTERRUPT_LIMIT)))
       : { items: [], total: 0 };
   const result: RunResult = {
     threadId: session.threadId,

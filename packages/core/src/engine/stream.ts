@@ -2,6 +2,7 @@
  * Running one stream (the root run's or a child run's): loading its head, applying input or
  * forking, running the loop, recording the run's status.
  */
+import { hasCapability } from "../checkpoint/capabilities.ts";
 import type { CheckpointRecord, RunRecord, ThreadRecord } from "../checkpoint/types.ts";
 import { RUN_RESULT_INTERRUPT_LIMIT } from "../types.ts";
 import { ErrorCodes, InvalidInputError, ReinError, RunHandedOverError } from "../errors.ts";
@@ -87,7 +88,10 @@ async function runStreamUntraced(input: StreamRunInput): Promise<StreamRunOutcom
     // Continuing: no input commit to carry the rows, so they are written on their own. (A thread
     // with a head but no row was stored before rows were kept.)
     if (runRow) await store.putRun(runRow);
-    if (input.newThread) await store.putThread(input.newThread);
+    // Only a thread stored before rows were kept: a store without thread rows of their own
+    // writes the row with its next commit instead.
+    if (input.newThread && hasCapability(store, "threadCatalog"))
+      await store.putThread(input.newThread);
   }
   if (input.input !== undefined || !head) {
     const currentHead = input.fromCheckpointId ? await exec.session.head(exec.stream) : head;

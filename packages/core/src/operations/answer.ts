@@ -110,7 +110,7 @@ export async function applyCommand(
       thenRead,
     }),
   );
-  if (outcome.ok) session.keepContinuation(outcome.reads);
+  if (outcome.ok) session.keepContinuation(outcome.reads, wake);
   if (!outcome.ok) {
     if (outcome.reason === "not_allowed") throw notAllowed(outcome);
     if (outcome.reason !== "duplicate")

@@ -4,7 +4,7 @@
  * timer. Interrupts are matched to a graph by name, so a store may hold several graphs' threads.
  */
 import { requireCapability } from "../checkpoint/capabilities.ts";
-import type { RuntimeStore, StoredInterrupt } from "../checkpoint/types.ts";
+import type { DeadlineTimerStore, RuntimeStore, StoredInterrupt } from "../checkpoint/types.ts";
 import { silentSink } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import type { GraphDefinition } from "../graph/definition.ts";
@@ -29,12 +29,13 @@ export async function resolveExpiredInterrupts(
   lease: LeaseSettings,
   now: Date,
 ): Promise<number> {
-  let expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+  const timer = requireCapability(store, "deadlineTimer", "the deadline timer");
+  let expired = await timer.listExpiredInterrupts(now.toISOString(), 500);
   // Ladder steps first: a process that comes late takes every step that fell due (each once,
   // in order) before the deadline resolves the question. A round with none due reads once.
   if (expired.some((record) => owns(definition, record) && dueStep(record).kind !== "timeout")) {
-    await takeLadderSteps(definition, store, now, expired);
-    expired = await store.listExpiredInterrupts(now.toISOString(), 500);
+    await takeLadderSteps(definition, timer, now, expired);
+    expired = await timer.listExpiredInterrupts(now.toISOString(), 500);
   }
   const byThread = new Map<ThreadId, StoredInterrupt[]>();
   for (const record of expired) {
@@ -82,7 +83,7 @@ function owns(definition: GraphDefinition, record: StoredInterrupt): boolean {
  */
 export async function takeLadderSteps(
   definition: GraphDefinition,
-  store: RuntimeStore,
+  store: RuntimeStore & DeadlineTimerStore,
   now: Date,
   /** The due rows, when the caller just read them (the first round reads none then). */
   read?: readonly StoredInterrupt[],

@@ -1,6 +1,7 @@
 /**
  * The approval queue: pending interrupts across threads, shaped for the people who answer them.
  */
+import { requireCapability } from "../checkpoint/capabilities.ts";
 import type { RuntimeStore, InterruptQuery, StoredInterrupt } from "../checkpoint/types.ts";
 import type { Interrupt, RunPathEntry } from "../types.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
@@ -51,7 +52,10 @@ export async function listInterruptsForPeople(
   store: RuntimeStore,
   query: InterruptQuery,
 ): Promise<InterruptListPage> {
-  const page = await store.listInterrupts({ status: "pending", ...query });
+  const page = await requireCapability(store, "interruptQueue", "listInterrupts").listInterrupts({
+    status: "pending",
+    ...query,
+  });
   const now = Date.now();
   return {
     items: page.items.map((row) => toListItem(row, now)),

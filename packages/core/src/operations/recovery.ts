@@ -2,7 +2,8 @@
  * The recovery sweep: root runs that a crashed or cut-off process left `running` are continued
  * from their last checkpoint, or marked failed. A run whose lease is still held is left alone.
  */
-import type { RuntimeStore } from "../checkpoint/types.ts";
+import { requireCapability } from "../checkpoint/capabilities.ts";
+import type { RunRecord, RuntimeStore } from "../checkpoint/types.ts";
 import { silentSink } from "../engine/events.ts";
 import { runRoot } from "../engine/root.ts";
 import { ThreadBusyError } from "../errors.ts";
@@ -39,7 +40,11 @@ export async function recoverRuns(
   let cursor: string | null = null;
   let seen = 0;
   do {
-    const page = await store.listRunsByStatus({ status: "running", rootOnly: true, cursor });
+    const page: { items: RunRecord[]; nextCursor: string | null } = await requireCapability(
+      store,
+      "runRecovery",
+      "the recovery sweep",
+    ).listRunsByStatus({ status: "running", rootOnly: true, cursor });
     cursor = page.nextCursor;
     for (const run of page.items) {
       if (run.graph !== definition.name) continue;

@@ -2,6 +2,7 @@
  * Reading and editing a thread's state: the current snapshot (optionally with child runs), the
  * checkpoint history, and `updateState` (a new checkpoint, a fork when not at the head).
  */
+import { requireCapability } from "../checkpoint/capabilities.ts";
 import type { CheckpointRecord, StoredInterrupt } from "../checkpoint/types.ts";
 import { applyWrites, scheduleNext } from "../engine/barrier.ts";
 import { InvalidInputError, NotFoundError, ThreadInterruptedError } from "../errors.ts";
@@ -159,8 +160,8 @@ async function childSnapshots(
   session: ThreadSession,
   interrupts: readonly StoredInterrupt[],
 ): Promise<ChildSnapshot[]> {
-  const { store, threadId } = session;
-  const runs = (await store.listRuns(threadId)).filter((r) => r.parentRunId !== null);
+  const history = requireCapability(session.store, "threadHistory", "getState({ subgraphs })");
+  const runs = (await history.listRuns(session.threadId)).filter((r) => r.parentRunId !== null);
   const out: ChildSnapshot[] = [];
   for (const run of runs) {
     const head = await session.head(run.stream);
@@ -172,7 +173,9 @@ async function childSnapshots(
       status: run.status,
       parentRunId: run.parentRunId,
       parentTaskId: run.parentTaskId,
-      values: head ? await store.getChannelValues(threadId, run.stream, head.versions) : {},
+      values: head
+        ? await history.getChannelValues(session.threadId, run.stream, head.versions)
+        : {},
       tasks: head ? await tasksOf(session, head, interrupts) : [],
       checkpointId: head?.id ?? null,
     });
@@ -192,10 +195,14 @@ export async function getStateHistory(
 ): Promise<StateSnapshot[]> {
   const before = options.before ? asCheckpointId(options.before) : undefined;
   const [checkpoints, cursor] = await Promise.all([
-    session.store.listCheckpoints(session.threadId, ROOT_STREAM, {
-      ...(options.limit !== undefined ? { limit: options.limit } : {}),
-      ...(before !== undefined ? { before } : {}),
-    }),
+    requireCapability(session.store, "threadHistory", "getStateHistory").listCheckpoints(
+      session.threadId,
+      ROOT_STREAM,
+      {
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(before !== undefined ? { before } : {}),
+      },
+    ),
     before === undefined
       ? null
       : session.store.getCheckpoint(session.threadId, ROOT_STREAM, before),
@@ -266,6 +273,7 @@ export async function updateState(
           step + 1,
         );
   const now = session.now();
+  const audited = { asNode: node, checkpointId: id, keys: Object.keys(values) };
   await session.store.commitStep({
     checkpoint: {
       threadId,
@@ -282,6 +290,8 @@ export async function updateState(
     },
     expectedHeadId: head?.id ?? null,
     blobs: barrier.blobs,
+    // The line is written with the state it describes, in the commit's transaction.
+    audit: [session.auditLine({ runId, action: "update_state", data: audited })],
     runs: [
       {
         runId,
@@ -298,11 +308,6 @@ export async function updateState(
         options: null,
       },
     ],
-  });
-  await session.audit({
-    runId,
-    action: "update_state",
-    data: { asNode: node, checkpointId: id, keys: Object.keys(values) },
   });
   return { checkpointId: id };
 }

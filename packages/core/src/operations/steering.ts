@@ -2,6 +2,7 @@
  * Steering: an instruction recorded for a run, task or interrupt, read by node code of the next
  * execution in that scope through `ctx.steering`, with its line in the audit log.
  */
+import { hasCapability, requireCapability } from "../checkpoint/capabilities.ts";
 import { randomUUID } from "node:crypto";
 import type { RunRecord } from "../checkpoint/types.ts";
 import { InvalidInputError } from "../errors.ts";
@@ -65,7 +66,9 @@ export async function recordSteering(
     checkpointId: head?.id ?? null,
     createdAt: session.now(),
   };
-  await session.store.appendSteering(record);
+  await requireCapability(session.store, "steering", "steering").appendSteering(record);
+  // A store that keeps no audit trail of its own (no `auditChain`) has no line to add it to.
+  if (!hasCapability(session.store, "auditChain")) return record;
   await session.store.appendAudit({
     id: `a_${randomUUID()}`,
     threadId: session.threadId,

@@ -120,7 +120,7 @@ export async function chooseAnswers(
   if (command.kind === "resume") {
     if (inScope.length === 0) {
       if (target) throw await unmatchedTarget(session, target, allPending);
-      if (!(await store.getThread(threadId))) throw new NotFoundError("thread", threadId);
+      if (!(await threadExists(session))) throw new NotFoundError("thread", threadId);
       throw await staleError(session, null, "No interrupt is pending in this scope.");
     }
     if (inScope.length > 1) throw new AmbiguousResumeError(inScope.map(toPublicInterrupt));
@@ -136,8 +136,10 @@ export async function chooseAnswers(
   const missing = entries.map(([id]) => id).filter((id) => !byId.has(id));
   if (missing.length > 0) {
     const record =
-      missing.length === 1 ? await store.getInterrupt(asInterruptId(missing[0])) : undefined;
-    if (!record && !target && !(await store.getThread(threadId)))
+      missing.length === 1
+        ? (await store.getInterrupts([asInterruptId(missing[0])]))[0]
+        : undefined;
+    if (!record && !target && !(await threadExists(session)))
       throw new NotFoundError("thread", threadId);
     const why = record
       ? `Interrupt ${record.id} is ${record.status}, not pending.`
@@ -146,4 +148,9 @@ export async function chooseAnswers(
   }
   for (const [id, value] of entries) chosen.set(byId.get(id) as StoredInterrupt, value);
   return chosen;
+}
+
+/** Whether the session's thread was created: its row, read with the root head. */
+async function threadExists(session: ThreadSession): Promise<boolean> {
+  return (await session.store.getThreadHead(session.threadId, ROOT_STREAM)).thread !== undefined;
 }

@@ -23,6 +23,7 @@ import { registerSuite, type CheckpointerTestInitializer } from "./suite.ts";
 import type { RuntimeStore, StoreCapability } from "../checkpoint/types.ts";
 import { RUNTIME_STORE_MEMBERS } from "../checkpoint/capabilities.ts";
 import { answerReadSpecs } from "./specs/answer-reads.ts";
+import { apiKeySpecs } from "./specs/api-keys.ts";
 import { answerSpecs } from "./specs/answers.ts";
 import { auditChainSpecs } from "./specs/audit-chain.ts";
 import { callReadSpecs } from "./specs/call-reads.ts";
@@ -37,6 +38,7 @@ import { narrowReadSpecs } from "./specs/narrow-reads.ts";
 import { onceSpecs } from "./specs/once.ts";
 import { queueFilterSpecs } from "./specs/queue-filters.ts";
 import { runSpecs } from "./specs/runs.ts";
+import { sideRecordSpecs } from "./specs/side-records.ts";
 import { serializationSpecs } from "./specs/serialization.ts";
 import { steeringAuditSpecs } from "./specs/steering-audit.ts";
 import { taskResultSpecs } from "./specs/task-results.ts";
@@ -45,6 +47,7 @@ import { threadSpecs } from "./specs/threads.ts";
 export type { CheckpointerTestInitializer, SpecRegistry, SpecTime } from "./suite.ts";
 export * from "./fixtures.ts";
 export * from "./queue-shapes.ts";
+export * from "./legacy-side-records.ts";
 
 /** The spec files of the suite, in report order. */
 const SPECS = [
@@ -62,11 +65,13 @@ const SPECS = [
   steeringAuditSpecs,
   auditChainSpecs,
   onceSpecs,
+  sideRecordSpecs,
   leaseSpecs,
   fencingSpecs,
   fencedWriteSpecs,
   serializationSpecs,
   deleteSpecs,
+  apiKeySpecs,
 ] as const;
 
 /**

@@ -9,6 +9,7 @@
  * store, and a call that ends while another waits hands its lease on as it is — same owner,
  * same fence, renewals running — so the next call starts with no store round trip.
  */
+import { hasCapability } from "../checkpoint/capabilities.ts";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fencedStore } from "../checkpoint/fenced.ts";
@@ -259,7 +260,7 @@ async function acquire(
 ): Promise<{ lease: ProcessLease; reads: LeaseReadResults | undefined }> {
   const owner = `${processOwner}:${++ownersNamed}`;
   const take = async (): Promise<{ token: number; reads?: LeaseReadResults } | null> => {
-    if (reads && store.acquireLeaseAndRead)
+    if (reads && hasCapability(store, "leaseReads"))
       return store.acquireLeaseAndRead(threadId, owner, settings.ttlMs, reads);
     const token = await store.acquireLease(threadId, owner, settings.ttlMs);
     return token === null ? null : { token };
@@ -277,7 +278,9 @@ async function acquire(
 
 /** The error of a thread another owner keeps busy, naming that owner when the store can. */
 async function busyError(store: RuntimeStore, threadId: ThreadId): Promise<ThreadBusyError> {
-  const held = await store.getLease(threadId).catch(() => undefined);
+  const held = hasCapability(store, "leaseStatus")
+    ? await store.getLease(threadId).catch(() => undefined)
+    : undefined;
   return new ThreadBusyError(threadId, held?.owner ?? null);
 }
 

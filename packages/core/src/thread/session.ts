@@ -3,6 +3,7 @@
  * thread id, the lease, the actor and the clock — and the thread-level reads and writes every
  * mechanism goes through: heads, pending interrupts, request results, audit and cancellation.
  */
+import { hasCapability } from "../checkpoint/capabilities.ts";
 import { randomUUID } from "node:crypto";
 import type { Schema } from "../channels.ts";
 import type {
@@ -10,15 +11,18 @@ import type {
   CheckpointRecord,
   ContinuationReadResults,
   LeaseReadResults,
+  InterruptPage,
   LeaseReads,
   PendingPage,
   RunRecord,
   StoredInterrupt,
+  StreamKey,
+  TaskRef,
   ThreadHead,
   ThreadRecord,
 } from "../checkpoint/types.ts";
 import { ThreadInterruptedError } from "../errors.ts";
-import type { CheckpointId, InterruptId, RunId, ThreadId } from "../ids.ts";
+import type { CheckpointId, InterruptId, RunId, TaskId, ThreadId } from "../ids.ts";
 import { LEASE_READ_RUN_LIMIT } from "../checkpoint/store-kit.ts";
 import { ROOT_STREAM } from "../keys.ts";
 import { toPublicInterrupt } from "../interrupts/records.ts";
@@ -26,6 +30,7 @@ import type { AuditRecord, SteeringRecord } from "../types.ts";
 import { headCacheOf, type HeadCache } from "./head-cache.ts";
 import type { LeaseSettings } from "../graph/options.ts";
 import { withLease, type HeldLease } from "./lease.ts";
+import { pendingPageOf } from "./narrow-reads.ts";
 
 /** Fields of a {@link ThreadSession}. */
 export interface SessionInit {
@@ -57,6 +62,9 @@ export class ThreadSession {
   readonly clock: () => Date;
   private readonly heads: HeadCache | undefined;
   private writesAfterRun = false;
+  /** The last time {@link ThreadSession.now} formatted, and its ISO form. */
+  private formattedTime = Number.NaN;
+  private formattedNow = "";
   /**
    * Reads the store made with the lease, valid until the call's first write (nothing else writes
    * the thread under the lease): consulted by the read methods below, then dropped.
@@ -68,6 +76,8 @@ export class ThreadSession {
   private pausePage: PendingPage | undefined;
   /** The head those reads came with, for the call's head read. */
   private continuedHead: ThreadHead | undefined;
+  /** The tasks this call's answer woke, the ones its continuation runs (see {@link wokenAt}). */
+  private woken: readonly TaskRef[] = [];
 
   constructor(init: SessionInit) {
     this.store = init.store;
@@ -90,10 +100,27 @@ export class ThreadSession {
     this.prefetched = undefined;
   }
 
-  /** Keeps the reads an answer's round trip made for the continuation (see `AnswerBatch.thenRead`). */
-  keepContinuation(reads: ContinuationReadResults | undefined): void {
+  /**
+   * Keeps the reads an answer's round trip made for the continuation (see `AnswerBatch.thenRead`)
+   * and the tasks it woke (their paused results went with the answer).
+   */
+  keepContinuation(reads: ContinuationReadResults | undefined, woken: readonly TaskRef[]): void {
     this.continued = reads;
     this.continuedHead = reads?.head;
+    this.woken = woken;
+  }
+
+  /**
+   * The tasks this call's answer woke in the step of `stream` at `checkpointId`, once: what a
+   * continuation of that step runs, unless a crash left other tasks without a result.
+   */
+  wokenAt(stream: StreamKey, checkpointId: CheckpointId): TaskId[] | undefined {
+    const ids = this.woken
+      .filter((ref) => ref.stream === stream && ref.checkpointId === checkpointId)
+      .map((ref) => ref.taskId);
+    if (ids.length === 0) return undefined;
+    this.woken = this.woken.filter((ref) => ref.stream !== stream);
+    return ids;
   }
 
   /**
@@ -141,7 +168,13 @@ export class ThreadSession {
 
   /** The current time, as records store it. */
   now(): string {
-    return this.clock().toISOString();
+    // Formatted once per millisecond: a chain of quick steps reads the same time many times.
+    const time = this.clock().getTime();
+    if (time !== this.formattedTime) {
+      this.formattedTime = time;
+      this.formattedNow = new Date(time).toISOString();
+    }
+    return this.formattedNow;
   }
 
   /** The head of a stream (default: the root run's), or the checkpoint `checkpointId` on it. */
@@ -184,7 +217,12 @@ export class ThreadSession {
     const rows: StoredInterrupt[] = [];
     let cursor: string | null = null;
     do {
-      const page = await this.store.listInterrupts({
+      if (!hasCapability(this.store, "interruptQueue"))
+        // Newest first, as the queue's index lists them.
+        return (await this.store.getThreadInterrupts(this.threadId, status))
+          .filter((row) => row.runId === runId)
+          .reverse();
+      const page: InterruptPage = await this.store.listInterrupts({
         threadId: this.threadId,
         runId,
         limit: 1000,
@@ -214,7 +252,7 @@ export class ThreadSession {
     );
     return pre?.value
       ? Promise.resolve(pre.value)
-      : this.store.getPendingInterrupts(this.threadId, limit);
+      : pendingPageOf(this.store, this.threadId, limit);
   }
 
   /** The interrupts of `ids` (any thread, any status; unknown ids left out). */
@@ -335,15 +373,20 @@ export class ThreadSession {
 
   /** Steering records of the thread, oldest first. */
   steering(): Promise<SteeringRecord[]> {
-    return this.store.listSteering(this.threadId);
+    return hasCapability(this.store, "steering")
+      ? this.store.listSteering(this.threadId)
+      : Promise.resolve([]);
   }
 
-  /** Appends an audit line by the session's actor. */
-  audit(
+  /**
+   * An audit line by the session's actor, now: for a write that appends it in its own
+   * transaction (`StepCommit.audit`).
+   */
+  auditLine(
     entry: Pick<AuditRecord, "runId" | "action" | "data"> &
       Partial<Pick<AuditRecord, "interruptId">>,
-  ): Promise<void> {
-    return this.store.appendAudit({
+  ): AuditRecord {
+    return {
       id: `a_${randomUUID()}`,
       threadId: this.threadId,
       runId: entry.runId,
@@ -352,7 +395,7 @@ export class ThreadSession {
       actor: this.actor,
       data: entry.data,
       createdAt: this.now(),
-    });
+    };
   }
 
   /**

@@ -27,6 +27,14 @@ export interface StoredBlob {
   value: string;
 }
 
+/** One stored side record. */
+export interface SideRow {
+  data: string;
+  /** Epoch ms it expires at; `null`: never. */
+  expiresAt: number | null;
+  threadId: ThreadId | null;
+}
+
 /** One serialized task result and its kind (read without decoding). */
 export interface StoredTask {
   kind: TaskResult["kind"];
@@ -94,6 +102,8 @@ export class MemoryTables {
   /** The signed head of each thread's audit chain. */
   readonly auditSeals = new Map<ThreadId, AuditSeal>();
   readonly requests = new Map<string, { result: string | undefined }>();
+  /** Side records by tenant, kind and key (capability `sideRecords`, `./side-records.ts`). */
+  readonly sideRecords = new Map<string, SideRow>();
   readonly leases = new Map<ThreadId, { owner: string; expiresAt: number; token: number }>();
   /** The webhook outbox the writes below report to (the SQL stores' triggers). */
   readonly webhooks = new MemoryWebhooks();

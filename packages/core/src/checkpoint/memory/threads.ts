@@ -1,4 +1,5 @@
 /** Thread rows of {@link MemorySaver}: listing by keyset and deleting a thread with its rows. */
+import { deleteThreadSideRecords } from "./side-records.ts";
 import type { ThreadId } from "../../ids.ts";
 import { keysetPage, pageLimit } from "../store-kit.ts";
 import type { ThreadRecord } from "../types.ts";
@@ -31,6 +32,7 @@ export function deleteThread(db: MemoryTables, threadId: ThreadId): void {
     db.threads.delete(threadId);
   }
   db.interrupts.deleteThread(threadId);
+  deleteThreadSideRecords(db, threadId);
   // The token must keep growing if the thread is made again.
   const lease = db.leases.get(threadId);
   if (lease) lease.expiresAt = 0;

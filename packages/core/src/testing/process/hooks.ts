@@ -3,13 +3,15 @@
  * before or after a chosen store method, to stop or kill itself at an exact point of the
  * runtime's protocol (right after an answer commits, right after a step commits...).
  */
-import type { Checkpointer } from "../../checkpoint/types.ts";
+import type { Checkpointer, EveryCapabilityStore } from "../../checkpoint/types.ts";
 
 type Method = {
-  [K in keyof Checkpointer]-?: NonNullable<Checkpointer[K]> extends (...args: never[]) => unknown
+  [K in keyof EveryCapabilityStore]-?: NonNullable<EveryCapabilityStore[K]> extends (
+    ...args: never[]
+  ) => unknown
     ? K
     : never;
-}[keyof Checkpointer];
+}[keyof EveryCapabilityStore];
 
 /** Hooks by store method name. `after` sees the resolved value; neither may change it. */
 export interface SaverHooks {

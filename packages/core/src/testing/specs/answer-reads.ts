@@ -70,7 +70,7 @@ export const answerReadSpecs: SpecModule = {
         const audit = (await saver.listAudit({ threadId: T })).items;
         expect(audit.map((a) => [a.interruptId, a.runId])).toEqual([["i1", "run-1"]]);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec(
@@ -83,7 +83,7 @@ export const answerReadSpecs: SpecModule = {
         expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [I1] });
         expect(await written(saver)).toEqual(before);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec(
@@ -97,7 +97,7 @@ export const answerReadSpecs: SpecModule = {
         expect(outcome).toEqual({ ok: false, reason: "duplicate", result: { status: "done" } });
         expect(await written(saver)).toEqual(before);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec(
@@ -116,7 +116,7 @@ export const answerReadSpecs: SpecModule = {
         });
         expect(await written(saver)).toEqual(before);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec(
@@ -153,7 +153,7 @@ export const answerReadSpecs: SpecModule = {
         expect(row?.answeredBy).toBe(winners[0]);
         expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec(
@@ -165,7 +165,7 @@ export const answerReadSpecs: SpecModule = {
         await expectFencedOut(saver.answerInterrupts(answer({ requestId: "req-2", fence: stale })));
         expect(await written(saver)).toEqual(before);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
   },
 };

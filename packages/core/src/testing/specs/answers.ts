@@ -69,34 +69,42 @@ async function taskIds(saver: Checkpointer): Promise<string[]> {
 export const answerSpecs: SpecModule = {
   concern: "answers",
   register({ spec }) {
-    spec("answering marks the interrupt answered with value, actor and time", async (saver) => {
-      await pausedThread(saver, ["i1"]);
-      const before = Date.now();
-      const outcome = await saver.answerInterrupts(
-        batch({
-          answers: [{ id: interruptId("i1"), value: { approved: true } }],
-          wake: [wake("i1")],
-        }),
-      );
-      expect(outcome).toEqual({ ok: true });
-      const row = await saver.getInterrupt(interruptId("i1"));
-      expect(row?.status).toBe("answered");
-      expect(row?.answer).toEqual({ approved: true });
-      expect(row?.answeredBy).toBe("alice@example.com");
-      const answeredAt = Date.parse(row?.answeredAt ?? "");
-      expect(answeredAt).toBeGreaterThanOrEqual(before - 1000);
-      expect(answeredAt).toBeLessThanOrEqual(Date.now() + 1000);
-    });
+    spec(
+      "answering marks the interrupt answered with value, actor and time",
+      async (saver) => {
+        await pausedThread(saver, ["i1"]);
+        const before = Date.now();
+        const outcome = await saver.answerInterrupts(
+          batch({
+            answers: [{ id: interruptId("i1"), value: { approved: true } }],
+            wake: [wake("i1")],
+          }),
+        );
+        expect(outcome).toEqual({ ok: true });
+        const row = await saver.getInterrupt(interruptId("i1"));
+        expect(row?.status).toBe("answered");
+        expect(row?.answer).toEqual({ approved: true });
+        expect(row?.answeredBy).toBe("alice@example.com");
+        const answeredAt = Date.parse(row?.answeredAt ?? "");
+        expect(answeredAt).toBeGreaterThanOrEqual(before - 1000);
+        expect(answeredAt).toBeLessThanOrEqual(Date.now() + 1000);
+      },
+      ["interruptQueue"],
+    );
 
-    spec("an undefined answer is stored as null", async (saver) => {
-      await pausedThread(saver, ["i1"]);
-      await saver.answerInterrupts(
-        batch({ answers: [{ id: interruptId("i1"), value: undefined }] }),
-      );
-      const row = await saver.getInterrupt(interruptId("i1"));
-      expect(row?.status).toBe("answered");
-      expect(row?.answer).toBeNull();
-    });
+    spec(
+      "an undefined answer is stored as null",
+      async (saver) => {
+        await pausedThread(saver, ["i1"]);
+        await saver.answerInterrupts(
+          batch({ answers: [{ id: interruptId("i1"), value: undefined }] }),
+        );
+        const row = await saver.getInterrupt(interruptId("i1"));
+        expect(row?.status).toBe("answered");
+        expect(row?.answer).toBeNull();
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "answering wakes the listed tasks by deleting their paused results only",
@@ -115,6 +123,7 @@ export const answerSpecs: SpecModule = {
         expect(await taskIds(saver)).toEqual(["task-done", "task-i2"]);
         expect(await statusOf(saver, "i2")).toBe("pending");
       },
+      ["interruptQueue"],
     );
 
     spec(
@@ -141,42 +150,50 @@ export const answerSpecs: SpecModule = {
         expect(await taskIds(saver)).toEqual(["task-done", "task-i1", "task-i2"]);
         expect((await saver.listAudit({ threadId: T })).items).toHaveLength(auditBefore);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
-    spec("an unknown interrupt id counts as not pending", async (saver) => {
-      await pausedThread(saver, ["i1"]);
-      const outcome = await saver.answerInterrupts(
-        batch({
-          answers: [
-            { id: interruptId("i1"), value: 1 },
-            { id: interruptId("ghost"), value: 2 },
-          ],
-        }),
-      );
-      expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("ghost")] });
-      expect(await statusOf(saver, "i1")).toBe("pending");
-    });
+    spec(
+      "an unknown interrupt id counts as not pending",
+      async (saver) => {
+        await pausedThread(saver, ["i1"]);
+        const outcome = await saver.answerInterrupts(
+          batch({
+            answers: [
+              { id: interruptId("i1"), value: 1 },
+              { id: interruptId("ghost"), value: 2 },
+            ],
+          }),
+        );
+        expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("ghost")] });
+        expect(await statusOf(saver, "i1")).toBe("pending");
+      },
+      ["interruptQueue"],
+    );
 
-    spec("cancel moves pending interrupts to cancelled in the same batch", async (saver) => {
-      await pausedThread(saver, ["i1", "i2", "i3"]);
-      const outcome = await saver.answerInterrupts(
-        batch({
-          answers: [{ id: interruptId("i1"), value: "ok" }],
-          cancel: [interruptId("i2")],
-          wake: [wake("i1"), wake("i2")],
-        }),
-      );
-      expect(outcome).toEqual({ ok: true });
-      expect(await statusOf(saver, "i1")).toBe("answered");
-      expect(await statusOf(saver, "i2")).toBe("cancelled");
-      expect(await statusOf(saver, "i3")).toBe("pending");
-      const failed = await saver.answerInterrupts(
-        batch({ cancel: [interruptId("i2"), interruptId("i3")] }),
-      );
-      expect(failed).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i2")] });
-      expect(await statusOf(saver, "i3")).toBe("pending");
-    });
+    spec(
+      "cancel moves pending interrupts to cancelled in the same batch",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2", "i3"]);
+        const outcome = await saver.answerInterrupts(
+          batch({
+            answers: [{ id: interruptId("i1"), value: "ok" }],
+            cancel: [interruptId("i2")],
+            wake: [wake("i1"), wake("i2")],
+          }),
+        );
+        expect(outcome).toEqual({ ok: true });
+        expect(await statusOf(saver, "i1")).toBe("answered");
+        expect(await statusOf(saver, "i2")).toBe("cancelled");
+        expect(await statusOf(saver, "i3")).toBe("pending");
+        const failed = await saver.answerInterrupts(
+          batch({ cancel: [interruptId("i2"), interruptId("i3")] }),
+        );
+        expect(failed).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("i2")] });
+        expect(await statusOf(saver, "i3")).toBe("pending");
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "one audit record per interrupt, with the actor and the action",
@@ -250,7 +267,7 @@ export const answerSpecs: SpecModule = {
         expect(items[0]?.data).toEqual({ value: "first", requestId: null });
         expect(await taskIds(saver)).toEqual(["task-done", "task-i2"]);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
     spec("a repeated id that is not pending is reported once", async (saver) => {
@@ -267,27 +284,31 @@ export const answerSpecs: SpecModule = {
       expect(outcome).toEqual({ ok: false, reason: "not_pending", ids: [interruptId("gone")] });
     });
 
-    spec("a repeated request id is refused as duplicate with the stored result", async (saver) => {
-      await pausedThread(saver, ["i1", "i2"]);
-      const first = batch({ answers: [{ id: interruptId("i1"), value: 1 }], requestId: "req-1" });
-      expect(await saver.answerInterrupts(first)).toEqual({ ok: true });
-      // Before the caller stored an outcome for it, the duplicate carries no result.
-      const early = await saver.answerInterrupts(
-        batch({ answers: [{ id: interruptId("i2"), value: 2 }], requestId: "req-1" }),
-      );
-      expect(early).toEqual({ ok: false, reason: "duplicate", result: undefined });
-      expect(await statusOf(saver, "i2")).toBe("pending");
-      expect(await saver.getRequestResult("req-1")).toEqual({ result: undefined });
-      expect(await saver.getRequestResult("req-unknown")).toBeUndefined();
-      const stored = { status: "done", values: { at: new Date(0) } };
-      await saver.putRequestResult("req-1", stored);
-      expect(await saver.getRequestResult("req-1")).toEqual({ result: stored });
-      expect(await saver.answerInterrupts(first)).toEqual({
-        ok: false,
-        reason: "duplicate",
-        result: stored,
-      });
-    });
+    spec(
+      "a repeated request id is refused as duplicate with the stored result",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2"]);
+        const first = batch({ answers: [{ id: interruptId("i1"), value: 1 }], requestId: "req-1" });
+        expect(await saver.answerInterrupts(first)).toEqual({ ok: true });
+        // Before the caller stored an outcome for it, the duplicate carries no result.
+        const early = await saver.answerInterrupts(
+          batch({ answers: [{ id: interruptId("i2"), value: 2 }], requestId: "req-1" }),
+        );
+        expect(early).toEqual({ ok: false, reason: "duplicate", result: undefined });
+        expect(await statusOf(saver, "i2")).toBe("pending");
+        expect(await saver.getRequestResult("req-1")).toEqual({ result: undefined });
+        expect(await saver.getRequestResult("req-unknown")).toBeUndefined();
+        const stored = { status: "done", values: { at: new Date(0) } };
+        await saver.putRequestResult("req-1", stored);
+        expect(await saver.getRequestResult("req-1")).toEqual({ result: stored });
+        expect(await saver.answerInterrupts(first)).toEqual({
+          ok: false,
+          reason: "duplicate",
+          result: stored,
+        });
+      },
+      ["interruptQueue"],
+    );
 
     spec("a refused batch does not consume its request id", async (saver) => {
       await pausedThread(saver, ["i1", "i2"]);
@@ -333,6 +354,7 @@ export const answerSpecs: SpecModule = {
         );
         expect(ok).toEqual({ ok: true });
       },
+      ["interruptQueue"],
     );
 
     spec("expectedHead on an empty stream reports a null head", async (saver) => {
@@ -372,26 +394,30 @@ export const answerSpecs: SpecModule = {
         expect(row?.answeredBy).toBe(winner);
         expect((await saver.listAudit({ threadId: T })).items).toHaveLength(1);
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue"],
     );
 
-    spec("concurrent batches over overlapping interrupts never both apply", async (saver) => {
-      await pausedThread(saver, ["i1", "i2", "i3"]);
-      const ids = (...names: string[]): InterruptId[] => names.map(interruptId);
-      const [a, b] = await Promise.all([
-        saver.answerInterrupts(
-          batch({ answers: ids("i1", "i2").map((id) => ({ id, value: "A" })) }),
-        ),
-        saver.answerInterrupts(
-          batch({ answers: ids("i2", "i3").map((id) => ({ id, value: "B" })) }),
-        ),
-      ]);
-      expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
-      const answers = await Promise.all(
-        ["i1", "i2", "i3"].map(async (id) => (await saver.getInterrupt(interruptId(id)))?.answer),
-      );
-      expect(answers).toEqual(a.ok ? ["A", "A", undefined] : [undefined, "B", "B"]);
-    });
+    spec(
+      "concurrent batches over overlapping interrupts never both apply",
+      async (saver) => {
+        await pausedThread(saver, ["i1", "i2", "i3"]);
+        const ids = (...names: string[]): InterruptId[] => names.map(interruptId);
+        const [a, b] = await Promise.all([
+          saver.answerInterrupts(
+            batch({ answers: ids("i1", "i2").map((id) => ({ id, value: "A" })) }),
+          ),
+          saver.answerInterrupts(
+            batch({ answers: ids("i2", "i3").map((id) => ({ id, value: "B" })) }),
+          ),
+        ]);
+        expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
+        const answers = await Promise.all(
+          ["i1", "i2", "i3"].map(async (id) => (await saver.getInterrupt(interruptId(id)))?.answer),
+        );
+        expect(answers).toEqual(a.ok ? ["A", "A", undefined] : [undefined, "B", "B"]);
+      },
+      ["interruptQueue"],
+    );
   },
 };
 

@@ -102,7 +102,7 @@ export const auditChainSpecs: SpecModule = {
           chains: 0,
         });
       },
-      ["auditChain"],
+      ["auditChain", "threadCatalog"],
     );
 
     spec(

@@ -6,6 +6,7 @@
  * `thenRead` and answer as before.
  */
 import { expect } from "vitest";
+import { hasCapability } from "../../checkpoint/capabilities.ts";
 import type { Checkpointer } from "../../checkpoint/types.ts";
 import {
   checkpointId,
@@ -72,7 +73,7 @@ export const callReadSpecs: SpecModule = {
     spec(
       "acquireLeaseAndRead takes the lease and reads what the store's reads return",
       async (saver) => {
-        if (!saver.acquireLeaseAndRead) return;
+        if (!hasCapability(saver, "leaseReads")) return;
         await pausedThread(saver);
         const taken = await saver.acquireLeaseAndRead(T, "worker-a", 60_000, {
           requestId: "req-1",
@@ -105,12 +106,13 @@ export const callReadSpecs: SpecModule = {
         expect(again?.reads.request).toEqual({ result: undefined });
         expect(again?.reads.head.pendingInterrupts).toBe(0);
       },
+      ["leaseReads", "leaseStatus", "interruptQueue", "narrowReads"],
     );
 
     spec(
       "acquireLeaseAndRead while another owner holds the lease: null, the lease stays theirs",
       async (saver) => {
-        if (!saver.acquireLeaseAndRead) return;
+        if (!hasCapability(saver, "leaseReads")) return;
         await pausedThread(saver);
         const held = await saver.acquireLease(T, "worker-a", 60_000);
         expect(
@@ -118,6 +120,7 @@ export const callReadSpecs: SpecModule = {
         ).toBeNull();
         expect(await saver.getLease(T)).toMatchObject({ owner: "worker-a", token: held });
       },
+      ["leaseReads", "leaseStatus"],
     );
 
     spec(
@@ -141,24 +144,29 @@ export const callReadSpecs: SpecModule = {
           ["i1", "answered", "yes"],
         ]);
       },
+      ["narrowReads"],
     );
 
-    spec("a pause asked for the pending page returns it as read after the pause", async (saver) => {
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      const rows = [interruptId("i1"), interruptId("i2")].map((id) =>
-        makeInterrupt("t1", id, { taskId: taskId("task-1") }),
-      );
-      const page = await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: rows, thenReadPending: 1 }),
-      );
-      if (!page) return;
-      const read = await saver.getPendingInterrupts(T, 1);
-      expect({ items: page.items, total: page.total }).toEqual({
-        items: read.items,
-        total: read.total,
-      });
-      expect(page.total).toBe(2);
-    });
+    spec(
+      "a pause asked for the pending page returns it as read after the pause",
+      async (saver) => {
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
+        const rows = [interruptId("i1"), interruptId("i2")].map((id) =>
+          makeInterrupt("t1", id, { taskId: taskId("task-1") }),
+        );
+        const page = await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: rows, thenReadPending: 1 }),
+        );
+        if (!page) return;
+        const read = await saver.getPendingInterrupts(T, 1);
+        expect({ items: page.items, total: page.total }).toEqual({
+          items: read.items,
+          total: read.total,
+        });
+        expect(page.total).toBe(2);
+      },
+      ["narrowReads"],
+    );
 
     spec("an answer refused is refused as before, with no reads", async (saver) => {
       await pausedThread(saver);

@@ -99,6 +99,7 @@ export const checkpointSpecs: SpecModule = {
         expect(await saver.getRun(runId("run-stale"))).toBeUndefined();
         await expect(saver.getChannelValues(T, ROOT_STREAM, { x: "vx" })).rejects.toThrow();
       },
+      ["interruptQueue"],
     );
 
     spec("the conflict error carries the expected and the actual head", async (saver) => {
@@ -129,108 +130,132 @@ export const checkpointSpecs: SpecModule = {
       },
     );
 
-    spec("two concurrent commits on the same head: exactly one wins", async (saver) => {
-      await commitChain(saver, 1);
-      const contenders = [2, 3, 4].map((n) =>
-        saver.commitStep(
-          makeCommit(
-            makeCheckpoint("t1", checkpointId(n), { parentId: checkpointId(1) }),
-            checkpointId(1),
-            {
-              blobs: [fullBlob("x", `v${n}`, n)],
-            },
+    spec(
+      "two concurrent commits on the same head: exactly one wins",
+      async (saver) => {
+        await commitChain(saver, 1);
+        const contenders = [2, 3, 4].map((n) =>
+          saver.commitStep(
+            makeCommit(
+              makeCheckpoint("t1", checkpointId(n), { parentId: checkpointId(1) }),
+              checkpointId(1),
+              {
+                blobs: [fullBlob("x", `v${n}`, n)],
+              },
+            ),
           ),
-        ),
-      );
-      const results = await Promise.allSettled(contenders);
-      const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i + 2] : []));
-      expect(won).toHaveLength(1);
-      for (const r of results) {
-        if (r.status === "rejected") expect(r.reason).toBeInstanceOf(CheckpointConflictError);
-      }
-      const winner = won[0] as number;
-      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(winner));
-      expect(await saver.listCheckpoints(T, ROOT_STREAM)).toHaveLength(2);
-    });
+        );
+        const results = await Promise.allSettled(contenders);
+        const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i + 2] : []));
+        expect(won).toHaveLength(1);
+        for (const r of results) {
+          if (r.status === "rejected") expect(r.reason).toBeInstanceOf(CheckpointConflictError);
+        }
+        const winner = won[0] as number;
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(winner));
+        expect(await saver.listCheckpoints(T, ROOT_STREAM)).toHaveLength(2);
+      },
+      ["threadHistory"],
+    );
 
-    spec("streams of one thread have separate heads", async (saver) => {
-      await commitChain(saver, 2, "");
-      await saver.commitStep(
-        makeCommit(makeCheckpoint("t1", checkpointId(10), { stream: "child-run" }), null),
-      );
-      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(2));
-      expect((await saver.getCheckpoint(T, "child-run"))?.id).toBe(checkpointId(10));
-      expect((await saver.listCheckpoints(T, "child-run")).map((c) => c.id)).toEqual([
-        checkpointId(10),
-      ]);
-      await expect(
-        saver.commitStep(
-          makeCommit(
-            makeCheckpoint("t1", checkpointId(11), { stream: "child-run" }),
-            checkpointId(2),
+    spec(
+      "streams of one thread have separate heads",
+      async (saver) => {
+        await commitChain(saver, 2, "");
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(10), { stream: "child-run" }), null),
+        );
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(checkpointId(2));
+        expect((await saver.getCheckpoint(T, "child-run"))?.id).toBe(checkpointId(10));
+        expect((await saver.listCheckpoints(T, "child-run")).map((c) => c.id)).toEqual([
+          checkpointId(10),
+        ]);
+        await expect(
+          saver.commitStep(
+            makeCommit(
+              makeCheckpoint("t1", checkpointId(11), { stream: "child-run" }),
+              checkpointId(2),
+            ),
           ),
-        ),
-      ).rejects.toBeInstanceOf(CheckpointConflictError);
-    });
+        ).rejects.toBeInstanceOf(CheckpointConflictError);
+      },
+      ["threadHistory"],
+    );
 
-    spec("listCheckpoints is newest first, honours limit and before", async (saver) => {
-      await commitChain(saver, 5);
-      const ids = async (options?: { limit?: number; before?: CheckpointId }) =>
-        (await saver.listCheckpoints(T, ROOT_STREAM, options)).map((c) => c.step);
-      expect(await ids()).toEqual([4, 3, 2, 1, 0]);
-      expect(await ids({ limit: 2 })).toEqual([4, 3]);
-      expect(await ids({ before: checkpointId(4) })).toEqual([2, 1, 0]);
-      expect(await ids({ before: checkpointId(4), limit: 2 })).toEqual([2, 1]);
-      expect(await ids({ before: checkpointId(1) })).toEqual([]);
-      expect(await saver.listCheckpoints(threadId("other"), ROOT_STREAM)).toEqual([]);
-    });
+    spec(
+      "listCheckpoints is newest first, honours limit and before",
+      async (saver) => {
+        await commitChain(saver, 5);
+        const ids = async (options?: { limit?: number; before?: CheckpointId }) =>
+          (await saver.listCheckpoints(T, ROOT_STREAM, options)).map((c) => c.step);
+        expect(await ids()).toEqual([4, 3, 2, 1, 0]);
+        expect(await ids({ limit: 2 })).toEqual([4, 3]);
+        expect(await ids({ before: checkpointId(4) })).toEqual([2, 1, 0]);
+        expect(await ids({ before: checkpointId(4), limit: 2 })).toEqual([2, 1]);
+        expect(await ids({ before: checkpointId(1) })).toEqual([]);
+        expect(await saver.listCheckpoints(threadId("other"), ROOT_STREAM)).toEqual([]);
+      },
+      ["threadHistory"],
+    );
 
-    spec("a fork commit (parent older than the head) becomes the head", async (saver) => {
-      await commitChain(saver, 3);
-      const fork = makeCheckpoint("t1", checkpointId(4), {
-        parentId: checkpointId(1),
-        source: "fork",
-      });
-      await saver.commitStep(makeCommit(fork, checkpointId(3)));
-      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toEqual(fork);
-      expect((await saver.listCheckpoints(T, ROOT_STREAM)).map((c) => c.id)).toEqual(
-        [4, 3, 2, 1].map(checkpointId),
-      );
-    });
+    spec(
+      "a fork commit (parent older than the head) becomes the head",
+      async (saver) => {
+        await commitChain(saver, 3);
+        const fork = makeCheckpoint("t1", checkpointId(4), {
+          parentId: checkpointId(1),
+          source: "fork",
+        });
+        await saver.commitStep(makeCommit(fork, checkpointId(3)));
+        expect(await saver.getCheckpoint(T, ROOT_STREAM)).toEqual(fork);
+        expect((await saver.listCheckpoints(T, ROOT_STREAM)).map((c) => c.id)).toEqual(
+          [4, 3, 2, 1].map(checkpointId),
+        );
+      },
+      ["threadHistory"],
+    );
 
-    spec("a commit stores its interrupts and runs with the checkpoint", async (saver) => {
-      const interrupt = makeInterrupt("t1", "i-after", {
-        kind: "after",
-        checkpointId: checkpointId(1),
-      });
-      const run = makeRun("t1", "run-1", { status: "interrupted", updatedAt: at(5) });
-      await saver.commitStep(
-        makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
-          interrupts: [interrupt],
-          runs: [run],
-        }),
-      );
-      expect(await saver.getInterrupt(interrupt.id)).toEqual(interrupt);
-      expect(await saver.getRun(runId("run-1"))).toEqual(run);
-    });
+    spec(
+      "a commit stores its interrupts and runs with the checkpoint",
+      async (saver) => {
+        const interrupt = makeInterrupt("t1", "i-after", {
+          kind: "after",
+          checkpointId: checkpointId(1),
+        });
+        const run = makeRun("t1", "run-1", { status: "interrupted", updatedAt: at(5) });
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
+            interrupts: [interrupt],
+            runs: [run],
+          }),
+        );
+        expect(await saver.getInterrupt(interrupt.id)).toEqual(interrupt);
+        expect(await saver.getRun(runId("run-1"))).toEqual(run);
+      },
+      ["interruptQueue"],
+    );
 
-    spec("a commit replaces interrupt and run rows that already exist", async (saver) => {
-      await saver.putRun(makeRun("t1", "run-1", { status: "running" }));
-      await saver.commitStep(
-        makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
-          interrupts: [makeInterrupt("t1", "i1", { payload: { v: 1 } })],
-        }),
-      );
-      await saver.commitStep(
-        makeCommit(makeCheckpoint("t1", checkpointId(2)), checkpointId(1), {
-          interrupts: [makeInterrupt("t1", "i1", { payload: { v: 2 } })],
-          runs: [makeRun("t1", "run-1", { status: "done" })],
-        }),
-      );
-      expect((await saver.getInterrupt(makeInterrupt("t1", "i1").id))?.payload).toEqual({ v: 2 });
-      expect((await saver.getRun(runId("run-1")))?.status).toBe("done");
-      expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
-    });
+    spec(
+      "a commit replaces interrupt and run rows that already exist",
+      async (saver) => {
+        await saver.putRun(makeRun("t1", "run-1", { status: "running" }));
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(1)), null, {
+            interrupts: [makeInterrupt("t1", "i1", { payload: { v: 1 } })],
+          }),
+        );
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", checkpointId(2)), checkpointId(1), {
+            interrupts: [makeInterrupt("t1", "i1", { payload: { v: 2 } })],
+            runs: [makeRun("t1", "run-1", { status: "done" })],
+          }),
+        );
+        expect((await saver.getInterrupt(makeInterrupt("t1", "i1").id))?.payload).toEqual({ v: 2 });
+        expect((await saver.getRun(runId("run-1")))?.status).toBe("done");
+        expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "a commit records task results, the thread row and audit lines with the checkpoint",
@@ -262,7 +287,7 @@ export const checkpointSpecs: SpecModule = {
         const audit = (await saver.listAudit({ threadId: T })).items.map((a) => a.id);
         expect(audit).toEqual(["a1", "a2"]);
       },
-      ["auditChain"],
+      ["auditChain", "threadCatalog"],
     );
 
     spec(
@@ -280,7 +305,7 @@ export const checkpointSpecs: SpecModule = {
         expect(await saver.getThread(T)).toBeUndefined();
         expect((await saver.listAudit({ threadId: T })).items).toEqual([]);
       },
-      ["auditChain"],
+      ["auditChain", "threadCatalog"],
     );
 
     spec(

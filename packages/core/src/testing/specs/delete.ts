@@ -124,7 +124,15 @@ export const deleteSpecs: SpecModule = {
           a: "kept-child",
         });
       },
-      ["threadCatalog"],
+      [
+        "auditChain",
+        "interruptQueue",
+        "leaseStatus",
+        "narrowReads",
+        "steering",
+        "threadCatalog",
+        "threadHistory",
+      ],
     );
 
     spec(
@@ -153,7 +161,7 @@ export const deleteSpecs: SpecModule = {
         });
         expect(outcome).toEqual({ ok: true });
       },
-      ["threadCatalog"],
+      ["steering", "threadCatalog"],
     );
 
     spec(
@@ -164,7 +172,15 @@ export const deleteSpecs: SpecModule = {
         await saver.deleteThread(threadId("never-existed"));
         expect(await inventory(saver, "kept")).toEqual(before);
       },
-      ["threadCatalog"],
+      [
+        "auditChain",
+        "interruptQueue",
+        "leaseStatus",
+        "narrowReads",
+        "steering",
+        "threadCatalog",
+        "threadHistory",
+      ],
     );
   },
 };

@@ -148,7 +148,7 @@ export const fencedWriteSpecs: SpecModule = {
           expect(await read(saver), method).not.toEqual(before.get(method));
         }
       },
-      ["auditChain", "bulkAnswers"],
+      ["auditChain", "bulkAnswers", "interruptQueue", "steering", "threadCatalog"],
     );
   },
 };

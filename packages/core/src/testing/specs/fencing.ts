@@ -95,6 +95,7 @@ export const fencingSpecs: SpecModule = {
         await expectFencedOut(saver.putRun(makeRun("t1", "run-1"), stale));
         expect(await saver.getRun(runId("run-1"))).toBeUndefined();
       },
+      ["interruptQueue"],
     );
 
     spec(
@@ -131,7 +132,7 @@ export const fencingSpecs: SpecModule = {
         await expectFencedOut(saver.putThread(makeThread("t1", { metadata: { x: 1 } }), stale));
         expect((await saver.getThread(T))?.metadata ?? {}).toEqual({});
       },
-      ["auditChain"],
+      ["auditChain", "interruptQueue", "steering", "threadCatalog"],
     );
 
     spec("a fence on a thread without a lease is refused", async (saver) => {
@@ -152,37 +153,41 @@ export const fencingSpecs: SpecModule = {
       ["auditChain"],
     );
 
-    spec("a re-raised interrupt never resets an answered one", async (saver) => {
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), {
-          interrupts: [makeInterrupt("t1", "i1")],
-        }),
-      );
-      const answered = await saver.answerInterrupts({
-        threadId: T,
-        answers: [{ id: interruptId("i1"), value: { approved: true } }],
-        wake: [{ stream: ROOT_STREAM, checkpointId: C1, taskId: taskId("task-1") }],
-        actor: "alice",
-        action: "answer",
-      });
-      expect(answered.ok).toBe(true);
-      // A late writer stores the same interrupt as pending again, through both write paths.
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), {
-          interrupts: [makeInterrupt("t1", "i1")],
-        }),
-      );
-      await saver.commitStep(
-        makeCommit(makeCheckpoint("t1", C2, { parentId: C1 }), C1, {
-          interrupts: [makeInterrupt("t1", "i1")],
-        }),
-      );
-      const row = await saver.getInterrupt(interruptId("i1"));
-      expect(row?.status).toBe("answered");
-      expect(row?.answer).toEqual({ approved: true });
-      expect((await saver.listInterrupts({ status: "pending" })).items).toEqual([]);
-    });
+    spec(
+      "a re-raised interrupt never resets an answered one",
+      async (saver) => {
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), {
+            interrupts: [makeInterrupt("t1", "i1")],
+          }),
+        );
+        const answered = await saver.answerInterrupts({
+          threadId: T,
+          answers: [{ id: interruptId("i1"), value: { approved: true } }],
+          wake: [{ stream: ROOT_STREAM, checkpointId: C1, taskId: taskId("task-1") }],
+          actor: "alice",
+          action: "answer",
+        });
+        expect(answered.ok).toBe(true);
+        // A late writer stores the same interrupt as pending again, through both write paths.
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), {
+            interrupts: [makeInterrupt("t1", "i1")],
+          }),
+        );
+        await saver.commitStep(
+          makeCommit(makeCheckpoint("t1", C2, { parentId: C1 }), C1, {
+            interrupts: [makeInterrupt("t1", "i1")],
+          }),
+        );
+        const row = await saver.getInterrupt(interruptId("i1"));
+        expect(row?.status).toBe("answered");
+        expect(row?.answer).toEqual({ approved: true });
+        expect((await saver.listInterrupts({ status: "pending" })).items).toEqual([]);
+      },
+      ["interruptQueue"],
+    );
 
     spec("a done run never goes back to running or interrupted", async (saver) => {
       await saver.putRun(makeRun("t1", "run-1", { status: "done" }));
@@ -261,6 +266,7 @@ export const fencingSpecs: SpecModule = {
         const done = await saver.listRunsByStatus({ status: "done" });
         expect(done.items.map((r) => r.runId)).toEqual(["r3"]);
       },
+      ["runRecovery"],
     );
   },
 };

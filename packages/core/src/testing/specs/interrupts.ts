@@ -43,25 +43,29 @@ async function listAll(saver: Checkpointer, query: InterruptQuery): Promise<stri
 export const interruptSpecs: SpecModule = {
   concern: "interrupts",
   register({ spec }) {
-    spec("getInterrupt returns the stored record, undefined for an unknown id", async (saver) => {
-      const row = makeInterrupt("t1", "i1", {
-        namespace: ["supervisor", "refund"],
-        stream: "child-run",
-        slot: "k:call_1",
-        order: 2,
-        tenant: "acme",
-        deadline: at(3600),
-        onTimeout: { kind: "value", value: { approved: false } },
-        answerSchema: { type: "object", properties: { approved: { type: "boolean" } } },
-        path: [
-          { runId: runId("root"), graph: "supervisor", node: "refund", taskId: taskId("tp") },
-          { runId: runId("run-1"), graph: "agent", node: "review", taskId: taskId("task-1") },
-        ],
-      });
-      await store(saver, [row]);
-      expect(await saver.getInterrupt(row.id)).toEqual(row);
-      expect(await saver.getInterrupt(makeInterrupt("t1", "unknown").id)).toBeUndefined();
-    });
+    spec(
+      "getInterrupt returns the stored record, undefined for an unknown id",
+      async (saver) => {
+        const row = makeInterrupt("t1", "i1", {
+          namespace: ["supervisor", "refund"],
+          stream: "child-run",
+          slot: "k:call_1",
+          order: 2,
+          tenant: "acme",
+          deadline: at(3600),
+          onTimeout: { kind: "value", value: { approved: false } },
+          answerSchema: { type: "object", properties: { approved: { type: "boolean" } } },
+          path: [
+            { runId: runId("root"), graph: "supervisor", node: "refund", taskId: taskId("tp") },
+            { runId: runId("run-1"), graph: "agent", node: "review", taskId: taskId("task-1") },
+          ],
+        });
+        await store(saver, [row]);
+        expect(await saver.getInterrupt(row.id)).toEqual(row);
+        expect(await saver.getInterrupt(makeInterrupt("t1", "unknown").id)).toBeUndefined();
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "getThreadInterrupts returns the thread's interrupts of all streams, oldest first",
@@ -87,51 +91,69 @@ export const interruptSpecs: SpecModule = {
       },
     );
 
-    spec("listInterrupts spans threads, newest first", async (saver) => {
-      await store(saver, [
-        makeInterrupt("t1", "a", { createdAt: at(1) }),
-        makeInterrupt("t2", "b", { createdAt: at(3) }),
-        makeInterrupt("t3", "c", { createdAt: at(2) }),
-      ]);
-      const page = await saver.listInterrupts({ status: "pending" });
-      expect(page.items.map((i) => i.id)).toEqual(["b", "c", "a"]);
-      expect(page.nextCursor).toBeNull();
-      expect(page.items[0]).toEqual(makeInterrupt("t2", "b", { createdAt: at(3) }));
-    });
+    spec(
+      "listInterrupts spans threads, newest first",
+      async (saver) => {
+        await store(saver, [
+          makeInterrupt("t1", "a", { createdAt: at(1) }),
+          makeInterrupt("t2", "b", { createdAt: at(3) }),
+          makeInterrupt("t3", "c", { createdAt: at(2) }),
+        ]);
+        const page = await saver.listInterrupts({ status: "pending" });
+        expect(page.items.map((i) => i.id)).toEqual(["b", "c", "a"]);
+        expect(page.nextCursor).toBeNull();
+        expect(page.items[0]).toEqual(makeInterrupt("t2", "b", { createdAt: at(3) }));
+      },
+      ["interruptQueue"],
+    );
 
-    spec("listInterrupts pages with a cursor without duplicates or gaps", async (saver) => {
-      // 23 rows, many sharing a timestamp, so the id must break ties for the cursor to be exact.
-      const rows = Array.from({ length: 23 }, (_, n) =>
-        makeInterrupt(`t${n % 4}`, `i${String(n).padStart(2, "0")}`, {
-          createdAt: at(Math.floor(n / 3)),
-        }),
-      );
-      await store(saver, rows);
-      const expected = [...rows]
-        .sort((a, b) =>
-          a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
-        )
-        .map((r) => r.id);
-      for (const limit of [1, 4, 5, 23, 50]) {
-        expect(await listAll(saver, { status: "pending", limit })).toEqual(expected);
-      }
-    });
+    spec(
+      "listInterrupts pages with a cursor without duplicates or gaps",
+      async (saver) => {
+        // 23 rows, many sharing a timestamp, so the id must break ties for the cursor to be exact.
+        const rows = Array.from({ length: 23 }, (_, n) =>
+          makeInterrupt(`t${n % 4}`, `i${String(n).padStart(2, "0")}`, {
+            createdAt: at(Math.floor(n / 3)),
+          }),
+        );
+        await store(saver, rows);
+        const expected = [...rows]
+          .sort((a, b) =>
+            a.createdAt === b.createdAt
+              ? a.id < b.id
+                ? 1
+                : -1
+              : a.createdAt < b.createdAt
+                ? 1
+                : -1,
+          )
+          .map((r) => r.id);
+        for (const limit of [1, 4, 5, 23, 50]) {
+          expect(await listAll(saver, { status: "pending", limit })).toEqual(expected);
+        }
+      },
+      ["interruptQueue"],
+    );
 
-    spec("a page is stable when newer interrupts arrive between pages", async (saver) => {
-      await store(
-        saver,
-        [1, 2, 3, 4].map((s) => makeInterrupt("t1", `i${s}`, { createdAt: at(s) })),
-      );
-      const first = await saver.listInterrupts({ status: "pending", limit: 2 });
-      expect(first.items.map((i) => i.id)).toEqual(["i4", "i3"]);
-      await store(saver, [makeInterrupt("t1", "i9", { createdAt: at(9) })]);
-      const second = await saver.listInterrupts({
-        status: "pending",
-        limit: 2,
-        cursor: first.nextCursor,
-      });
-      expect(second.items.map((i) => i.id)).toEqual(["i2", "i1"]);
-    });
+    spec(
+      "a page is stable when newer interrupts arrive between pages",
+      async (saver) => {
+        await store(
+          saver,
+          [1, 2, 3, 4].map((s) => makeInterrupt("t1", `i${s}`, { createdAt: at(s) })),
+        );
+        const first = await saver.listInterrupts({ status: "pending", limit: 2 });
+        expect(first.items.map((i) => i.id)).toEqual(["i4", "i3"]);
+        await store(saver, [makeInterrupt("t1", "i9", { createdAt: at(9) })]);
+        const second = await saver.listInterrupts({
+          status: "pending",
+          limit: 2,
+          cursor: first.nextCursor,
+        });
+        expect(second.items.map((i) => i.id)).toEqual(["i2", "i1"]);
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "a cursor the store did not make (garbage, or a key holding a NUL) is an InvalidInputError on every list",
@@ -153,45 +175,49 @@ export const interruptSpecs: SpecModule = {
           }
         }
       },
-      ["auditChain", "threadCatalog"],
+      ["auditChain", "interruptQueue", "threadCatalog"],
     );
 
-    spec("listInterrupts filters by status, thread, graph, tenant and run", async (saver) => {
-      await store(saver, [
-        makeInterrupt("t1", "p1", {
-          createdAt: at(1),
-          tenant: "acme",
-          graph: "support",
-          path: [
-            { runId: runId("run-1"), graph: "support", node: "review", taskId: taskId("task-1") },
-          ],
-        }),
-        makeInterrupt("t1", "a1", {
-          createdAt: at(2),
-          tenant: "acme",
-          status: "answered",
-          answer: true,
-        }),
-        makeInterrupt("t2", "p2", { createdAt: at(3), tenant: "beta", runId: runId("run-2") }),
-        makeInterrupt("t3", "p3", { createdAt: at(4), tenant: null, status: "cancelled" }),
-      ]);
-      const ids = (query: InterruptQuery) => listAll(saver, query);
-      expect(await ids({})).toEqual(["p3", "p2", "a1", "p1"]);
-      expect(await ids({ status: "pending" })).toEqual(["p2", "p1"]);
-      expect(await ids({ status: "answered" })).toEqual(["a1"]);
-      expect(await ids({ status: "cancelled" })).toEqual(["p3"]);
-      expect(await ids({ threadId: threadId("t1") })).toEqual(["a1", "p1"]);
-      expect(await ids({ graph: "support" })).toEqual(["p1"]);
-      expect(await ids({ tenant: "acme" })).toEqual(["a1", "p1"]);
-      expect(await ids({ tenant: null })).toEqual(["p3"]);
-      expect(await ids({ runId: runId("run-2") })).toEqual(["p2"]);
-      expect(await ids({ status: "pending", tenant: "acme", threadId: threadId("t1") })).toEqual([
-        "p1",
-      ]);
-      expect(await ids({ status: "pending", tenant: "beta", threadId: threadId("t1") })).toEqual(
-        [],
-      );
-    });
+    spec(
+      "listInterrupts filters by status, thread, graph, tenant and run",
+      async (saver) => {
+        await store(saver, [
+          makeInterrupt("t1", "p1", {
+            createdAt: at(1),
+            tenant: "acme",
+            graph: "support",
+            path: [
+              { runId: runId("run-1"), graph: "support", node: "review", taskId: taskId("task-1") },
+            ],
+          }),
+          makeInterrupt("t1", "a1", {
+            createdAt: at(2),
+            tenant: "acme",
+            status: "answered",
+            answer: true,
+          }),
+          makeInterrupt("t2", "p2", { createdAt: at(3), tenant: "beta", runId: runId("run-2") }),
+          makeInterrupt("t3", "p3", { createdAt: at(4), tenant: null, status: "cancelled" }),
+        ]);
+        const ids = (query: InterruptQuery) => listAll(saver, query);
+        expect(await ids({})).toEqual(["p3", "p2", "a1", "p1"]);
+        expect(await ids({ status: "pending" })).toEqual(["p2", "p1"]);
+        expect(await ids({ status: "answered" })).toEqual(["a1"]);
+        expect(await ids({ status: "cancelled" })).toEqual(["p3"]);
+        expect(await ids({ threadId: threadId("t1") })).toEqual(["a1", "p1"]);
+        expect(await ids({ graph: "support" })).toEqual(["p1"]);
+        expect(await ids({ tenant: "acme" })).toEqual(["a1", "p1"]);
+        expect(await ids({ tenant: null })).toEqual(["p3"]);
+        expect(await ids({ runId: runId("run-2") })).toEqual(["p2"]);
+        expect(await ids({ status: "pending", tenant: "acme", threadId: threadId("t1") })).toEqual([
+          "p1",
+        ]);
+        expect(await ids({ status: "pending", tenant: "beta", threadId: threadId("t1") })).toEqual(
+          [],
+        );
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "listExpiredInterrupts returns pending interrupts past their deadline, oldest deadline first",
@@ -209,6 +235,7 @@ export const interruptSpecs: SpecModule = {
         expect(await ids(10)).toEqual(["due-early", "due-late", "due-now"]);
         expect(await ids(2)).toEqual(["due-early", "due-late"]);
       },
+      ["deadlineTimer"],
     );
 
     spec(

@@ -80,6 +80,7 @@ export const narrowReadSpecs: SpecModule = {
           total: 0,
         });
       },
+      ["narrowReads"],
     );
 
     spec(
@@ -97,6 +98,7 @@ export const narrowReadSpecs: SpecModule = {
         ]);
         expect(await saver.getTaskResultKinds(T, "", checkpointId(3))).toEqual([]);
       },
+      ["narrowReads"],
     );
 
     spec(
@@ -141,6 +143,7 @@ export const narrowReadSpecs: SpecModule = {
         expect(rows.find((i) => i.id === "b0")).toEqual(b0);
         expect(await saver.getTaskInterrupts(T, [])).toEqual([]);
       },
+      ["narrowReads"],
     );
   },
 };

@@ -107,6 +107,7 @@ export const queueFilterSpecs: SpecModule = {
         // A sub-agent's graph is not an app: nothing has it as its root.
         expect(await ids(saver, { graph: "refund_agent" })).toEqual([]);
       },
+      ["interruptQueue"],
     );
 
     spec(
@@ -129,55 +130,68 @@ export const queueFilterSpecs: SpecModule = {
           "desk-dispatch",
         ]);
       },
+      ["interruptQueue"],
     );
 
-    spec("count gives the size of the whole filtered queue on every page", async (saver) => {
-      await store(saver, twoApps());
-      const first = await saver.listInterrupts({ status: "pending", limit: 2, count: true });
-      expect(first.items).toHaveLength(2);
-      expect(first.total).toBe(5);
-      const second = await saver.listInterrupts({
-        status: "pending",
-        limit: 2,
-        count: true,
-        cursor: first.nextCursor,
-      });
-      expect(second.items.map((i) => i.id)).toEqual(["desk-email", "desk-refund"]);
-      expect(second.total).toBe(5);
-      const app = await saver.listInterrupts({
-        status: "pending",
-        graph: "support-desk",
-        count: true,
-      });
-      expect(app.total).toBe(3);
-      const every = await saver.listInterrupts({ graph: "support-desk", count: true });
-      expect(every.total).toBe(4);
-      const none = await saver.listInterrupts({ status: "pending", graph: "nobody", count: true });
-      expect([none.items, none.total]).toEqual([[], 0]);
-      // Not asked, not counted.
-      expect((await saver.listInterrupts({ status: "pending" })).total).toBeUndefined();
-    });
+    spec(
+      "count gives the size of the whole filtered queue on every page",
+      async (saver) => {
+        await store(saver, twoApps());
+        const first = await saver.listInterrupts({ status: "pending", limit: 2, count: true });
+        expect(first.items).toHaveLength(2);
+        expect(first.total).toBe(5);
+        const second = await saver.listInterrupts({
+          status: "pending",
+          limit: 2,
+          count: true,
+          cursor: first.nextCursor,
+        });
+        expect(second.items.map((i) => i.id)).toEqual(["desk-email", "desk-refund"]);
+        expect(second.total).toBe(5);
+        const app = await saver.listInterrupts({
+          status: "pending",
+          graph: "support-desk",
+          count: true,
+        });
+        expect(app.total).toBe(3);
+        const every = await saver.listInterrupts({ graph: "support-desk", count: true });
+        expect(every.total).toBe(4);
+        const none = await saver.listInterrupts({
+          status: "pending",
+          graph: "nobody",
+          count: true,
+        });
+        expect([none.items, none.total]).toEqual([[], 0]);
+        // Not asked, not counted.
+        expect((await saver.listInterrupts({ status: "pending" })).total).toBeUndefined();
+      },
+      ["interruptQueue"],
+    );
 
-    spec("an answered question leaves the count and the app's queue", async (saver) => {
-      await store(saver, twoApps());
-      const refund = twoApps()[1] as StoredInterrupt;
-      const outcome = await saver.answerInterrupts({
-        threadId: refund.threadId,
-        answers: [{ id: refund.id, value: { type: "accept" } }],
-        wake: [],
-        actor: "alice",
-        action: "answer",
-      });
-      expect(outcome).toEqual({ ok: true });
-      const page = await saver.listInterrupts({
-        status: "pending",
-        graph: "support-desk",
-        count: true,
-      });
-      expect([page.items.map((i) => i.id), page.total]).toEqual([
-        ["desk-email", "desk-dispatch"],
-        2,
-      ]);
-    });
+    spec(
+      "an answered question leaves the count and the app's queue",
+      async (saver) => {
+        await store(saver, twoApps());
+        const refund = twoApps()[1] as StoredInterrupt;
+        const outcome = await saver.answerInterrupts({
+          threadId: refund.threadId,
+          answers: [{ id: refund.id, value: { type: "accept" } }],
+          wake: [],
+          actor: "alice",
+          action: "answer",
+        });
+        expect(outcome).toEqual({ ok: true });
+        const page = await saver.listInterrupts({
+          status: "pending",
+          graph: "support-desk",
+          count: true,
+        });
+        expect([page.items.map((i) => i.id), page.total]).toEqual([
+          ["desk-email", "desk-dispatch"],
+          2,
+        ]);
+      },
+      ["interruptQueue"],
+    );
   },
 };

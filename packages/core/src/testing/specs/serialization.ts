@@ -90,27 +90,33 @@ export const serializationSpecs: SpecModule = {
       expect(await saver.getTaskResults(T, "", C1)).toEqual([result]);
     });
 
-    spec("tagged types round-trip through interrupt payloads and answers", async (saver) => {
-      const row = makeInterrupt("t1", "i1", {
-        payload: rich(),
-        onTimeout: { kind: "value", value: rich() },
-      });
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [row] }),
-      );
-      expect(await saver.getInterrupt(row.id)).toEqual(row);
-      await saver.answerInterrupts({
-        threadId: T,
-        answers: [{ id: interruptId("i1"), value: rich() }],
-        wake: [],
-        actor: "alice",
-        action: "answer",
-      });
-      const answered = await saver.getInterrupt(row.id);
-      expect(answered?.answer).toEqual(rich());
-      expect(answered?.payload).toEqual(rich());
-      expect((await saver.listInterrupts({ status: "answered" })).items[0]?.answer).toEqual(rich());
-    });
+    spec(
+      "tagged types round-trip through interrupt payloads and answers",
+      async (saver) => {
+        const row = makeInterrupt("t1", "i1", {
+          payload: rich(),
+          onTimeout: { kind: "value", value: rich() },
+        });
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [row] }),
+        );
+        expect(await saver.getInterrupt(row.id)).toEqual(row);
+        await saver.answerInterrupts({
+          threadId: T,
+          answers: [{ id: interruptId("i1"), value: rich() }],
+          wake: [],
+          actor: "alice",
+          action: "answer",
+        });
+        const answered = await saver.getInterrupt(row.id);
+        expect(answered?.answer).toEqual(rich());
+        expect(answered?.payload).toEqual(rich());
+        expect((await saver.listInterrupts({ status: "answered" })).items[0]?.answer).toEqual(
+          rich(),
+        );
+      },
+      ["interruptQueue"],
+    );
 
     spec("tagged types round-trip through once values and request results", async (saver) => {
       expect(await saver.putOnce(T, taskId("task-1"), "k", rich())).toEqual({ value: rich() });
@@ -148,7 +154,7 @@ export const serializationSpecs: SpecModule = {
         await saver.appendSteering(steering);
         expect(await saver.listSteering(T)).toEqual([steering]);
       },
-      ["auditChain"],
+      ["auditChain", "steering", "threadCatalog"],
     );
 
     spec(
@@ -197,6 +203,7 @@ export const serializationSpecs: SpecModule = {
           l: [untrusted, untrusted, -0, undefined],
         });
       },
+      ["interruptQueue"],
     );
 
     spec(
@@ -214,18 +221,22 @@ export const serializationSpecs: SpecModule = {
       },
     );
 
-    spec("a value the serializer refuses fails the commit and writes nothing", async (saver) => {
-      class Opaque {}
-      const commit = makeCommit(makeCheckpoint("t1", C1, { versions: { a: "v1" } }), null, {
-        blobs: [fullBlob("a", "v1", { fine: 1, bad: new Opaque() })],
-        interrupts: [makeInterrupt("t1", "i1")],
-      });
-      await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(NonSerializableError);
-      expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
-      expect(await saver.getInterrupt(interruptId("i1"))).toBeUndefined();
-      // The stream is still empty: a corrected first commit goes through.
-      await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
-      expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(C1);
-    });
+    spec(
+      "a value the serializer refuses fails the commit and writes nothing",
+      async (saver) => {
+        class Opaque {}
+        const commit = makeCommit(makeCheckpoint("t1", C1, { versions: { a: "v1" } }), null, {
+          blobs: [fullBlob("a", "v1", { fine: 1, bad: new Opaque() })],
+          interrupts: [makeInterrupt("t1", "i1")],
+        });
+        await expect(saver.commitStep(commit)).rejects.toBeInstanceOf(NonSerializableError);
+        expect(await saver.getCheckpoint(T, ROOT_STREAM)).toBeUndefined();
+        expect(await saver.getInterrupt(interruptId("i1"))).toBeUndefined();
+        // The stream is still empty: a corrected first commit goes through.
+        await saver.commitStep(makeCommit(makeCheckpoint("t1", C1), null));
+        expect((await saver.getCheckpoint(T, ROOT_STREAM))?.id).toBe(C1);
+      },
+      ["interruptQueue"],
+    );
   },
 };

@@ -48,18 +48,23 @@ export const steeringAuditSpecs: SpecModule = {
         expect(await saver.listSteering(threadId("t1"))).toEqual([first, second]);
         expect(await saver.listSteering(threadId("none"))).toEqual([]);
       },
+      ["steering"],
     );
 
-    spec("steering is append-only: records with equal content are all kept", async (saver) => {
-      await saver.appendSteering(makeSteering("t1", "s1", { text: "same" }));
-      await saver.appendSteering(makeSteering("t1", "s2", { text: "same" }));
-      await saver.appendSteering(makeSteering("t1", "s3", { text: "same" }));
-      expect((await saver.listSteering(threadId("t1"))).map((s) => s.id)).toEqual([
-        "s1",
-        "s2",
-        "s3",
-      ]);
-    });
+    spec(
+      "steering is append-only: records with equal content are all kept",
+      async (saver) => {
+        await saver.appendSteering(makeSteering("t1", "s1", { text: "same" }));
+        await saver.appendSteering(makeSteering("t1", "s2", { text: "same" }));
+        await saver.appendSteering(makeSteering("t1", "s3", { text: "same" }));
+        expect((await saver.listSteering(threadId("t1"))).map((s) => s.id)).toEqual([
+          "s1",
+          "s2",
+          "s3",
+        ]);
+      },
+      ["steering"],
+    );
 
     spec(
       "listAudit returns records oldest first in append order, all fields kept",
@@ -113,7 +118,7 @@ export const steeringAuditSpecs: SpecModule = {
         expect(await auditIds(saver, { tenant: null })).toEqual(["a3"]);
         expect(await auditIds(saver, { tenant: "acme", threadId: threadId("tb") })).toEqual([]);
       },
-      ["auditChain"],
+      ["auditChain", "threadCatalog"],
     );
   },
 };

@@ -63,18 +63,22 @@ export const taskResultSpecs: SpecModule = {
       ]);
     });
 
-    spec("the first writes result wins: a second one for the task is ignored", async (saver) => {
-      const first = writesResult("task-a", [["x", 1]]);
-      await saver.putTaskOutcome(makeOutcome("t1", C1, first));
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, writesResult("task-a", [["x", 2]]), {
-          interrupts: [makeInterrupt("t1", "i-late")],
-        }),
-      );
-      expect(await saver.getTaskResults(T, "", C1)).toEqual([first]);
-      // The ignored outcome's interrupts are ignored with it.
-      expect(await saver.getInterrupt(interruptId("i-late"))).toBeUndefined();
-    });
+    spec(
+      "the first writes result wins: a second one for the task is ignored",
+      async (saver) => {
+        const first = writesResult("task-a", [["x", 1]]);
+        await saver.putTaskOutcome(makeOutcome("t1", C1, first));
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, writesResult("task-a", [["x", 2]]), {
+            interrupts: [makeInterrupt("t1", "i-late")],
+          }),
+        );
+        expect(await saver.getTaskResults(T, "", C1)).toEqual([first]);
+        // The ignored outcome's interrupts are ignored with it.
+        expect(await saver.getInterrupt(interruptId("i-late"))).toBeUndefined();
+      },
+      ["interruptQueue"],
+    );
 
     spec("a paused result is replaced by a writes result", async (saver) => {
       await saver.putTaskOutcome(makeOutcome("t1", C1, pausedResult("task-a")));
@@ -91,32 +95,40 @@ export const taskResultSpecs: SpecModule = {
       expect(await saver.getTaskResults(T, "", C1)).toEqual([done]);
     });
 
-    spec("interrupts are stored with the outcome that raised them", async (saver) => {
-      const i0 = makeInterrupt("t1", "i0", { order: 0, slot: "o:0" });
-      const i1 = makeInterrupt("t1", "i1", { order: 1, slot: "o:1", payload: { q: "second" } });
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [i0, i1] }),
-      );
-      expect(await saver.getInterrupt(i0.id)).toEqual(i0);
-      expect(await saver.getInterrupt(i1.id)).toEqual(i1);
-      expect(await saver.getTaskResults(T, "", C1)).toEqual([pausedResult("task-1")]);
-    });
+    spec(
+      "interrupts are stored with the outcome that raised them",
+      async (saver) => {
+        const i0 = makeInterrupt("t1", "i0", { order: 0, slot: "o:0" });
+        const i1 = makeInterrupt("t1", "i1", { order: 1, slot: "o:1", payload: { q: "second" } });
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [i0, i1] }),
+        );
+        expect(await saver.getInterrupt(i0.id)).toEqual(i0);
+        expect(await saver.getInterrupt(i1.id)).toEqual(i1);
+        expect(await saver.getTaskResults(T, "", C1)).toEqual([pausedResult("task-1")]);
+      },
+      ["interruptQueue"],
+    );
 
-    spec("a re-run replaces an interrupt row that has the same id", async (saver) => {
-      const first = makeInterrupt("t1", "i0", { payload: { q: "v1" } });
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [first] }),
-      );
-      const again = makeInterrupt("t1", "i0", {
-        payload: { q: "v2" },
-        checkpointId: checkpointId(2),
-      });
-      await saver.putTaskOutcome(
-        makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [again] }),
-      );
-      expect(await saver.getInterrupt(first.id)).toEqual(again);
-      expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
-    });
+    spec(
+      "a re-run replaces an interrupt row that has the same id",
+      async (saver) => {
+        const first = makeInterrupt("t1", "i0", { payload: { q: "v1" } });
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [first] }),
+        );
+        const again = makeInterrupt("t1", "i0", {
+          payload: { q: "v2" },
+          checkpointId: checkpointId(2),
+        });
+        await saver.putTaskOutcome(
+          makeOutcome("t1", C1, pausedResult("task-1"), { interrupts: [again] }),
+        );
+        expect(await saver.getInterrupt(first.id)).toEqual(again);
+        expect(await saver.getThreadInterrupts(T)).toHaveLength(1);
+      },
+      ["interruptQueue"],
+    );
 
     spec(
       "superseded ids are marked superseded with the outcome, answered ones too; cancelled ones are left",
@@ -139,6 +151,7 @@ export const taskResultSpecs: SpecModule = {
         expect((await saver.getInterrupt(cancelled.id))?.status).toBe("cancelled");
         expect((await saver.getInterrupt(replacement.id))?.status).toBe("pending");
       },
+      ["interruptQueue"],
     );
 
     spec(
@@ -176,15 +189,19 @@ export const taskResultSpecs: SpecModule = {
       expect(await saver.getTaskResults(T, "", C1)).toEqual([pausedResult("task-a")]);
     });
 
-    spec("an outcome with a value the serializer refuses writes nothing", async (saver) => {
-      const bad = writesResult("task-a", [["x", () => 1]]);
-      await expect(
-        saver.putTaskOutcome(
-          makeOutcome("t1", C1, bad, { interrupts: [makeInterrupt("t1", "i-bad")] }),
-        ),
-      ).rejects.toBeInstanceOf(NonSerializableError);
-      expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
-      expect(await saver.getInterrupt(interruptId("i-bad"))).toBeUndefined();
-    });
+    spec(
+      "an outcome with a value the serializer refuses writes nothing",
+      async (saver) => {
+        const bad = writesResult("task-a", [["x", () => 1]]);
+        await expect(
+          saver.putTaskOutcome(
+            makeOutcome("t1", C1, bad, { interrupts: [makeInterrupt("t1", "i-bad")] }),
+          ),
+        ).rejects.toBeInstanceOf(NonSerializableError);
+        expect(await saver.getTaskResults(T, "", C1)).toEqual([]);
+        expect(await saver.getInterrupt(interruptId("i-bad"))).toBeUndefined();
+      },
+      ["interruptQueue"],
+    );
   },
 };

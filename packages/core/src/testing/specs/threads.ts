@@ -62,14 +62,18 @@ export const threadSpecs: SpecModule = {
       },
       ["threadCatalog"],
     );
-    spec("putThread then getThread returns the record", async (saver) => {
-      const thread = makeThread("t1", {
-        tenant: "acme",
-        metadata: { title: "Refund", tags: ["a"] },
-      });
-      await saver.putThread(thread);
-      expect(await saver.getThread(threadId("t1"))).toEqual(thread);
-    });
+    spec(
+      "putThread then getThread returns the record",
+      async (saver) => {
+        const thread = makeThread("t1", {
+          tenant: "acme",
+          metadata: { title: "Refund", tags: ["a"] },
+        });
+        await saver.putThread(thread);
+        expect(await saver.getThread(threadId("t1"))).toEqual(thread);
+      },
+      ["threadCatalog"],
+    );
 
     spec(
       "a thread's graph is a column: putThread and commitStep store it, every read returns it",
@@ -94,10 +98,14 @@ export const threadSpecs: SpecModule = {
       ["threadCatalog"],
     );
 
-    spec("getThread of an unknown thread is undefined", async (saver) => {
-      await saver.putThread(makeThread("t1"));
-      expect(await saver.getThread(threadId("nope"))).toBeUndefined();
-    });
+    spec(
+      "getThread of an unknown thread is undefined",
+      async (saver) => {
+        await saver.putThread(makeThread("t1"));
+        expect(await saver.getThread(threadId("nope"))).toBeUndefined();
+      },
+      ["threadCatalog"],
+    );
 
     spec(
       "putThread on an existing thread updates tenant and metadata, keeps createdAt",
@@ -122,6 +130,7 @@ export const threadSpecs: SpecModule = {
           }),
         );
       },
+      ["threadCatalog"],
     );
 
     spec(
@@ -170,14 +179,18 @@ export const threadSpecs: SpecModule = {
       ["threadCatalog"],
     );
 
-    spec("a stored thread does not change when the caller mutates its objects", async (saver) => {
-      const thread = makeThread("t1", { metadata: { nested: { n: 1 } } });
-      await saver.putThread(thread);
-      (thread.metadata["nested"] as { n: number }).n = 2;
-      const read = await saver.getThread(threadId("t1"));
-      (read?.metadata["nested"] as { n: number }).n = 3;
-      expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({ nested: { n: 1 } });
-    });
+    spec(
+      "a stored thread does not change when the caller mutates its objects",
+      async (saver) => {
+        const thread = makeThread("t1", { metadata: { nested: { n: 1 } } });
+        await saver.putThread(thread);
+        (thread.metadata["nested"] as { n: number }).n = 2;
+        const read = await saver.getThread(threadId("t1"));
+        (read?.metadata["nested"] as { n: number }).n = 3;
+        expect((await saver.getThread(threadId("t1")))?.metadata).toEqual({ nested: { n: 1 } });
+      },
+      ["threadCatalog"],
+    );
 
     spec(
       "getThreadHead reads the head checkpoint, its run, the thread, the pending count and the steering log",
@@ -222,6 +235,7 @@ export const threadSpecs: SpecModule = {
         expect(head.pendingInterrupts).toBe(2);
         expect((await saver.getThreadHead(T, "child")).checkpoint).toBeUndefined();
       },
+      ["steering"],
     );
 
     spec(
