@@ -3,65 +3,31 @@
  * Postgres schema. Values are encoded with the store's serializer; fields that are queried (ids,
  * statuses, timestamps) are plain columns beside the encoded record.
  */
-import {
-  type AuditRecord,
-  type CheckpointId,
-  type RunId,
-  type Serializer,
-  type ThreadId,
-} from "@rein/core";
+import type { AuditRecord } from "@rein/core";
 import type {
-  ApprovalProgress,
   ChannelBlob,
   CheckpointRecord,
+  EncodedRunRow as RunRow,
+  EncodedTaskResultRow as TaskResultRow,
+  EncodedCheckpointRow,
+  EncodedThreadRow as ThreadRow,
   RunRecord,
-  StoredApprovalPolicy,
   StoredInterrupt,
   TaskResult,
   ThreadRecord,
 } from "@rein/core/store";
-import type {
-  EncodedRunRow as RunRow,
-  EncodedTaskResultRow as TaskResultRow,
-} from "@rein/core/store";
 import {
-  channelValuesFromChains,
   interruptBody,
   interruptColumns,
+  RecordCodec,
   rootGraphOf,
-  joinInterrupt,
-  joinRun,
-  joinTaskResult,
-  runBody,
   runColumns,
-  taskResultBody,
   type InterruptColumns,
 } from "@rein/core/store";
 
-/** A row of `threads`. */
-export interface ThreadRow {
-  thread_id: string;
-  tenant: string | null;
-  created_at: string;
-  updated_at: string;
-  metadata: string;
-  /** The graph's name; NULL for a thread created by its first run (migration 11). */
-  graph: string | null;
-}
-
 /** A row of `checkpoints` (`versions` is jsonb, parsed by the driver). */
-export interface CheckpointRow {
-  thread_id: string;
-  stream: string;
-  id: string;
-  parent_id: string | null;
-  run_id: string;
-  step: number;
-  source: string;
-  created_at: string;
+export interface CheckpointRow extends EncodedCheckpointRow {
   versions: Record<string, string>;
-  next: string;
-  metadata: string;
 }
 
 /** One link of a delta chain, as read by the recursive query. */
@@ -74,7 +40,7 @@ export interface ChainRow {
 }
 
 /** The run and task-result rows this store reads, as every SQL store shapes them. */
-export type { RunRow, TaskResultRow };
+export type { RunRow, TaskResultRow, ThreadRow };
 
 /** The columns an interrupt record is rebuilt from. */
 export interface InterruptRow extends InterruptColumns {
@@ -92,53 +58,11 @@ export interface InterruptRow extends InterruptColumns {
 /** Thirteen parallel arrays, one per interrupt column, for an `unnest` upsert. */
 export type InterruptArrays = (string | null)[][];
 
-/** Encodes records into rows and parameters, and decodes rows into records. */
-export class RowCodec {
-  readonly #serializer: Serializer;
-
-  constructor(serializer: Serializer) {
-    this.#serializer = serializer;
-  }
-
-  /** Encodes a value. */
-  encode(value: unknown): string {
-    return this.#serializer.serialize(value);
-  }
-
-  /** Decodes a value. */
-  decode<T>(text: string): T {
-    return this.#serializer.deserialize(text) as T;
-  }
-
-  /** The thread of a row. */
-  thread(row: ThreadRow): ThreadRecord {
-    return {
-      threadId: row.thread_id as ThreadId,
-      tenant: row.tenant,
-      metadata: this.decode<Record<string, unknown>>(row.metadata),
-      ...(row.graph === null ? {} : { graph: row.graph }),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    };
-  }
-
-  /** The checkpoint of a row. */
-  checkpoint(row: CheckpointRow): CheckpointRecord {
-    return {
-      threadId: row.thread_id as ThreadId,
-      stream: row.stream,
-      id: row.id as CheckpointId,
-      parentId: row.parent_id as CheckpointId | null,
-      runId: row.run_id as RunId,
-      step: row.step,
-      versions: row.versions,
-      next: this.decode<CheckpointRecord["next"]>(row.next),
-      source: row.source as CheckpointRecord["source"],
-      createdAt: row.created_at,
-      metadata: this.decode<Record<string, unknown>>(row.metadata),
-    };
-  }
-
+/**
+ * Encodes records into the parameters and parallel arrays of Postgres's statements; decoding rows
+ * into records, and the encoded bodies, are every SQL store's ({@link RecordCodec}).
+ */
+export class RowCodec extends RecordCodec {
   /** Parameters $5..$12 of the commit statement: the checkpoint's own columns. */
   checkpointParams(cp: CheckpointRecord): unknown[] {
     return [
@@ -244,37 +168,6 @@ export class RowCodec {
     return [records.map((r) => r.threadId), records.map((r) => this.encode(r))];
   }
 
-  /** The interrupt of a row: the encoded rest with the columns laid over it. */
-  interrupt(row: InterruptRow): StoredInterrupt {
-    const answer = row.answer === null ? undefined : this.decode(row.answer);
-    return joinInterrupt(this.decode<Partial<StoredInterrupt>>(row.record), {
-      ...row,
-      answer,
-      policy: row.policy == null ? null : this.decode<StoredApprovalPolicy>(row.policy),
-      approvals: row.approvals == null ? null : this.decode<ApprovalProgress>(row.approvals),
-    });
-  }
-
-  /** The encoded part of a run (its queried fields are columns). */
-  runValue(run: RunRecord): string {
-    return this.encode(runBody(run));
-  }
-
-  /** The run of a row. */
-  run(row: RunRow): RunRecord {
-    return joinRun(this.decode<Partial<RunRecord>>(row.record), row);
-  }
-
-  /** The encoded value of a task result (its kind and task id are columns). */
-  taskValue(result: TaskResult): string {
-    return this.encode(taskResultBody(result));
-  }
-
-  /** The task result of a row. */
-  taskResult(row: TaskResultRow): TaskResult {
-    return joinTaskResult(this.decode<Partial<TaskResult>>(row.value), row);
-  }
-
   /** Four parallel arrays (run id, thread, created at, record) for the run upsert. */
   runArrays(runs: readonly RunRecord[]): string[][] {
     const last = new Map(runs.map((run) => [run.runId, run]));
@@ -292,16 +185,6 @@ export class RowCodec {
       ]);
     }
     return arrays;
-  }
-
-  /**
-   * Rebuilds each wanted channel from the rows of the chain query (per channel, deepest link
-   * first).
-   *
-   * @throws {NotFoundError} when a version or a link of its chain is missing.
-   */
-  channelValues(wanted: [string, string][], rows: ChainRow[]): Record<string, unknown> {
-    return channelValuesFromChains(wanted, rows, (text) => this.decode(text));
   }
 }
 

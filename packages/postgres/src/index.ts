@@ -23,6 +23,7 @@
  */
 export { PostgresSaver } from "./saver.ts";
 export { PostgresWebhooks } from "./webhooks.ts";
+export { PostgresApiKeys } from "./api-keys.ts";
 export type { PostgresSaverOptions } from "./saver.ts";
 export {
   POOLED_URL_PARAM,

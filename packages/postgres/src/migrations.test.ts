@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { SchemaVersionError, jsonSerializer } from "@rein/core";
 import type { StoredInterrupt } from "@rein/core/store";
-import { taskId, threadId, treeInterrupts } from "@rein/core/testing";
+import { legacySideRecordCase, taskId, threadId, treeInterrupts } from "@rein/core/testing";
 import { RowCodec } from "./codec.ts";
 import {
   MIGRATIONS,
@@ -61,6 +61,7 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     );
     expect(tables.rows.map((r) => r.table_name).sort()).toEqual(
       [
+        "api_keys",
         "audit",
         "audit_heads",
         "audit_seals",
@@ -73,6 +74,7 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
         "requests",
         "runs",
         "schema_migrations",
+        "side_records",
         "steering",
         "store_settings",
         "task_results",
@@ -227,6 +229,49 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
     ]);
   });
 
+  it("a version-16 schema's server records in once slots read as side records", async () => {
+    const schema = freshSchema();
+    const shared = pool();
+    await migrate(
+      shared,
+      schema,
+      MIGRATIONS.filter((m) => m.version <= 16),
+    );
+    const legacy = legacySideRecordCase();
+    const s = `"${schema}"`;
+    const at = "2026-01-01T00:00:00.000Z";
+    for (const t of legacy.threads)
+      await shared.query(`INSERT INTO ${s}.threads VALUES ($1, $2, $3, $3, '{}')`, [
+        t.threadId,
+        t.tenant,
+        at,
+      ]);
+    for (const o of legacy.slots)
+      await shared.query(`INSERT INTO ${s}.once_results VALUES ($1, $2, $3, $4)`, [
+        o.threadId,
+        o.taskId,
+        o.key,
+        o.text,
+      ]);
+    for (const r of legacy.earlier)
+      await shared.query(`INSERT INTO ${s}.side_records VALUES ($1, $2, $3, $4, $5, NULL, $6)`, [
+        r.tenant !== null,
+        r.tenant ?? "",
+        r.kind,
+        r.key,
+        r.text,
+        r.threadId,
+      ]);
+    const saver = await PostgresSaver.connect({ pool: shared, schema });
+    expect(await schemaVersion(shared, schema)).toBe(SCHEMA_VERSION);
+    for (const e of legacy.expected)
+      expect((await saver.getSideRecord(e.tenant, e.kind, e.key))?.value, e.why).toEqual(e.value);
+    // The copies are their thread's: they leave with it.
+    const [claim] = legacy.expected;
+    await saver.deleteThread(threadId("t-1"));
+    expect(await saver.getSideRecord(claim!.tenant, claim!.kind, claim!.key)).toBeUndefined();
+  });
+
   it("a failing migration rolls back entirely and leaves the previous version", async () => {
     const schema = freshSchema();
     const shared = pool();
@@ -269,7 +314,7 @@ describe.skipIf(!probe.available)(`Postgres migrations at ${redactUrl(probe.url)
 });
 
 describe.skipIf(!probe.available)("Postgres schema", () => {
-  it("keeps leases in an unlogged table (no WAL flush per lease)", async () => {
+  it("keeps leases in a logged table (a promoted replica has them)", async () => {
     const schema = testSchemaName();
     const shared = new pg.Pool({ connectionString: probe.url });
     try {
@@ -278,7 +323,50 @@ describe.skipIf(!probe.available)("Postgres schema", () => {
         "SELECT c.relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'leases'",
         [schema],
       );
-      expect(row.rows[0]?.relpersistence).toBe("u");
+      expect(row.rows[0]?.relpersistence).toBe("p");
+    } finally {
+      await shared.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await shared.end();
+    }
+  });
+
+  it("holds only pending rows in the queue's filtered indexes, so an answer writes 4 index entries", async () => {
+    const schema = testSchemaName();
+    const shared = new pg.Pool({ connectionString: probe.url });
+    try {
+      await migrate(shared, schema);
+      const { rows } = await shared.query<{
+        name: string;
+        columns: string[];
+        predicate: string | null;
+      }>(
+        `SELECT c.relname AS name, pg_get_expr(i.indpred, i.indrelid) AS predicate,
+           ARRAY(SELECT a.attname FROM unnest(i.indkey) AS k (n)
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n) AS columns
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+         WHERE n.nspname = $1 AND t.relname = 'interrupts'`,
+        [schema],
+      );
+      const byName = new Map(rows.map((r) => [r.name, r]));
+      for (const name of [
+        "interrupts_queue",
+        "interrupts_by_tenant",
+        "interrupts_by_graph",
+        "interrupts_by_root_graph",
+      ]) {
+        expect(byName.get(name)?.predicate, name).toBe("(status = 'pending'::text)");
+        expect(byName.get(name)?.columns, name).not.toContain("status");
+      }
+      expect(byName.has("interrupts_by_thread")).toBe(false);
+      // What an answer's update (never HOT: its status changes) writes into: the full indexes.
+      const full = rows.filter((r) => r.predicate === null).map((r) => r.name);
+      expect(full.sort()).toEqual([
+        "interrupts_by_created",
+        "interrupts_by_run",
+        "interrupts_by_task",
+        "interrupts_pkey",
+      ]);
     } finally {
       await shared.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await shared.end();

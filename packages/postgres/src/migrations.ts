@@ -14,6 +14,10 @@ import { auditChainMigration, auditLegacyUntilMigration } from "./audit.ts";
 import { SchemaVersionError } from "@rein/core";
 import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
+import { API_KEYS_SCHEMA } from "./api-key-schema.ts";
+import { PENDING_QUEUE_INDEXES } from "./queue-index-schema.ts";
+import { SIDE_RECORDS } from "./side-record-schema.ts";
+import { LEGACY_SIDE_RECORDS } from "./legacy-side-records.ts";
 
 /** One schema change. `sql` receives the quoted schema name and may hold several statements. */
 export interface Migration {
@@ -248,6 +252,39 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 12,
     name: "where the audit chain began",
     sql: (s) => auditLegacyUntilMigration(s),
+  },
+  {
+    version: 13,
+    name: "logged leases",
+    // Migration 2 made leases unlogged, on the grounds that a lease dies with its server. A
+    // promoted replica outlives the server, though, and found the table empty: every run was
+    // free for the taking while its holder, reconnected, still ran it, so its step ran twice;
+    // and a lease taken just before the crash wrote no WAL, so its token could be handed out
+    // again. Logged, a lease and its token reach the replica with the commit that took it, and
+    // the holder goes on after a failover. Cost: a WAL flush when a lease is taken and released.
+    sql: (s) => `ALTER TABLE ${s}.leases SET LOGGED`,
+  },
+  {
+    version: 14,
+    name: "api keys",
+    sql: (s) => API_KEYS_SCHEMA(s),
+  },
+  {
+    version: 15,
+    name: "queue indexes of pending rows",
+    sql: (s) => PENDING_QUEUE_INDEXES(s),
+  },
+  {
+    version: 16,
+    name: "side records",
+    sql: (s) => SIDE_RECORDS(s),
+  },
+  {
+    version: 17,
+    name: "side records from once slots",
+    // What an earlier server kept in once slots becomes the side records the server reads now,
+    // so it no longer looks in both (see legacy-side-records.ts).
+    sql: (s) => LEGACY_SIDE_RECORDS(s),
   },
 ];
 

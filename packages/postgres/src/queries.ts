@@ -82,7 +82,10 @@ function interruptFilters(query: InterruptQuery): Where {
   const equals = (column: string, value: string | undefined) => {
     if (value !== undefined) where.add((p) => `${column} = ${p(value)}`);
   };
-  equals("status", query.status);
+  // Pending as a literal: the queue's indexes hold only pending rows (migration 15), and a
+  // parameter would keep the planner from proving a plan's rows meet their predicate.
+  if (query.status === "pending") where.add(() => "status = 'pending'");
+  else equals("status", query.status);
   equals("thread_id", query.threadId);
   equals("root_graph", query.graph);
   equals("graph", query.subAgentGraph);

@@ -59,6 +59,8 @@ import { channelValues } from "./chains.ts";
 import { commitStep } from "./commit.ts";
 import { expiredInterrupts, takeLadderStep } from "./timer.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
+import { PostgresApiKeys } from "./api-keys.ts";
+import { postgresFirstWrites, type FirstWrites } from "./first-writes.ts";
 import {
   RowCodec,
   type CheckpointRow,
@@ -122,13 +124,22 @@ export class PostgresSaver implements Checkpointer {
   /** The serializer values are stored with. */
   readonly serializer: Serializer;
   /** Every capability: this store implements them all. */
-  readonly capabilities = EVERY_CAPABILITY;
+  /** Every capability, and `leaseReads`: a round trip saved is worth it over a network. */
+  readonly capabilities = Object.freeze({ ...EVERY_CAPABILITY, leaseReads: true as const });
   /** The webhook outbox of this schema, on this pool. */
-  readonly webhooks: PostgresWebhooks;
+  readonly webhooks = new PostgresWebhooks(this);
+  /** The API keys of this schema, on this pool. */
+  readonly apiKeys = new PostgresApiKeys(this);
   /** The connection pool (yours if you passed one). */
   readonly pool: pg.Pool;
   /** The schema holding the tables. */
   readonly schema: string;
+
+  // `ctx.once` results and side records (first-writes.ts), assigned in the constructor.
+  readonly getOnce!: FirstWrites["getOnce"];
+  readonly putOnce!: FirstWrites["putOnce"];
+  readonly getSideRecord!: FirstWrites["getSideRecord"];
+  readonly putSideRecord!: FirstWrites["putSideRecord"];
 
   readonly #ownsPool: boolean;
   readonly #s: string;
@@ -148,9 +159,9 @@ export class PostgresSaver implements Checkpointer {
     // the next query opens a new one, so the event only needs a listener.
     if (this.#ownsPool) this.pool.on("error", (error) => options.onIdleError?.(error));
     this.#sql = statementsFor(this.#s);
-    this.webhooks = new PostgresWebhooks(this);
     this.#codec = new RowCodec(this.serializer);
     this.#chains = new AuditChains(this.pool, this.#s, this.#sql, this.serializer);
+    Object.assign(this, postgresFirstWrites(this.pool, this.#sql, this.#codec));
   }
 
   /**
@@ -460,37 +471,6 @@ export class PostgresSaver implements Checkpointer {
     const [row] = await this.#rows<{ result: string | null }>(this.#sql.getRequest, [requestId]);
     if (!row) return undefined;
     return { result: row.result === null ? undefined : this.#codec.decode(row.result) };
-  }
-
-  // Once ---------------------------------------------------------------------------------------
-
-  async getOnce(
-    threadId: ThreadId,
-    taskId: TaskId,
-    key: string,
-  ): Promise<{ value: unknown } | undefined> {
-    const [row] = await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]);
-    return row ? { value: this.#codec.decode(row.value) } : undefined;
-  }
-
-  async putOnce(
-    threadId: ThreadId,
-    taskId: TaskId,
-    key: string,
-    value: unknown,
-    fence?: Fence,
-  ): Promise<{ value: unknown }> {
-    const text = this.#codec.encode(value);
-    const row = await this.#fenced<{ current_token: string | null; value: string | null }>(
-      this.#sql.putOnce,
-      [threadId, taskId, key, text],
-      fence,
-    );
-    // A concurrent writer committed after this statement's snapshot: read its value afresh.
-    const stored =
-      row?.value ??
-      (await this.#rows<{ value: string }>(this.#sql.getOnce, [threadId, taskId, key]))[0]?.value;
-    return { value: this.#codec.decode(stored ?? text) };
   }
 
   // Runs ---------------------------------------------------------------------------------------

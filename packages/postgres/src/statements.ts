@@ -274,6 +274,34 @@ export function statementsFor(s: string) {
             WHERE thread_id = $1 AND task_id = $2 AND key = $3)) AS value`,
     ),
 
+    // Side records: $1 has_tenant, $2 tenant, $3 kind, $4 key; an expired row reads as none.
+    getSideRecord: named(
+      "get_side_record",
+      `SELECT value FROM ${s}.side_records
+       WHERE has_tenant = $1 AND tenant = $2 AND kind = $3 AND key = $4
+         AND (expires_at IS NULL OR expires_at > now())`,
+    ),
+    // First write wins; an expired row is taken over. `inserted` is this write's value when it
+    // won; `value` the row this statement's snapshot saw otherwise.
+    putSideRecord: named(
+      "put_side_record",
+      `WITH inserted AS (
+         INSERT INTO ${s}.side_records
+           (has_tenant, tenant, kind, key, value, expires_at, thread_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (has_tenant, tenant, kind, key) DO UPDATE
+           SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
+               thread_id = EXCLUDED.thread_id
+           WHERE ${s}.side_records.expires_at IS NOT NULL
+             AND ${s}.side_records.expires_at <= now()
+         RETURNING value
+       )
+       SELECT (SELECT value FROM inserted) AS inserted,
+         (SELECT value FROM ${s}.side_records
+          WHERE has_tenant = $1 AND tenant = $2 AND kind = $3 AND key = $4
+            AND (expires_at IS NULL OR expires_at > now())) AS value`,
+    ),
+
     upsertRun: named(
       "upsert_run",
       fencedWrite(
@@ -398,6 +426,7 @@ export function statementsFor(s: string) {
         "audit_seals",
         "once_results",
         "requests",
+        "side_records",
       ]
         .map((table) => `d_${table} AS (DELETE FROM ${s}.${table} WHERE thread_id = $1)`)
         .join(",\n")}

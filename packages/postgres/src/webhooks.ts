@@ -33,13 +33,19 @@ import { quoteSchema } from "./migrations.ts";
  * ```
  */
 export class PostgresWebhooks implements WebhookStore {
-  readonly #pool: pg.Pool;
-  readonly #s: string;
+  readonly #saver: { readonly pool: pg.Pool; readonly schema: string };
 
-  /** The webhook tables of `saver`'s schema, on its pool. */
+  /** The webhook tables of `saver`'s schema, on its pool (read at each call: it may connect later). */
   constructor(saver: { readonly pool: pg.Pool; readonly schema: string }) {
-    this.#pool = saver.pool;
-    this.#s = quoteSchema(saver.schema);
+    this.#saver = saver;
+  }
+
+  get #pool(): pg.Pool {
+    return this.#saver.pool;
+  }
+
+  get #s(): string {
+    return quoteSchema(this.#saver.schema);
   }
 
   async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {

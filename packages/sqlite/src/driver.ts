@@ -158,3 +158,19 @@ export function sqliteCode(error: unknown): string | undefined {
     ? (PRIMARY_CODES[errcode & 0xff] ?? "SQLITE_ERROR")
     : undefined;
 }
+
+/**
+ * Sets a store connection's pragmas: busy_timeout first (the pragmas and migrations after it may
+ * wait on another process), WAL, the sync level, and the page cache.
+ */
+export function configureConnection(
+  db: DatabaseSync,
+  options: { busyTimeoutMs?: number | undefined; synchronous?: "normal" | "full" | undefined },
+): void {
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+  // The page cache better-sqlite3's build gave every connection (SQLITE_DEFAULT_CACHE_SIZE),
+  // 16 MB; node:sqlite's build keeps SQLite's 2 MB.
+  db.exec("PRAGMA cache_size = -16000");
+}

@@ -19,6 +19,7 @@
  */
 export { SqliteSaver } from "./saver.ts";
 export { SqliteWebhooks } from "./webhooks.ts";
+export { SqliteApiKeys } from "./api-keys.ts";
 export type { SqliteSaverOptions } from "./saver.ts";
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";

@@ -6,6 +6,7 @@ import { SchemaVersionError, jsonSerializer } from "@rein/core";
 import type { StoredInterrupt } from "@rein/core/store";
 import {
   checkpointId,
+  legacySideRecordCase,
   makeCheckpoint,
   makeCommit,
   threadId,
@@ -208,6 +209,54 @@ describe("SQLite migrations", () => {
       });
       expect(outcome.ok).toBe(true);
       expect((await saver.getInterrupt(root.id))?.status).toBe("answered");
+    } finally {
+      await saver.close();
+    }
+  });
+
+  it("a version-14 file's server records in once slots read as side records", async () => {
+    const path = join(dir, "v14.db");
+    const db = openDatabase(path);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 14),
+    );
+    const legacy = legacySideRecordCase();
+    const at = "2026-01-01T00:00:00.000Z";
+    for (const t of legacy.threads)
+      db.prepare("INSERT INTO threads VALUES (?, ?, ?, ?, ?, NULL)").run(
+        t.threadId,
+        t.tenant,
+        at,
+        at,
+        "{}",
+      );
+    for (const o of legacy.slots)
+      db.prepare("INSERT INTO once_results VALUES (?, ?, ?, ?)").run(
+        o.threadId,
+        o.taskId,
+        o.key,
+        o.text,
+      );
+    for (const r of legacy.earlier)
+      db.prepare("INSERT INTO side_records VALUES (?, ?, ?, ?, ?, NULL, ?)").run(
+        r.tenant === null ? 0 : 1,
+        r.tenant ?? "",
+        r.kind,
+        r.key,
+        r.text,
+        r.threadId,
+      );
+    db.close();
+    const saver = new SqliteSaver({ path });
+    try {
+      expect(schemaVersion(saver.db)).toBe(SCHEMA_VERSION);
+      for (const e of legacy.expected)
+        expect((await saver.getSideRecord(e.tenant, e.kind, e.key))?.value, e.why).toEqual(e.value);
+      // The copies are their thread's: they leave with it.
+      const [claim] = legacy.expected;
+      await saver.deleteThread(threadId("t-1"));
+      expect(await saver.getSideRecord(claim!.tenant, claim!.kind, claim!.key)).toBeUndefined();
     } finally {
       await saver.close();
     }

@@ -12,6 +12,8 @@ import { SchemaVersionError } from "@rein/core";
 import { transactions } from "./driver.ts";
 import { LADDER_SCHEMA } from "./ladder-schema.ts";
 import { WEBHOOK_SCHEMA } from "./webhook-schema.ts";
+import { API_KEYS_SCHEMA } from "./api-keys.ts";
+import { LEGACY_SIDE_RECORDS } from "./legacy-side-records.ts";
 
 /**
  * Migration 11: facts about the store itself, one row each. The first is where the audit chain
@@ -318,6 +320,61 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     name: "where the audit chain began",
     sql: AUDIT_LEGACY_UNTIL,
+  },
+  {
+    version: 12,
+    name: "api keys",
+    sql: API_KEYS_SCHEMA,
+  },
+  {
+    version: 13,
+    name: "side records",
+    // A feature's own records (capability `sideRecords`). The tenant is stored as '' with
+    // has_tenant 0 for none, so the primary key needs no NULL; expires_at is epoch ms (NULL:
+    // never), thread_id the thread whose deletion deletes the record.
+    sql: `
+      CREATE TABLE side_records (
+        has_tenant INTEGER NOT NULL,
+        tenant     TEXT NOT NULL,
+        kind       TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        expires_at INTEGER,
+        thread_id  TEXT,
+        PRIMARY KEY (has_tenant, tenant, kind, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX side_records_thread ON side_records (thread_id) WHERE thread_id IS NOT NULL;
+    `,
+  },
+  {
+    version: 14,
+    name: "pending interrupts by thread",
+    // A thread's pending questions, oldest first, and nothing else: the count and the first page
+    // an answer reads walk only these entries (the thread index also holds every answered
+    // question, and checking each entry's status cost a table read per row). An answer removes
+    // its entry, so the index holds only what waits.
+    sql: `
+      CREATE INDEX interrupts_pending_by_thread ON interrupts (thread_id, created_at, seq)
+        WHERE status = 'pending';
+    `,
+  },
+  {
+    version: 15,
+    name: "side records from once slots",
+    // What an earlier server kept in once slots becomes the side records the server reads now,
+    // so it no longer looks in both (see legacy-side-records.ts).
+    sql: LEGACY_SIDE_RECORDS,
+  },
+  {
+    version: 16,
+    name: "paused task results by step",
+    // Whether a step still has a paused task, read after every answer: found in the first entry
+    // of this index instead of by reading the step's result rows (1,000 when 1,000 tasks wait).
+    // An answer deletes its task's paused row, so the index holds only what waits.
+    sql: `
+      CREATE INDEX task_results_paused ON task_results (thread_id, stream, checkpoint_id)
+        WHERE kind = 'paused';
+    `,
   },
 ];
 

@@ -104,7 +104,7 @@ export class ListQueries {
     return { items, nextCursor: page.nextCursor };
   }
 
-  /** One page of audit lines (see {@link LogStore.listAudit}). */
+  /** One page of audit lines (see {@link AuditChainStore.listAudit}). */
   auditPage(query: AuditQuery): Page<AuditRecord> {
     const limit = pageLimit(query.limit);
     const { statement, params } = this.audit(query, decodeSeqCursor(query.cursor), limit);

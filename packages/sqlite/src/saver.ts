@@ -16,38 +16,10 @@ import {
   type TaskId,
   type ThreadId,
 } from "@rein/core";
-import type {
-  AnswerBatch,
-  AnswerOutcome,
-  BatchesOutcome,
-  AuditChainEntry,
-  AuditChainQuery,
-  AuditQuery,
-  AuditVerification,
-  AuditVerifyQuery,
-  CheckpointRecord,
-  Checkpointer,
-  Fence,
-  InterruptPage,
-  InterruptQuery,
-  LadderStepWrite,
-  LeaseRecord,
-  PendingPage,
-  PendingSummary,
-  RunQuery,
-  RunRecord,
-  StepCommit,
-  StoredInterrupt,
-  StreamKey,
-  TaskOutcome,
-  TaskResult,
-  TaskResultKind,
-  ThreadHead,
-  ThreadRecord,
-} from "@rein/core/store";
 import { applyAnswers } from "./answers.ts";
 import { encodeCommit, writeCommit } from "./commit.ts";
 import { RowCodec } from "./codec.ts";
+import { sqliteFirstWrites, type FirstWrites } from "./first-writes.ts";
 import { migrate } from "./migrations.ts";
 import {
   EVERY_CAPABILITY,
@@ -58,13 +30,42 @@ import {
   sameHead,
   validateThreadId,
   verifyAuditChains,
+  type AnswerBatch,
+  type AnswerOutcome,
+  type BatchesOutcome,
+  type AuditChainEntry,
+  type AuditChainQuery,
+  type AuditQuery,
+  type AuditVerification,
+  type AuditVerifyQuery,
+  type CheckpointRecord,
+  type Checkpointer,
+  type Fence,
+  type InterruptPage,
+  type InterruptQuery,
+  type LadderStepWrite,
+  type LeaseRecord,
+  type PendingPage,
+  type PendingSummary,
+  type RunQuery,
+  type RunRecord,
+  type StepCommit,
+  type StoredInterrupt,
+  type StreamKey,
+  type TaskOutcome,
+  type TaskResult,
+  type NarrowReadStore,
+  type ThreadHead,
+  type ThreadRecord,
 } from "@rein/core/store";
 import { AuditChains, appendAuditLine } from "./audit.ts";
 import { encodeLadderStep, writeLadderStep } from "./ladder.ts";
 import { SqliteWebhooks } from "./webhooks.ts";
-import { transactions, type Transactions } from "./driver.ts";
+import { SqliteApiKeys } from "./api-keys.ts";
+import { configureConnection, transactions, type Transactions } from "./driver.ts";
 import { openError, openStoreFile, settle } from "./errors.ts";
 import { ListQueries } from "./queries.ts";
+import { stepKindsReader } from "./step-kinds.ts";
 import { prepareStatements, type ChainRow, type Statements } from "./statements.ts";
 
 /** Options of {@link SqliteSaver}. */
@@ -116,12 +117,21 @@ export class SqliteSaver implements Checkpointer {
   readonly capabilities = EVERY_CAPABILITY;
   /** The webhook outbox of this file, on this connection. */
   readonly webhooks: SqliteWebhooks;
+  /** The API keys of this file, on this connection. */
+  readonly apiKeys = new SqliteApiKeys(this);
   /** The underlying connection, for diagnostics and tests. */
   readonly db: DatabaseSync;
 
   readonly #sql: Statements;
   readonly #lists: ListQueries;
   readonly #chains: AuditChains;
+  // `ctx.once` results and side records (first-writes.ts), assigned in the constructor.
+  readonly getOnce!: FirstWrites["getOnce"];
+  readonly putOnce!: FirstWrites["putOnce"];
+  readonly getSideRecord!: FirstWrites["getSideRecord"];
+  readonly putSideRecord!: FirstWrites["putSideRecord"];
+  /** The kinds of a step's results (step-kinds.ts), assigned in the constructor. */
+  readonly getTaskResultKinds!: NarrowReadStore["getTaskResultKinds"];
   readonly #codec: RowCodec;
   readonly #transactions: Transactions;
   readonly #clock: () => Date;
@@ -138,20 +148,17 @@ export class SqliteSaver implements Checkpointer {
     this.db = openStoreFile(options.path);
     this.webhooks = new SqliteWebhooks(this);
     try {
-      // busy_timeout first: the pragmas and migrations below may wait on another process.
-      this.db.exec(
-        `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`,
-      );
-      this.db.exec("PRAGMA journal_mode = WAL");
-      this.db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-      // The page cache better-sqlite3's build gave every connection (SQLITE_DEFAULT_CACHE_SIZE),
-      // 16 MB; node:sqlite's build keeps SQLite's 2 MB.
-      this.db.exec("PRAGMA cache_size = -16000");
+      configureConnection(this.db, options);
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.#lists = new ListQueries(this.db, this.#codec);
       this.#chains = new AuditChains(this.db, this.#sql, this.serializer);
       this.#transactions = transactions(this.db);
+      Object.assign(
+        this,
+        sqliteFirstWrites(this.#sql, this.#codec, this.#clock, (f, w) => this.#fenced(f, w)),
+        { getTaskResultKinds: stepKindsReader(this.#sql) },
+      );
     } catch (error) {
       this.db.close();
       throw openError(options.path, error);
@@ -358,19 +365,6 @@ export class SqliteSaver implements Checkpointer {
     );
   }
 
-  getTaskResultKinds(
-    threadId: ThreadId,
-    stream: StreamKey,
-    checkpointId: CheckpointId,
-  ): Promise<TaskResultKind[]> {
-    return settle(() =>
-      this.#sql.taskResultKinds.all(threadId, stream, checkpointId).map((row) => ({
-        taskId: row.task_id as TaskId,
-        kind: row.kind as TaskResultKind["kind"],
-      })),
-    );
-  }
-
   // Interrupts ---------------------------------------------------------------------------------
 
   getInterrupt(id: InterruptId): Promise<StoredInterrupt | undefined> {
@@ -483,36 +477,6 @@ export class SqliteSaver implements Checkpointer {
       const row = this.#sql.getRequest.get(requestId);
       if (!row) return undefined;
       return { result: row.result === null ? undefined : this.#codec.decode(row.result) };
-    });
-  }
-
-  // Once ---------------------------------------------------------------------------------------
-
-  getOnce(
-    threadId: ThreadId,
-    taskId: TaskId,
-    key: string,
-  ): Promise<{ value: unknown } | undefined> {
-    return settle(() => {
-      const row = this.#sql.getOnce.get(threadId, taskId, key);
-      return row ? { value: this.#codec.decode(row.value) } : undefined;
-    });
-  }
-
-  putOnce(
-    threadId: ThreadId,
-    taskId: TaskId,
-    key: string,
-    value: unknown,
-    fence?: Fence,
-  ): Promise<{ value: unknown }> {
-    return settle(() => {
-      const text = this.#codec.encode(value);
-      // INSERT .. DO NOTHING then read: the row never changes once written, so the read sees
-      // the winner's value even when another process won.
-      this.#fenced(fence, () => this.#sql.insertOnce.run(threadId, taskId, key, text));
-      const row = this.#sql.getOnce.get(threadId, taskId, key);
-      return { value: this.#codec.decode(row?.value ?? text) };
     });
   }
 

@@ -7,32 +7,13 @@ import type { InterruptColumns } from "@rein/core/store";
 import type {
   EncodedRunRow as RunRow,
   EncodedTaskResultRow as TaskResultRow,
+  EncodedCheckpointRow,
+  EncodedThreadRow as ThreadRow,
 } from "@rein/core/store";
 
-/** A row of `threads`. */
-export interface ThreadRow {
-  thread_id: string;
-  tenant: string | null;
-  created_at: string;
-  updated_at: string;
-  metadata: string;
-  /** The graph's name; NULL for a thread created by its first run (migration 10). */
-  graph: string | null;
-}
-
 /** A row of `checkpoints`. */
-export interface CheckpointRow {
-  thread_id: string;
-  stream: string;
-  id: string;
-  parent_id: string | null;
-  run_id: string;
-  step: number;
-  source: string;
-  created_at: string;
+export interface CheckpointRow extends EncodedCheckpointRow {
   versions: string;
-  next: string;
-  metadata: string;
 }
 
 /** One link of a delta chain, as read by the recursive query. */
@@ -129,7 +110,7 @@ export const INTERRUPT_COLUMNS =
 export const RUN_COLUMNS = "run_id, thread_id, created_at, updated_at, status, record";
 
 /** The run and task-result rows this store reads, as every SQL store shapes them. */
-export type { RunRow, TaskResultRow };
+export type { RunRow, TaskResultRow, ThreadRow };
 
 type ThreadStream = { thread: string; stream: string };
 
@@ -149,6 +130,15 @@ export interface Stmt<P extends unknown[], Row = unknown> {
   run(...params: P): RunResult;
   get(...params: P): Row | undefined;
   all(...params: P): Row[];
+}
+
+/** A step's results (the thread, stream and checkpoint they belong to), and tasks among them. */
+interface StepKey {
+  thread: string;
+  stream: string;
+  checkpoint: string;
+  /** Task ids, as a JSON array. */
+  focus: string;
 }
 
 /** Prepares every fixed statement of the store on `db`. */
@@ -178,7 +168,8 @@ export function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (thread_id, stream) DO UPDATE SET checkpoint_id = excluded.checkpoint_id`,
     ),
     pendingCount: prep<[string], { n: number }>(
-      "SELECT count(*) AS n FROM interrupts WHERE thread_id = ? AND status = 'pending'",
+      `SELECT count(*) AS n FROM interrupts INDEXED BY interrupts_pending_by_thread
+       WHERE thread_id = ? AND status = 'pending'`,
     ),
     // Positional parameters on the hot path: binding by name costs about twice as much.
     insertCheckpoint: prep<CheckpointValues>(
@@ -246,10 +237,27 @@ export function prepareStatements(db: DatabaseSync) {
        DO UPDATE SET kind = excluded.kind, value = excluded.value
        WHERE task_results.kind <> 'writes'`,
     ),
-    taskResultKinds: prep<[string, string, string], { task_id: string; kind: string }>(
-      `SELECT task_id, kind FROM task_results
-       WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?
-       ORDER BY seq`,
+    // One row holding a JSON array, not a row per task: with 1,000 tasks paused in a step, the
+    // driver building a row object per task cost twice the query (every answer reads this).
+    taskResultKinds: prep<[string, string, string], { kinds: string }>(
+      `SELECT json_group_array(json_object('taskId', task_id, 'kind', kind) ORDER BY seq) AS kinds
+       FROM task_results WHERE thread_id = ? AND stream = ? AND checkpoint_id = ?`,
+    ),
+    // The results of a few tasks of a step, by the unique key and ordered as `taskResultKinds`;
+    // how many results the step has (from the unique index alone, no table row); and whether one
+    // is paused (the first entry of the paused index, if any). One statement, one snapshot.
+    stepKinds: prep<[StepKey], { kinds: string; recorded: number; paused: number }>(
+      `SELECT
+         (SELECT json_group_array(json_object('taskId', task_id, 'kind', kind) ORDER BY seq)
+          FROM task_results
+          WHERE thread_id = $thread AND stream = $stream AND checkpoint_id = $checkpoint
+            AND task_id IN (SELECT value FROM json_each($focus))) AS kinds,
+         (SELECT count(*) FROM task_results
+          WHERE thread_id = $thread AND stream = $stream AND checkpoint_id = $checkpoint
+         ) AS recorded,
+         EXISTS (SELECT 1 FROM task_results
+                 WHERE thread_id = $thread AND stream = $stream AND checkpoint_id = $checkpoint
+                   AND kind = 'paused') AS paused`,
     ),
     listTaskResults: prep<[string, string, string], TaskResultRow>(
       `SELECT task_id, kind, value FROM task_results
@@ -312,8 +320,8 @@ export function prepareStatements(db: DatabaseSync) {
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE id IN (SELECT value FROM json_each(?))`,
     ),
     pendingPage: prep<[string, number], InterruptRow>(
-      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts WHERE thread_id = ? AND status = 'pending'
-       ORDER BY created_at, seq LIMIT ?`,
+      `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_pending_by_thread
+       WHERE thread_id = ? AND status = 'pending' ORDER BY created_at, seq LIMIT ?`,
     ),
     taskInterrupts: prep<[string, string], InterruptRow>(
       `SELECT ${INTERRUPT_COLUMNS} FROM interrupts INDEXED BY interrupts_by_task
@@ -377,6 +385,25 @@ export function prepareStatements(db: DatabaseSync) {
     insertOnce: prep<[string, string, string, string]>(
       `INSERT INTO once_results (thread_id, task_id, key, value) VALUES (?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
+    ),
+
+    // Side records -----------------------------------------------------------------------------
+    // Parameters: has_tenant, tenant, kind, key, now (epoch ms); an expired row reads as none.
+    getSideRecord: prep<[number, string, string, string, number], { value: string }>(
+      `SELECT value FROM side_records
+       WHERE has_tenant = ? AND tenant = ? AND kind = ? AND key = ?
+         AND (expires_at IS NULL OR expires_at > ?)`,
+    ),
+    // First write wins; an expired row is taken over (its value, expiry and thread replaced).
+    insertSideRecord: prep<
+      [number, string, string, string, string, number | null, string | null, number]
+    >(
+      `INSERT INTO side_records (has_tenant, tenant, kind, key, value, expires_at, thread_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (has_tenant, tenant, kind, key) DO UPDATE
+         SET value = excluded.value, expires_at = excluded.expires_at,
+             thread_id = excluded.thread_id
+         WHERE side_records.expires_at IS NOT NULL AND side_records.expires_at <= ?`,
     ),
 
     // Runs -------------------------------------------------------------------------------------
@@ -463,6 +490,7 @@ export function prepareStatements(db: DatabaseSync) {
       "audit_seals",
       "once_results",
       "requests",
+      "side_records",
     ].map((table) => prep<[string]>(`DELETE FROM ${table} WHERE thread_id = ?`)),
   };
 }
