@@ -155,14 +155,16 @@ describe("token configuration", () => {
     expect(() => parseTokens("{", "tokens.json")).toThrow(/not valid JSON/);
   });
 
-  it("matches tokens exactly, and open mode acts as one local admin across tenants", () => {
+  it("matches tokens exactly, and open mode acts as one local admin across tenants", async () => {
     const auth = tokenAuth([TOKENS["alice"]!, TOKENS["bob"]!]);
-    expect(authenticate(auth, `Bearer ${TOKENS["bob"]!.token}`).subject).toBe("bob@globex");
-    expect(() => authenticate(auth, `Bearer ${TOKENS["bob"]!.token}x`)).toThrow(/not valid/);
-    expect(() => authenticate(auth, `Bearer ${TOKENS["bob"]!.token.slice(0, -1)}`)).toThrow(
+    expect((await authenticate(auth, `Bearer ${TOKENS["bob"]!.token}`)).subject).toBe("bob@globex");
+    await expect(authenticate(auth, `Bearer ${TOKENS["bob"]!.token}x`)).rejects.toThrow(
       /not valid/,
     );
-    const open = authenticate(openAuth(), undefined);
+    await expect(authenticate(auth, `Bearer ${TOKENS["bob"]!.token.slice(0, -1)}`)).rejects.toThrow(
+      /not valid/,
+    );
+    const open = await authenticate(openAuth(), undefined);
     expect(open).toMatchObject({ subject: "local", tenant: null });
     expect(open.scopes.has("admin")).toBe(true);
   });

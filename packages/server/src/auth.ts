@@ -1,32 +1,19 @@
 /**
- * Bearer tokens: each names a subject (the actor in the audit log), a tenant (the only threads it
- * sees) and scopes. Tokens are compared in constant time and never logged; only their SHA-256
- * digests are kept in memory after loading.
+ * Who calls: a bearer credential becomes a principal. Three kinds are accepted, tried in this
+ * order: a token of the tokens file (each names a subject, a tenant and scopes; compared in
+ * constant time, only SHA-256 digests kept after loading), an API key kept in the store
+ * (`rein_...`), and a JWT of a configured OpenID issuer. No credential is ever logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { InvalidInputError, type ApprovalPrincipal } from "@rein/core";
 import { z } from "zod";
 import { ForbiddenError, UnauthorizedError } from "./errors.ts";
+import { looksLikeJwt, OidcVerifier, type OidcIssuerConfig } from "./identity/oidc.ts";
+import type { Principal, Scope } from "./identity/principal.ts";
+import { isApiKey, type ApiKeyVerifier } from "./identity/api-keys.ts";
 
-/**
- * What a token may do. `admin` implies every other scope but `metrics` (scraping `/metrics`,
- * which counts every tenant's approvals).
- */
-export type Scope = "read" | "run" | "resume" | "admin" | "metrics";
-
-/** The caller of a request. */
-export interface Principal {
-  /** Recorded as the actor of answers, steering and audit lines. */
-  subject: string;
-  /** The tenant whose threads the caller sees; `null` in open mode (sees every thread). */
-  tenant: string | null;
-  scopes: ReadonlySet<Scope>;
-  /** Groups the token carries (approval policies list who may answer by group). */
-  groups: readonly string[];
-  /** Roles the token carries (approval policies list who may answer by role). */
-  roles: readonly string[];
-}
+export type { Principal, Scope } from "./identity/principal.ts";
 
 const TokenSchema = z
   .object({
@@ -47,17 +34,32 @@ const TokenFileSchema = z.union([
 /** A token as configured. */
 export type TokenConfig = z.infer<typeof TokenSchema>;
 
-/** How the server authenticates: with tokens, or open (local use, loopback only). */
+/**
+ * How the server authenticates: with credentials (tokens of the file, OpenID issuers; API keys
+ * come from the store), or open (local use, loopback only).
+ */
 export type AuthConfig =
-  | { mode: "tokens"; entries: { digest: Buffer; principal: Principal }[] }
+  | {
+      mode: "tokens";
+      entries: { digest: Buffer; principal: Principal }[];
+      /** The OpenID issuers whose JWTs are accepted, or null. */
+      oidc?: OidcVerifier | null;
+    }
   | { mode: "open"; principal: Principal };
 
 const digest = (token: string): Buffer => createHash("sha256").update(token, "utf8").digest();
 
-/** Auth from token entries. */
-export function tokenAuth(tokens: readonly TokenConfig[]): AuthConfig {
+/**
+ * Auth from token entries and, optionally, OpenID issuers whose JWTs are accepted too (see
+ * docs/identity.md). Either may be empty: API keys kept in the store work with any of them.
+ */
+export function tokenAuth(
+  tokens: readonly TokenConfig[],
+  issuers: readonly OidcIssuerConfig[] = [],
+): AuthConfig {
   return {
     mode: "tokens",
+    oidc: issuers.length > 0 ? new OidcVerifier(issuers) : null,
     entries: tokens.map((t) => ({
       digest: digest(t.token),
       principal: {
@@ -114,22 +116,35 @@ export function loadTokens(options: {
 }
 
 /**
- * The principal of an `Authorization` header. Every configured token is compared (no early exit),
- * each in constant time, so timing tells nothing about which or how much matched.
+ * The principal of an `Authorization` header. Every token of the file is compared (no early
+ * exit), each in constant time, so timing tells nothing about which or how much matched; then an
+ * API key (`rein_...`) is looked up in the store, and a JWT verified against its issuer.
  *
- * @throws UnauthorizedError when the header is missing or matches no token.
+ * @throws UnauthorizedError when the header is missing or matches nothing; CredentialError (401,
+ *   a `token_*` or `key_*` code) for a JWT or key that is refused, saying why.
  */
-export function authenticate(auth: AuthConfig, header: string | undefined): Principal {
+export async function authenticate(
+  auth: AuthConfig,
+  header: string | undefined,
+  keys: ApiKeyVerifier | null = null,
+): Promise<Principal> {
   if (auth.mode === "open") return auth.principal;
-  const match = /^Bearer ([^\s]{1,4096})$/.exec(header ?? "");
+  const match = /^Bearer ([^\s]{1,8192})$/.exec(header ?? "");
   if (!match?.[1]) throw new UnauthorizedError();
-  const candidate = digest(match[1]);
+  const credential = match[1];
+  const candidate = digest(credential);
   let found: Principal | null = null;
   for (const entry of auth.entries) {
     if (timingSafeEqual(entry.digest, candidate)) found = entry.principal;
   }
-  if (!found) throw new UnauthorizedError("The bearer token is not valid.");
-  return found;
+  if (found) return found;
+  if (keys && isApiKey(credential)) return keys.verify(credential);
+  if (auth.oidc && looksLikeJwt(credential)) return auth.oidc.verify(credential);
+  throw new UnauthorizedError(
+    auth.oidc
+      ? "The bearer token is not valid: send a token of the tokens file, an API key, or an access token of the configured issuer."
+      : "The bearer token is not valid.",
+  );
 }
 
 /** What an approval policy sees of the caller: its subject, groups and roles. */

@@ -30,6 +30,7 @@ export function registerWhoamiRoute(app: FastifyInstance, ctx: ServerContext): v
           scopes: [...principal.scopes].sort(),
           groups: [...principal.groups],
           roles: [...principal.roles],
+          ...(principal.issuer !== undefined ? { issuer: principal.issuer } : {}),
         },
       }),
   );
