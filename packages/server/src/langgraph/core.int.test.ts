@@ -77,7 +77,7 @@ function suite(backend: Backend): void {
       expect(await statusOf(alice.threads.delete(thread.thread_id))).toBe(403);
       await admin.threads.delete(thread.thread_id);
       expect(await statusOf(alice.threads.get(thread.thread_id))).toBe(404);
-      expect(await statusOf(alice.threads.copy(thread.thread_id))).toBe(501);
+      expect(await statusOf(alice.threads.copy(thread.thread_id))).toBe(404);
     });
 
     it("runs stateless runs on a thread of their own, dropped afterwards", async () => {
@@ -133,6 +133,89 @@ function suite(backend: Backend): void {
       expect(await statusOf(alice.assistants.create({ graphId: "ask" }))).toBe(501);
     });
 
+    it("copies a thread at rest: its state under a new id, one checkpoint, a life of its own", async () => {
+      const thread = await alice.threads.create({ metadata: { owner: "dana" } });
+      await alice.runs.wait(thread.thread_id, "slow", { input: { steps: 2, ms: 1 } });
+      const source = await alice.threads.getState(thread.thread_id);
+      const copy = await alice.threads.copy(thread.thread_id);
+      expect(copy.thread_id).not.toBe(thread.thread_id);
+      expect(copy.metadata).toMatchObject({ owner: "dana", graph_id: "slow" });
+      const copied = await alice.threads.getState(copy.thread_id);
+      expect(copied.values).toEqual(source.values);
+      expect(copied.next).toEqual(source.next);
+      expect(await alice.threads.getHistory(copy.thread_id)).toHaveLength(1);
+      expect((await alice.threads.get(copy.thread_id)).status).toBe("idle");
+
+      // The copy runs on its own; the source's head does not move.
+      const ran = await alice.runs.wait(copy.thread_id, "slow", { input: { steps: 3, ms: 1 } });
+      expect(ran).toMatchObject({ steps: 3, done: 3 });
+      const after = await alice.threads.getState(thread.thread_id);
+      expect(after.checkpoint.checkpoint_id).toBe(source.checkpoint.checkpoint_id);
+      expect(after.values).toEqual(source.values);
+      // A thread not run yet copies as a bare thread.
+      const bare = await alice.threads.copy((await alice.threads.create()).thread_id);
+      expect(await alice.threads.getHistory(bare.thread_id)).toEqual([]);
+
+      // A thread waiting on an answer is refused (409 thread_interrupted) and nothing is written.
+      const paused = await alice.threads.create();
+      await alice.runs.wait(paused.thread_id, "ask", { input: {} });
+      const before = await snapshotStore(server.store);
+      const refused = await fetch(`${server.url}/langgraph/threads/${paused.thread_id}/copy`, {
+        method: "POST",
+        headers: { "x-api-key": TOKENS["alice"]!.token },
+      });
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ error: "thread_interrupted" });
+      expect(await snapshotStore(server.store)).toBe(before);
+    });
+
+    it("runs a thread again from a past checkpoint (checkpoint_id), keeping the first branch", async () => {
+      const thread = await alice.threads.create();
+      await alice.runs.wait(thread.thread_id, "slow", { input: { steps: 1, ms: 1 } });
+      const first = await alice.threads.getState(thread.thread_id);
+      expect(first.values).toMatchObject({ steps: 1, done: 1 });
+      const history = await alice.threads.getHistory(thread.thread_id, { limit: 20 });
+      const beforeTick = history.find((s) => s.next.includes("tick"))!;
+      expect(beforeTick.values).toMatchObject({ steps: 1, done: 0 });
+
+      const forked = await alice.runs.wait(thread.thread_id, "slow", {
+        input: { steps: 2 },
+        checkpointId: beforeTick.checkpoint.checkpoint_id!,
+      });
+      expect(forked).toMatchObject({ steps: 2, done: 2 });
+      const head = await alice.threads.getState(thread.thread_id);
+      expect(head.values).toMatchObject({ steps: 2, done: 2 });
+      // The new head's ancestry runs through the fork point, not through the first head, which the
+      // thread still holds as it was.
+      const ancestry: string[] = [];
+      for (let at = head; at.parent_checkpoint?.checkpoint_id;) {
+        ancestry.push(at.parent_checkpoint.checkpoint_id);
+        at = await alice.threads.getState(thread.thread_id, at.parent_checkpoint.checkpoint_id);
+      }
+      expect(ancestry).toContain(beforeTick.checkpoint.checkpoint_id);
+      expect(ancestry).not.toContain(first.checkpoint.checkpoint_id);
+      const kept = await alice.threads.getState(thread.thread_id, first.checkpoint.checkpoint_id!);
+      expect(kept.values).toMatchObject({ steps: 1, done: 1 });
+
+      // With a question pending, a fork is refused (it would strand the question) and writes nothing.
+      const paused = await alice.threads.create();
+      await alice.runs.wait(paused.thread_id, "ask", { input: {} });
+      const asked = await alice.threads.getHistory(paused.thread_id, { limit: 20 });
+      const before = await snapshotStore(server.store);
+      const refused = await fetch(`${server.url}/langgraph/threads/${paused.thread_id}/runs/wait`, {
+        method: "POST",
+        headers: { "x-api-key": TOKENS["alice"]!.token, "content-type": "application/json" },
+        body: JSON.stringify({
+          assistant_id: "ask",
+          input: {},
+          checkpoint_id: asked.at(-1)!.checkpoint.checkpoint_id,
+        }),
+      });
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ error: "thread_interrupted" });
+      expect(await snapshotStore(server.store)).toBe(before);
+    });
+
     it("answers bad input 4xx in JSON, never 500, and changes nothing", async () => {
       const thread = await alice.threads.create({ graphId: "ask" });
       const before = await snapshotStore(server.store);
@@ -174,12 +257,16 @@ function suite(backend: Backend): void {
         expect(json.detail).toEqual(expect.any(String));
         expect(json.error).toEqual(expect.any(String));
       }
-      const late = await fetch(`${base}/threads/${thread.thread_id}/runs/wait`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ assistant_id: "ask", checkpoint_id: "x" }),
-      });
-      expect(late.status).toBe(501);
+      const atPast = async (body: Record<string, unknown>) =>
+        fetch(`${base}/threads/${thread.thread_id}/runs/wait`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ assistant_id: "ask", ...body }),
+        });
+      // A checkpoint the thread does not have is 404; resuming at a past checkpoint is not served.
+      expect((await atPast({ checkpoint_id: "x" })).status).toBe(404);
+      expect((await atPast({ checkpoint: { checkpoint_id: "x" } })).status).toBe(404);
+      expect((await atPast({ checkpoint_id: "x", command: { resume: 1 } })).status).toBe(501);
       expect(await snapshotStore(server.store)).toBe(before);
     });
   });

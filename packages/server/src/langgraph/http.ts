@@ -4,14 +4,15 @@
  * as JSON the SDK surfaces (`detail` as LangGraph's server writes it, beside Rein's `error`,
  * `message` and `details`): 4xx for bad input and refusals, 501 for a feature not served.
  */
-import { InvalidInputError, NotFoundError, ReinError, type ThreadId } from "@rein/core";
+import { InvalidInputError, NotFoundError, ReinError } from "@rein/core";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { authenticate, requireScope, type Principal, type Scope } from "../auth.ts";
+import { requireScope, type Principal, type Scope } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { PayloadTooLargeError, reinErrorResponse, retryableCodes } from "../errors.ts";
 import { assertSaneJson } from "../json-guard.ts";
 import { latestMetadata } from "../thread-access.ts";
+import { threadIdOf } from "../ids.ts";
 
 /** Codes of the errors only this layer raises. */
 export const LgErrorCodes = {
@@ -56,12 +57,16 @@ export class ThreadExistsError extends Error {
  *
  * @throws UnauthorizedError, ForbiddenError.
  */
-export function principalOf(ctx: ServerContext, request: FastifyRequest, scope: Scope): Principal {
+export async function principalOf(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  scope: Scope,
+): Promise<Principal> {
   const apiKey = request.headers["x-api-key"];
   const header =
     request.headers.authorization ??
     (typeof apiKey === "string" && apiKey !== "" ? `Bearer ${apiKey}` : undefined);
-  const principal = authenticate(ctx.auth, header);
+  const principal = await ctx.authenticate(header);
   requireScope(principal, scope);
   return principal;
 }
@@ -141,7 +146,7 @@ async function errorReply(
     !("latest" in body.details)
   ) {
     // As on the native API, a 409 carries the latest metadata (pending ids among it).
-    const latest = await latestMetadata(ctx.store, body.details["threadId"] as ThreadId).catch(
+    const latest = await latestMetadata(ctx.store, threadIdOf(body.details["threadId"])).catch(
       () => null,
     );
     if (latest) body.details = { ...body.details, latest };
@@ -204,7 +209,7 @@ export function lgRoute(
     method,
     url,
     handler: async (request, reply) => {
-      const principal = scope === null ? null : principalOf(ctx, request, scope);
+      const principal = scope === null ? null : await principalOf(ctx, request, scope);
       const body = await handler({
         request,
         reply,

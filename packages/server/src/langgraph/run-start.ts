@@ -14,11 +14,14 @@ import type { ServerContext } from "../context.ts";
 import { launch } from "../launch.ts";
 import { GraphRegistry, type ServedGraph } from "../registry.ts";
 import { buildCommand, type ActiveRun, type RunWork } from "../run-manager.ts";
-import { latestMetadata, loadThreadHead } from "../thread-access.ts";
+import { latestMetadata, loadThreadHead, type ThreadHead } from "../thread-access.ts";
+import { checkForkPoint } from "./fork-point.ts";
 import { NotServedError } from "./http.ts";
 import { graphOfAssistant } from "./mapping/assistants.ts";
 import { holdsReinMessages, messagesIn } from "./mapping/messages.ts";
+import { streamModesOf, wantsTokens } from "./events.ts";
 import { chooseResume } from "./mapping/resume.ts";
+import { runIdOf } from "../ids.ts";
 
 const Selectors = z.union([z.literal("*"), z.array(z.string().min(1).max(512)).max(100)]);
 
@@ -41,8 +44,12 @@ export const LgRunCreate = z
     interrupt_before: Selectors.optional(),
     interrupt_after: Selectors.optional(),
     multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).optional(),
-    checkpoint_id: z.string().max(256).optional(),
-    checkpoint: z.unknown().optional(),
+    checkpoint_id: z.string().min(1).max(256).optional(),
+    checkpoint: z
+      .object({ checkpoint_id: z.string().min(1).max(256).nullable().optional() })
+      .loose()
+      .nullable()
+      .optional(),
     on_completion: z.enum(["delete", "keep"]).optional(),
     if_not_exists: z.enum(["create", "reject"]).optional(),
   })
@@ -148,15 +155,8 @@ export async function startLgRun(
   principal: Principal,
   of: ThreadRecord,
   body: LgRunRequest,
+  known?: ThreadHead,
 ): Promise<StartedRun> {
-  if (
-    body.checkpoint_id !== undefined ||
-    (body.checkpoint !== undefined && body.checkpoint !== null)
-  )
-    throw new NotServedError(
-      "Runs from a past checkpoint (checkpoint_id)",
-      "fork with POST /threads/{id}/state at that checkpoint, then run the thread.",
-    );
   const command = body.command ?? null;
   if (command && ((command.update ?? null) !== null || (command.goto ?? null) !== null))
     throw new NotServedError(
@@ -166,17 +166,36 @@ export async function startLgRun(
   const input = body.input ?? null;
   if (command && input !== null)
     throw new InvalidInputError("Send `input` or `command`, not both.");
+  // Time travel: `checkpoint_id` (or `checkpoint.checkpoint_id`) runs the thread again from that
+  // root checkpoint, Rein's fork, as v2's `forkFrom` does.
+  const forkFrom = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+  if (forkFrom !== undefined && command)
+    throw new NotServedError(
+      "Resuming at a past checkpoint (command with checkpoint_id)",
+      "answer the pending questions at the thread's head, or run from the checkpoint with input.",
+    );
+  // Checked before the thread takes a graph: a refused fork writes nothing.
+  if (forkFrom !== undefined) await checkForkPoint(ctx.store, of.threadId, forkFrom);
   const { thread, graph } = await bindGraph(ctx, of, body.assistant_id);
+  // A stream asking for `messages-tuple` gets a model's tokens: only then does the run stream them.
+  const streamMessages =
+    body.stream_mode !== undefined && wantsTokens(streamModesOf(body.stream_mode));
   const options = {
     interruptBefore: selectorsOf(body.interrupt_before),
     interruptAfter: selectorsOf(body.interrupt_after),
+    streamMessages,
   };
   let active: ActiveRun;
   if (command && Object.hasOwn(command, "resume")) {
     requireScope(principal, "resume");
     const work = await resumeWorkOf(ctx, thread, command.resume, principal);
-    const head = await loadThreadHead(ctx.store, principal, thread.threadId);
-    active = await launch(ctx, principal, head, work);
+    // The head the route read with the thread (an answer never binds a graph: the thread has
+    // one since the run that asked), else read here.
+    const head =
+      known && known.thread === of
+        ? { ...known, thread }
+        : await loadThreadHead(ctx.store, principal, thread.threadId);
+    active = await launch(ctx, principal, head, work, { streamMessages });
     // Whoever needs the outcome awaits it; a refusal reaches the caller through `started`.
     active.result.catch(() => undefined);
   } else {
@@ -190,7 +209,8 @@ export async function startLgRun(
       values = messagesIn(values, rein);
     }
     const strategy = body.multitask_strategy ?? "reject";
-    if (values !== null && strategy !== "reject") {
+    // A fork is never queued: a busy thread refuses it (409 thread_busy) whatever the strategy.
+    if (forkFrom === undefined && values !== null && strategy !== "reject") {
       graph.checkSelectors({
         ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
         ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
@@ -205,10 +225,13 @@ export async function startLgRun(
       });
       return { runId: record.runId, active: null, graph };
     }
-    active = await launch(ctx, principal, thread, { kind: "input", input: values }, options);
+    const at = forkFrom === undefined ? options : { ...options, checkpointId: forkFrom };
+    active = await launch(ctx, principal, thread, { kind: "input", input: values }, at);
     active.result.catch(() => undefined);
   }
   await active.started;
-  ctx.runs.notifyChange(thread.threadId);
-  return { runId: active.hub.runId as RunId, active, graph };
+  // An answer changed the pending questions at its start (the console and v2 streams hear it);
+  // new input changes them only when it pauses or ends, which the run manager tells itself.
+  if (command) ctx.runs.notifyChange(thread.threadId);
+  return { runId: runIdOf(active.hub.runId), active, graph };
 }

@@ -4,20 +4,14 @@
  * when the run ends unless `on_completion: "keep"`).
  */
 import { randomUUID } from "node:crypto";
-import {
-  InvalidInputError,
-  type RunId,
-  type RunResult,
-  type ThreadId,
-  type ThreadRecord,
-} from "@rein/core";
+import { InvalidInputError, type RunId, type RunResult, type ThreadRecord } from "@rein/core";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { Id } from "@rein/wire";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { lastEventId } from "../streaming.ts";
-import { loadRun, loadThread } from "../thread-access.ts";
+import { loadRun, loadThread, loadThreadHead, type ThreadHead } from "../thread-access.ts";
 import { streamModesOf, type LgStreamOptions } from "./events.ts";
 import { NotServedError, lgRoute, parseWith } from "./http.ts";
 import { valuesWithInterrupts } from "./mapping/interrupts.ts";
@@ -26,6 +20,7 @@ import { reinRunStatuses } from "./mapping/status.ts";
 import { LgRunCreate, startLgRun, type LgRunRequest, type StartedRun } from "./run-start.ts";
 import { pipeLgRun, runLocation } from "./sse.ts";
 import { graphOfThread, lgRunOf } from "./views.ts";
+import { runIdOf, threadIdOf } from "../ids.ts";
 
 const ThreadPath = z.object({ thread_id: Id }).strict();
 const RunPath = z.object({ thread_id: Id, run_id: Id }).strict();
@@ -62,7 +57,7 @@ async function finalValuesOf(ctx: ServerContext, thread: ThreadRecord): Promise<
   const state = await served.graph.getState({ threadId: thread.threadId });
   return {
     threadId: thread.threadId,
-    runId: (state.runId ?? "") as RunId,
+    runId: runIdOf(state.runId ?? ""),
     status: state.interrupts.length > 0 ? "interrupted" : "done",
     values: state.values,
     interrupts: state.interrupts,
@@ -111,7 +106,7 @@ async function streamStarted(
 async function statelessThread(ctx: ServerContext, principal: Principal): Promise<ThreadRecord> {
   const now = new Date().toISOString();
   const thread: ThreadRecord = {
-    threadId: randomUUID() as ThreadId,
+    threadId: threadIdOf(randomUUID()),
     tenant: principal.tenant,
     metadata: { stateless: true },
     createdAt: now,
@@ -145,14 +140,32 @@ export function registerLgRunRoutes(app: FastifyInstance, ctx: ServerContext): v
 /** The thread a path names, as the caller may see it. */
 async function threadOf(ctx: ServerContext, principal: Principal, params: unknown) {
   const { thread_id } = parseWith(ThreadPath, params, "path");
-  return loadThread(ctx.store, principal, thread_id as ThreadId);
+  return loadThread(ctx.store, principal, threadIdOf(thread_id));
+}
+
+/**
+ * The thread a run request names, as the caller may see it; for an answer (`command.resume`)
+ * with its head in the same read, which the resume needs anyway.
+ */
+async function threadForRun(
+  ctx: ServerContext,
+  principal: Principal,
+  params: unknown,
+  body: LgRunRequest,
+): Promise<{ thread: ThreadRecord; head?: ThreadHead }> {
+  const { thread_id } = parseWith(ThreadPath, params, "path");
+  if (body.command && Object.hasOwn(body.command, "resume")) {
+    const head = await loadThreadHead(ctx.store, principal, threadIdOf(thread_id));
+    return { thread: head.thread, head };
+  }
+  return { thread: await loadThread(ctx.store, principal, threadIdOf(thread_id)) };
 }
 
 /** The thread and run a path names, as the caller may see them. */
 async function runOf(ctx: ServerContext, principal: Principal, params: unknown) {
   const path = parseWith(RunPath, params, "path");
-  const thread = await loadThread(ctx.store, principal, path.thread_id as ThreadId);
-  const run = await loadRun(ctx.store, thread.threadId, path.run_id as RunId);
+  const thread = await loadThread(ctx.store, principal, threadIdOf(path.thread_id));
+  const run = await loadRun(ctx.store, thread.threadId, runIdOf(path.run_id));
   return { thread, run };
 }
 
@@ -167,9 +180,9 @@ function registerThreadRuns(app: FastifyInstance, ctx: ServerContext): void {
     "/threads/:thread_id/runs/stream",
     "run",
     async ({ request, reply, principal }) => {
-      const thread = await threadOf(ctx, principal, request.params);
       const body = parseWith(LgRunCreate, request.body, "body");
-      const started = await startLgRun(ctx, principal, thread, body);
+      const { thread, head } = await threadForRun(ctx, principal, request.params, body);
+      const started = await startLgRun(ctx, principal, thread, body, head);
       await streamStarted(ctx, reply, thread, started, body);
       return undefined;
     },
@@ -182,9 +195,9 @@ function registerThreadRuns(app: FastifyInstance, ctx: ServerContext): void {
     "/threads/:thread_id/runs",
     "run",
     async ({ request, reply, principal }) => {
-      const thread = await threadOf(ctx, principal, request.params);
       const body = parseWith(LgRunCreate, request.body, "body");
-      const started = await startLgRun(ctx, principal, thread, body);
+      const { thread, head } = await threadForRun(ctx, principal, request.params, body);
+      const started = await startLgRun(ctx, principal, thread, body, head);
       const run = await loadRun(store, thread.threadId, started.runId);
       void reply.headers(runLocation(thread.threadId, started.runId));
       return lgRunOf(run);
@@ -198,9 +211,9 @@ function registerThreadRuns(app: FastifyInstance, ctx: ServerContext): void {
     "/threads/:thread_id/runs/wait",
     "run",
     async ({ request, reply, principal }) => {
-      const thread = await threadOf(ctx, principal, request.params);
       const body = parseWith(LgRunCreate, request.body, "body");
-      const started = await startLgRun(ctx, principal, thread, body);
+      const { thread, head } = await threadForRun(ctx, principal, request.params, body);
+      const started = await startLgRun(ctx, principal, thread, body, head);
       void reply.headers(runLocation(thread.threadId, started.runId));
       return waitBody(await outcomeOf(ctx, started));
     },

@@ -11,10 +11,11 @@ import type { ServerContext } from "../context.ts";
 import type { HubEvent, RunHub } from "../hub.ts";
 import { openTrackedSse } from "../streaming.ts";
 import type { SseStream } from "../sse.ts";
-import { closingEvents, translateEvent, type LgStreamOptions } from "./events.ts";
+import { closingEvents, translateEvent, wantsTokens, type LgStreamOptions } from "./events.ts";
 import { corsHeadersOf } from "./http.ts";
 import { valuesWithInterrupts } from "./mapping/interrupts.ts";
 import { messagesOut } from "./mapping/messages.ts";
+import { TokenTuples } from "./tokens.ts";
 
 /** The headers naming a run: its resource and its stream, relative to the protocol's base URL. */
 export function runLocation(threadId: string, runId: string): Record<string, string> {
@@ -25,7 +26,12 @@ export function runLocation(threadId: string, runId: string): Record<string, str
 }
 
 /** Sends one hub event's protocol events; returns true when the run has ended. */
-function relay(stream: SseStream, event: HubEvent, options: LgStreamOptions): boolean {
+function relay(
+  stream: SseStream,
+  event: HubEvent,
+  options: LgStreamOptions,
+  tokens: TokenTuples | undefined,
+): boolean {
   if (event.event === "error") {
     const data = event.data as { error?: string; message?: string };
     stream.send("error", { error: data.error ?? "error", message: data.message ?? "" }, event.id);
@@ -33,7 +39,9 @@ function relay(stream: SseStream, event: HubEvent, options: LgStreamOptions): bo
   }
   const core = event.data as StreamEvent;
   const out =
-    core.type === "end" ? closingEvents(core.result, options) : translateEvent(core, options);
+    core.type === "end"
+      ? closingEvents(core.result, options, tokens)
+      : translateEvent(core, options, tokens);
   for (const each of out) stream.send(each.event, each.data, event.id);
   return core.type === "end";
 }
@@ -45,8 +53,10 @@ function follow(
   options: LgStreamOptions,
   afterId: number,
 ): () => void {
+  // The ids of streamed replies are this stream's: each stream keeps its own.
+  const tokens = wantsTokens(options.modes) ? new TokenTuples() : undefined;
   return hub.subscribe(afterId, (event) => {
-    if (event === null || relay(stream, event, options)) stream.close();
+    if (event === null || relay(stream, event, options, tokens)) stream.close();
   });
 }
 

@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import {
   NotFoundError,
   ThreadBusyError,
+  copyThread,
   type StateSnapshot,
-  type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
 import type { FastifyInstance } from "fastify";
@@ -15,11 +15,19 @@ import { z } from "zod";
 import { Id } from "@rein/wire";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
+import { GraphRegistry } from "../registry.ts";
 import { canSee, loadThread } from "../thread-access.ts";
 import { NotServedError, ThreadExistsError, lgRoute, parseWith } from "./http.ts";
 import { graphOfAssistant } from "./mapping/assistants.ts";
 import { checkpointRef, threadStateOf, type LgThreadState } from "./mapping/state.ts";
-import { graphOfThread, lgThreadOf, threadMetadata, type LgThread } from "./views.ts";
+import {
+  graphOfThread,
+  lgThreadOf,
+  newThreadView,
+  threadMetadata,
+  type LgThread,
+} from "./views.ts";
+import { threadIdOf } from "../ids.ts";
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -90,7 +98,7 @@ async function threadOf(
   params: unknown,
 ): Promise<ThreadRecord> {
   const { thread_id } = parseWith(ThreadPath, params, "path");
-  return loadThread(ctx.store, principal, thread_id as ThreadId);
+  return loadThread(ctx.store, principal, threadIdOf(thread_id));
 }
 
 /** The state of a thread without a graph yet: empty, no checkpoint. */
@@ -112,22 +120,36 @@ function matches(value: Record<string, unknown>, filter: Record<string, unknown>
   return Object.entries(filter).every(([k, v]) => JSON.stringify(value[k]) === JSON.stringify(v));
 }
 
-/** The caller's threads matching a search body, mapped, sorted, not yet paged. */
+/** Sort keys a thread record has itself (no state read needed to sort by them). */
+const RECORD_KEYS = {
+  created_at: (t: ThreadRecord) => t.createdAt,
+  updated_at: (t: ThreadRecord) => t.updatedAt,
+  thread_id: (t: ThreadRecord) => t.threadId as string,
+} as const;
+
+/**
+ * The caller's threads matching a search body, sorted, and the page of them from `offset`
+ * (`limit`; all of them when absent), with how many match. Filters on what a record holds
+ * (ids, metadata) and sorts by its own fields before anything else is read, so a page of 10
+ * among 10,000 threads reads the state of 10; only a `status` or `values` filter, or sorting by
+ * `state_updated_at`, reads every candidate's state.
+ */
 async function searchThreads(
   ctx: ServerContext,
   principal: Principal,
   body: z.infer<typeof SearchBody>,
-): Promise<LgThread[]> {
+  page: { offset: number; limit?: number },
+): Promise<{ threads: LgThread[]; total: number }> {
   const records: ThreadRecord[] = [];
   let cursor: string | null = null;
   do {
-    const page = await ctx.store.listThreads({
+    const next = await ctx.store.listThreads({
       ...(principal.tenant !== null ? { tenant: principal.tenant } : {}),
       limit: 500,
       cursor,
     });
-    records.push(...page.items);
-    cursor = page.nextCursor;
+    records.push(...next.items);
+    cursor = next.nextCursor;
   } while (cursor !== null && records.length < 10_000);
   const ids = body.ids ? new Set<string>(body.ids) : null;
   const candidates = [];
@@ -140,15 +162,30 @@ async function searchThreads(
     }
     candidates.push(record);
   }
+  const key = body.sort_by ?? "created_at";
+  const sign = (body.sort_order ?? "desc") === "desc" ? -1 : 1;
+  const end = (from: number, total: number) =>
+    page.limit === undefined ? total : Math.min(total, from + page.limit);
+  if (!body.status && !body.values && Object.hasOwn(RECORD_KEYS, key)) {
+    const field = RECORD_KEYS[key as keyof typeof RECORD_KEYS];
+    candidates.sort((a, b) => sign * field(a).localeCompare(field(b)));
+    const slice = candidates.slice(page.offset, end(page.offset, candidates.length));
+    return {
+      threads: await Promise.all(slice.map((t) => lgThreadOf(ctx, t))),
+      total: candidates.length,
+    };
+  }
   let threads = await Promise.all(candidates.map((t) => lgThreadOf(ctx, t)));
   if (body.status) threads = threads.filter((t) => t.status === body.status);
   if (body.values) {
     const values = body.values;
     threads = threads.filter((t) => matches(t.values, values));
   }
-  const key = body.sort_by ?? "created_at";
-  const sign = (body.sort_order ?? "desc") === "desc" ? -1 : 1;
-  return threads.sort((a, b) => sign * String(a[key]).localeCompare(String(b[key])));
+  threads.sort((a, b) => sign * String(a[key]).localeCompare(String(b[key])));
+  return {
+    threads: threads.slice(page.offset, end(page.offset, threads.length)),
+    total: threads.length,
+  };
 }
 
 /** A snapshot as the protocol's state. */
@@ -177,7 +214,7 @@ function registerThreadRecords(app: FastifyInstance, ctx: ServerContext): void {
       throw new NotServedError("Thread TTLs", "delete threads with DELETE /threads/{id}.");
     const { graph_id: graphId, ...metadata } = body.metadata ?? {};
     const graph = typeof graphId === "string" ? graphOfAssistant(ctx.registry, graphId) : undefined;
-    const threadId = (body.thread_id ?? randomUUID()) as ThreadId;
+    const threadId = threadIdOf(body.thread_id ?? randomUUID());
     const existing = await store.getThread(threadId);
     if (existing) {
       // Another tenant's thread is "taken" as well, with the same answer: ids leak nothing.
@@ -197,18 +234,20 @@ function registerThreadRecords(app: FastifyInstance, ctx: ServerContext): void {
     await store.putThread(record);
     request.log.info({ threadId, graph }, "thread created (LangGraph protocol)");
     reply.code(200);
-    return lgThreadOf(ctx, record);
+    // A thread just created without a graph has nothing to read: no state, run or lease.
+    return graph === undefined ? newThreadView(record) : lgThreadOf(ctx, record);
   });
 
   lgRoute(app, ctx, "POST", "/threads/search", "read", async ({ request, principal }) => {
     const body = parseWith(SearchBody, request.body, "body");
     const offset = body.offset ?? 0;
-    return (await searchThreads(ctx, principal, body)).slice(offset, offset + (body.limit ?? 10));
+    return (await searchThreads(ctx, principal, body, { offset, limit: body.limit ?? 10 })).threads;
   });
 
   lgRoute(app, ctx, "POST", "/threads/count", "read", async ({ request, principal }) => {
     const body = parseWith(SearchBody, request.body, "body");
-    return (await searchThreads(ctx, principal, body)).length;
+    // A count reads no state unless a status or values filter needs it.
+    return (await searchThreads(ctx, principal, body, { offset: 0, limit: 0 })).total;
   });
 
   lgRoute(app, ctx, "GET", "/threads/:thread_id", "read", async ({ request, principal }) =>
@@ -359,10 +398,27 @@ function registerThreadHistory(app: FastifyInstance, ctx: ServerContext): void {
     },
   );
 
-  lgRoute(app, ctx, "POST", "/threads/:thread_id/copy", "run", () => {
-    throw new NotServedError(
-      "Copying a thread",
-      "Rein keeps one history per thread; fork within the thread with POST /threads/{id}/state at a checkpoint.",
+  // A copy starts at the source's head, with the same values and next tasks, its own run, and no
+  // history; a thread waiting on answers (409 thread_interrupted) or being run (409 thread_busy)
+  // is refused and nothing is written.
+  lgRoute(app, ctx, "POST", "/threads/:thread_id/copy", "run", async ({ request, principal }) => {
+    const source = await threadOf(ctx, principal, request.params);
+    const graph = (await GraphRegistry.graphNameOf(ctx.store, source)) ?? undefined;
+    const now = new Date().toISOString();
+    const target: ThreadRecord = {
+      threadId: threadIdOf(randomUUID()),
+      tenant: source.tenant,
+      metadata: source.metadata,
+      ...(graph !== undefined ? { graph } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    const copy = await copyThread(ctx.store, source.threadId, target);
+    if (copy.checkpointId === null) await ctx.store.putThread(target);
+    request.log.info(
+      { threadId: target.threadId, from: source.threadId },
+      "thread copied (LangGraph protocol)",
     );
+    return lgThreadOf(ctx, target);
   });
 }

@@ -112,6 +112,25 @@ export async function lgThreadOf(ctx: ServerContext, thread: ThreadRecord): Prom
   };
 }
 
+/**
+ * The protocol's `Thread` of a thread just created without a graph: idle, no values, no
+ * interrupts (what {@link lgThreadOf} would read, without the reads).
+ */
+export function newThreadView(thread: ThreadRecord): LgThread {
+  return {
+    thread_id: thread.threadId,
+    created_at: thread.createdAt,
+    updated_at: thread.updatedAt,
+    state_updated_at: thread.updatedAt,
+    metadata: threadMetadata(thread, null),
+    status: "idle",
+    values: {},
+    interrupts: {},
+    config: {},
+    error: null,
+  };
+}
+
 /** The protocol's `Run` of a Rein run. */
 export function lgRunOf(run: RunRecord): LgRun {
   const multitask = run.options?.queued?.multitask;

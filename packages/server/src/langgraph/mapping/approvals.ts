@@ -5,6 +5,7 @@
  * decisions turned back into Rein answers, which the interrupt's answer schema then checks as
  * any answer.
  */
+import { isRecord } from "./json.ts";
 
 /** Rein's decision payload convention, as far as this mapping reads it. */
 interface DecisionPayload {
@@ -14,9 +15,6 @@ interface DecisionPayload {
   allow: { accept?: boolean; edit?: boolean; respond?: boolean; ignore?: boolean };
   argsSchema?: unknown;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Whether a payload follows Rein's decision convention. */
 export function isDecisionPayload(payload: unknown): payload is DecisionPayload {

@@ -26,8 +26,17 @@ function uuidV5(name: string, namespace: string): string {
  * LangGraph's server keep working here.
  */
 export function assistantUuidOf(graph: string): string {
-  return uuidV5(graph, NAMESPACE_GRAPH);
+  let uuid = UUIDS.get(graph);
+  if (uuid === undefined) {
+    uuid = uuidV5(graph, NAMESPACE_GRAPH);
+    // Graph names are few (the served graphs): every run and thread view asks again.
+    if (UUIDS.size < 1000) UUIDS.set(graph, uuid);
+  }
+  return uuid;
 }
+
+/** Assistant UUIDs by graph name, computed once (a SHA-1 per request showed in profiles). */
+const UUIDS = new Map<string, string>();
 
 /** An assistant as the SDK reads it (`Assistant` in `@langchain/langgraph-sdk`'s schema). */
 export interface LgAssistant {
@@ -68,7 +77,8 @@ export function assistantOf(graph: string): LgAssistant {
  * @throws NotFoundError when no served graph has that name or UUID.
  */
 export function graphOfAssistant(registry: GraphRegistry, assistantId: string): string {
-  for (const name of registry.names())
-    if (name === assistantId || assistantUuidOf(name) === assistantId) return name;
+  const names = registry.names();
+  if (names.includes(assistantId)) return assistantId;
+  for (const name of names) if (assistantUuidOf(name) === assistantId) return name;
   throw new NotFoundError("assistant", assistantId);
 }

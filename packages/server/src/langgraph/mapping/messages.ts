@@ -5,11 +5,7 @@
  * toolCallId }`) is shown as LangChain dicts, and LangChain dicts sent as input to such a graph
  * become Rein messages. Only a `messages` channel is mapped, and only messages of Rein's shape.
  */
-
-type Dict = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+import { isRecord, type Dict } from "./json.ts";
 
 /** Whether a value is a message of Rein's prebuilt agent (it has a `role`, no LangChain `type`). */
 function isReinMessage(value: unknown): value is Dict {

@@ -9,6 +9,7 @@
  */
 import { AmbiguousResumeError, type Interrupt } from "@rein/core";
 import { answerFromUi } from "./approvals.ts";
+import { isRecord } from "./json.ts";
 
 /** Rein's answer of a `command.resume`. */
 export type ResumeChoice =
@@ -21,9 +22,6 @@ export type ResumeChoice =
 
 /** The shape of Rein's interrupt ids: a key of this shape is meant as an id, never as data. */
 const INTERRUPT_ID = /^i_[A-Za-z0-9_-]{22}$/;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Reads a `command.resume` against the thread's interrupts.

@@ -8,6 +8,7 @@
 import { ThreadIdSchema } from "@rein/wire";
 import type { ServerContext } from "../../context.ts";
 import { latestMetadata } from "../../thread-access.ts";
+import { messagesOut } from "../mapping/messages.ts";
 import type { ThreadEventLogs } from "./event-log.ts";
 import { agentStatusOf, inputRequested } from "./mapping.ts";
 
@@ -33,7 +34,7 @@ async function relay(ctx: ServerContext, logs: ThreadEventLogs, threadId: string
   if (answered.length === 0 && asked.length === 0) return;
   log.pending = now;
   if (answered.length > 0) log.emit("input.answered", [], { interrupt_ids: answered });
-  log.emit("values", [], state.values);
+  log.emit("values", [], messagesOut(state.values));
   for (const interrupt of asked) {
     const e = inputRequested(interrupt);
     log.emit(e.method, e.namespace, e.data);

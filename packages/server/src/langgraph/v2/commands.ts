@@ -1,7 +1,8 @@
 /**
  * The v2 commands, each a mapping onto an operation Rein already has: `run.start` is a run with
  * input, `input.respond` a targeted resume (a batch: one resume map, all or nothing),
- * `input.inject` steering, `state.get` the thread's state, `agent.getTree` the run tree.
+ * `input.inject` steering, `state.get` the thread's state, `state.fork` a run from a past
+ * checkpoint, `agent.getTree` the run tree.
  */
 import {
   NotFoundError,
@@ -18,18 +19,21 @@ import { launch } from "../../launch.ts";
 import { GraphRegistry } from "../../registry.ts";
 import { buildCommand, type RunWork } from "../../run-manager.ts";
 import { canSee, loadThread } from "../../thread-access.ts";
+import { checkForkPoint } from "../fork-point.ts";
 import { ProtocolRefusal } from "./errors.ts";
 import type { ThreadEventLogs } from "./event-log.ts";
 import { followRun } from "./follow.ts";
 import { agentStatusOf, sameNamespace } from "./mapping.ts";
 import type { AgentTreeNode } from "./protocol.ts";
 import {
+  ForkConfig,
   GetTreeParams,
   InputInjectParams,
   InputRespondMany,
   InputRespondOne,
   ListCheckpointsParams,
   RunStartParams,
+  StateForkParams,
   StateGetParams,
 } from "./schemas.ts";
 
@@ -76,6 +80,7 @@ async function startAndFollow(
   thread: ThreadRecord,
   work: RunWork,
   answered?: readonly string[],
+  checkpointId?: string,
 ): Promise<CommandOutcome> {
   const log = scope.logs.of(scope.threadId);
   const appliedThroughSeq = log.lastSeq;
@@ -85,7 +90,11 @@ async function startAndFollow(
     (await GraphRegistry.graphNameOf(scope.ctx.store, thread)) ?? thread.graph ?? "graph";
   let active;
   try {
-    active = await launch(scope.ctx, scope.principal, thread, work);
+    // Tokens stream: the v2 client renders a model's reply as it comes.
+    active = await launch(scope.ctx, scope.principal, thread, work, {
+      streamMessages: true,
+      ...(checkpointId !== undefined ? { checkpointId } : {}),
+    });
   } catch (error) {
     finished();
     release();
@@ -117,6 +126,9 @@ const runStart: Handler = async (scope, raw) => {
   const { ctx, principal, threadId } = scope;
   let thread = await ctx.store.getThread(threadId);
   if (thread && !canSee(principal, thread.tenant)) throw new NotFoundError("thread", threadId);
+  // The SDK sends `forkFrom` (time travel) as `config.configurable.checkpoint_id`.
+  const forkFrom = ForkConfig.safeParse(params.config ?? {}).data?.configurable?.checkpoint_id;
+  if (!thread && forkFrom !== undefined) throw noSuchCheckpoint(threadId, forkFrom);
   if (!thread) {
     ctx.registry.get(params.assistant_id);
     const now = new Date().toISOString();
@@ -145,7 +157,49 @@ const runStart: Handler = async (scope, raw) => {
         { graph },
       );
   }
+  if (forkFrom !== undefined) return fork(scope, thread, forkFrom, params.input ?? null);
   return startAndFollow(scope, thread, { kind: "input", input: params.input ?? null });
+};
+
+/** The refusal of a checkpoint the thread does not have (404 `no_such_checkpoint`). */
+function noSuchCheckpoint(threadId: string, checkpointId: string): ProtocolRefusal {
+  return new ProtocolRefusal(
+    404,
+    "no_such_checkpoint",
+    `Thread ${threadId} has no checkpoint ${checkpointId}; list them with state.listCheckpoints.`,
+    { checkpointId },
+  );
+}
+
+/**
+ * A new run of the thread from one of its past root checkpoints (Rein's fork): `input` applied
+ * to that checkpoint's state, or with `null` that checkpoint's next step run again. The thread's
+ * head moves to the new branch; the history keeps the earlier one.
+ *
+ * @throws NotFoundError (404 `no_such_checkpoint`) for a checkpoint the thread does not have;
+ *   ThreadInterruptedError (409 `invalid_argument`, `details.code: thread_interrupted`) while
+ *   the thread waits on answers ({@link checkForkPoint}).
+ */
+async function fork(
+  scope: CommandScope,
+  thread: ThreadRecord,
+  checkpointId: string,
+  input: Record<string, unknown> | null,
+): Promise<CommandOutcome> {
+  await checkForkPoint(scope.ctx.store, scope.threadId, checkpointId);
+  return startAndFollow(scope, thread, { kind: "input", input }, undefined, checkpointId);
+}
+
+/**
+ * `state.fork` `{ checkpoint_id, input? }`: a run from that checkpoint of the thread (see
+ * {@link fork}), answered with `{ run_id, thread_id }` once it got going.
+ */
+const stateFork: Handler = async (scope, raw) => {
+  const params = parse(StateForkParams, raw, "state.fork");
+  requireScope(scope.principal, "run");
+  const thread = await loadThread(scope.ctx.store, scope.principal, scope.threadId);
+  const outcome = await fork(scope, thread, params.checkpoint_id, params.input ?? null);
+  return { ...outcome, result: { ...outcome.result, thread_id: scope.threadId } };
 };
 
 /**
@@ -214,11 +268,30 @@ const inputRespond: Handler = async (scope, raw) => {
     if (!Object.hasOwn(params, "response"))
       throw new ProtocolRefusal(400, "invalid_argument", "input.respond: `response` is required.");
     const interrupt = await pendingInterrupt(scope, params.interrupt_id, params.namespace);
-    const work: RunWork = {
-      kind: "resume",
-      command: buildCommand({ resume: params.response }, true, who, undefined),
-      target: { runId: interrupt.runId, namespace: interrupt.namespace, interruptId: interrupt.id },
-    };
+    // A sub-agent's question is answered by a targeted resume of its run (its sibling is not
+    // touched). A root question is answered by a map of that one id, which runs only its task
+    // too, and streams the continued run (a targeted resume reports its end only).
+    const work: RunWork =
+      interrupt.namespace.length === 0
+        ? {
+            kind: "resume",
+            command: buildCommand(
+              { resumeMap: { [interrupt.id]: params.response } },
+              false,
+              who,
+              undefined,
+            ),
+            target: null,
+          }
+        : {
+            kind: "resume",
+            command: buildCommand({ resume: params.response }, true, who, undefined),
+            target: {
+              runId: interrupt.runId,
+              namespace: interrupt.namespace,
+              interruptId: interrupt.id,
+            },
+          };
     return startAndFollow(scope, thread, work, [interrupt.id]);
   }
   const seen = new Set<string>();
@@ -384,15 +457,6 @@ const refuseSubscription: Handler = () =>
     ),
   );
 
-const refuseFork: Handler = () =>
-  Promise.reject(
-    new ProtocolRefusal(
-      400,
-      "not_supported",
-      "state.fork is not served; run from a past checkpoint through Rein's native API.",
-    ),
-  );
-
 /** Every command method this layer knows, by name. */
 export const COMMANDS: Readonly<Record<string, Handler>> = {
   "run.start": runStart,
@@ -400,7 +464,7 @@ export const COMMANDS: Readonly<Record<string, Handler>> = {
   "input.inject": inputInject,
   "state.get": stateGet,
   "state.listCheckpoints": listCheckpoints,
-  "state.fork": refuseFork,
+  "state.fork": stateFork,
   "agent.getTree": getTree,
   "subscription.subscribe": refuseSubscription,
   "subscription.unsubscribe": refuseSubscription,

@@ -39,7 +39,11 @@ function protocolCodeOf(code: string, details: Record<string, unknown>): Protoco
     case "no_matching_target":
       return "no_such_interrupt";
     case "not_found":
-      return details["what"] === "interrupt" ? "no_such_interrupt" : "no_such_run";
+      return details["what"] === "interrupt"
+        ? "no_such_interrupt"
+        : details["what"] === "checkpoint"
+          ? "no_such_checkpoint"
+          : "no_such_run";
     case "unauthorized":
     case "forbidden":
     case "not_allowed":

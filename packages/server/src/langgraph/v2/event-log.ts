@@ -5,6 +5,7 @@
  * rest live, each through its own filter.
  */
 import { randomUUID } from "node:crypto";
+import { baseSegment } from "./mapping.ts";
 import type { EventFilter, EventMethod, Namespace, ProtocolEvent } from "./protocol.ts";
 
 /** The subscription channel an event belongs to (`custom:<name>` for a named custom event). */
@@ -20,12 +21,6 @@ export function channelOf(event: ProtocolEvent): string {
     default:
       return event.method;
   }
-}
-
-/** A namespace segment without its dynamic suffix (`"agent:3f2a"` → `"agent"`), as clients match. */
-function baseSegment(segment: string): string {
-  const cut = segment.indexOf(":");
-  return cut === -1 ? segment : segment.slice(0, cut);
 }
 
 function isPrefix(namespace: readonly string[], prefix: readonly string[]): boolean {

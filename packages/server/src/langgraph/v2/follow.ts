@@ -1,12 +1,13 @@
 /**
  * Following a run this layer started: its hub's events become the thread's protocol events, and
- * its end announces what is pending now. A targeted answer streams nothing in core, so its end
- * is where its values and the still-pending siblings (`input.requested`, same ids) go out.
+ * its end announces what is pending now: the root's values when it streamed none (a targeted
+ * answer streams its sub-agent's), and the still-pending siblings (`input.requested`, same ids).
  */
 import type { Interrupt, RunResult, StreamEvent, ThreadId } from "@rein/core";
 import type { ServerContext } from "../../context.ts";
 import type { HubEvent } from "../../hub.ts";
 import type { ActiveRun } from "../../run-manager.ts";
+import { messagesOut } from "../mapping/messages.ts";
 import type { ThreadEventLog } from "./event-log.ts";
 import { agentStatusOf, inputRequested, RunTranslator, type Emission } from "./mapping.ts";
 
@@ -118,7 +119,7 @@ async function finish(
 ): Promise<void> {
   const { log } = options;
   for (const e of translator.finishAll()) log.emit(e.method, e.namespace, e.data, e.node);
-  if (result && !translator.sawValues) log.emit("values", [], result.values);
+  if (result && !translator.sawRootValues) log.emit("values", [], messagesOut(result.values));
   const pending = await announcePending(options, translator, false);
   log.pending = new Set(pending.map((i) => i.id));
   const failed =

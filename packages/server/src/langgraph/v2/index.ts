@@ -12,10 +12,11 @@
 import type { ThreadId } from "@rein/core";
 import { ThreadIdSchema } from "@rein/wire";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { authenticate, requireScope, type Principal } from "../../auth.ts";
+import { requireScope, type Principal } from "../../auth.ts";
 import type { ServerContext } from "../../context.ts";
 import { openTrackedSse } from "../../streaming.ts";
 import { loadThread } from "../../thread-access.ts";
+import { messagesOut } from "../mapping/messages.ts";
 import { bridgeChanges } from "./bridge.ts";
 import { COMMANDS } from "./commands.ts";
 import { commandErrorOf, ProtocolRefusal } from "./errors.ts";
@@ -28,12 +29,12 @@ import type { CommandSuccess, EventFilter } from "./protocol.ts";
  * The caller: `Authorization: Bearer` as everywhere in Rein, or the SDK's `x-api-key` header
  * (the same tokens).
  */
-function principalOf(ctx: ServerContext, request: FastifyRequest): Principal {
+function principalOf(ctx: ServerContext, request: FastifyRequest): Promise<Principal> {
   const key = request.headers["x-api-key"];
   const header =
     request.headers.authorization ??
     (typeof key === "string" && key.length > 0 ? `Bearer ${key}` : undefined);
-  return authenticate(ctx.auth, header);
+  return ctx.authenticate(header);
 }
 
 /** The thread id of the path, validated. */
@@ -74,7 +75,7 @@ async function seed(ctx: ServerContext, log: ThreadEventLog, threadId: ThreadId)
   // Another stream may have seeded it while this one read.
   if (!log.empty || log.running) return;
   log.pending = new Set(pending.map((i) => i.id));
-  log.emit("values", [], state.values);
+  log.emit("values", [], messagesOut(state.values));
   for (const interrupt of pending) {
     const e = inputRequested(interrupt);
     log.emit(e.method, e.namespace, e.data);
@@ -88,7 +89,7 @@ function commandsRoute(ctx: ServerContext, logs: ThreadEventLogs) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     let id: number | null = null;
     try {
-      const principal = principalOf(ctx, request);
+      const principal = await principalOf(ctx, request);
       const threadId = threadIdOf(request);
       const envelope = CommandEnvelope.safeParse(request.body);
       if (!envelope.success)
@@ -131,7 +132,7 @@ function streamRoute(ctx: ServerContext, logs: ThreadEventLogs) {
     let since = 0;
     let threadId;
     try {
-      const principal = principalOf(ctx, request);
+      const principal = await principalOf(ctx, request);
       requireScope(principal, "read");
       threadId = threadIdOf(request);
       const parsed = EventStreamRequest.safeParse(request.body);

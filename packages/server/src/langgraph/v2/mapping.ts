@@ -4,15 +4,12 @@
  * one per-run translator that remembers what a run has announced.
  */
 import type { Interrupt, RunStatus, StreamEvent } from "@rein/core";
-import type { AgentStatus, EventMethod, Namespace } from "./protocol.ts";
+import { isRecord } from "../mapping/json.ts";
+import { MessageChannel } from "./messages.ts";
+import type { AgentStatus, Emission, Namespace } from "./protocol.ts";
+import { ToolChannel } from "./tools.ts";
 
-/** One protocol event to emit, before the log numbers it. */
-export interface Emission {
-  method: EventMethod;
-  namespace: Namespace;
-  data: unknown;
-  node?: string;
-}
+export type { Emission } from "./protocol.ts";
 
 /**
  * The agent status of a Rein run: `queued` → `started`, `done` → `completed`, `error` and
@@ -51,20 +48,18 @@ export function inputRequested(
   };
 }
 
-/** Whether two namespaces name the same agent (a dynamic `:suffix` on either side is ignored). */
-export function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
-  const base = (s: string): string => s.split(":")[0] ?? s;
-  return a.length === b.length && a.every((segment, i) => base(segment) === base(b[i] ?? ""));
+/** A namespace segment without its dynamic suffix (`"agent:3f2a"` → `"agent"`), as clients match. */
+export function baseSegment(segment: string): string {
+  const cut = segment.indexOf(":");
+  return cut === -1 ? segment : segment.slice(0, cut);
 }
 
-/** A core `messages` delta, as far as this mapping reads it. */
-type Delta = { type?: unknown; text?: unknown; id?: unknown };
-
-/** One streamed model message in progress: which block is open. */
-interface OpenMessage {
-  namespace: Namespace;
-  node: string;
-  text: string;
+/** Whether two namespaces name the same agent (a dynamic `:suffix` on either side is ignored). */
+export function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((segment, i) => baseSegment(segment) === baseSegment(b[i] ?? ""))
+  );
 }
 
 /**
@@ -78,10 +73,15 @@ export class RunTranslator {
   readonly namespaces = new Map<string, Namespace>();
   /** Interrupt ids announced by this run. */
   readonly announced = new Set<string>();
-  /** Whether a `values` event went out (a run that streamed none gets one at its end). */
+  /** Whether a `values` event went out, at any namespace. */
   sawValues = false;
-  private readonly messages = new Map<string, OpenMessage>();
-  private messageSeq = 0;
+  /**
+   * Whether a root `values` event went out: a run that streamed none (a targeted answer while a
+   * sibling is paused streams only its sub-agent's) gets the root's at its end.
+   */
+  sawRootValues = false;
+  private readonly messages = new MessageChannel();
+  private readonly tools = new ToolChannel();
 
   constructor(private readonly graphName: (namespace: Namespace) => string) {}
 
@@ -89,11 +89,17 @@ export class RunTranslator {
   translate(event: StreamEvent): Emission[] {
     const out = this.discover(event.namespace);
     switch (event.type) {
-      case "values":
+      case "values": {
         this.sawValues = true;
-        out.push({ method: "values", namespace: event.namespace, data: event.values });
+        if (event.namespace.length === 0) this.sawRootValues = true;
+        const shown = this.messages.values(event.namespace, event.values);
+        out.push(...shown.emissions);
+        out.push({ method: "values", namespace: event.namespace, data: shown.values });
         break;
+      }
       case "updates":
+        this.messages.update(event.namespace, event.taskId, event.update);
+        out.push(...this.tools.update(event.namespace, event.node, event.update));
         out.push({
           method: "updates",
           namespace: event.namespace,
@@ -110,7 +116,10 @@ export class RunTranslator {
         });
         break;
       case "tasks":
-        if (event.phase === "end") out.push(...this.finishMessage(event.taskId));
+        if (event.phase === "end") {
+          out.push(...this.messages.taskEnded(event.taskId));
+          if (event.outcome === "paused") out.push(...this.tools.paused(event.namespace));
+        } else out.push(...this.tools.taskStarted(event.namespace, event.node));
         out.push({
           method: "tasks",
           namespace: event.namespace,
@@ -131,7 +140,7 @@ export class RunTranslator {
         });
         break;
       case "messages":
-        out.push(...this.messageDelta(event));
+        out.push(...this.messages.delta(event));
         break;
       case "interrupt":
         if (!this.announced.has(event.interrupt.id)) {
@@ -148,7 +157,7 @@ export class RunTranslator {
 
   /** Closes every message still open (the run ended). */
   finishAll(): Emission[] {
-    return [...this.messages.keys()].flatMap((key) => this.finishMessage(key));
+    return this.messages.finishAll();
   }
 
   private discover(namespace: Namespace): Emission[] {
@@ -168,55 +177,4 @@ export class RunTranslator {
     }
     return out;
   }
-
-  private messageDelta(event: Extract<StreamEvent, { type: "messages" }>): Emission[] {
-    const delta = (isRecord(event.delta) ? event.delta : {}) as Delta;
-    if (delta.type !== "text" || typeof delta.text !== "string") return [];
-    const out: Emission[] = [];
-    let open = this.messages.get(event.taskId);
-    if (!open) {
-      open = { namespace: event.namespace, node: event.node, text: "" };
-      this.messages.set(event.taskId, open);
-      const id = `msg-${event.runId}-${event.taskId}-${++this.messageSeq}`;
-      out.push(
-        this.message(open, { event: "message-start", role: "ai", id }),
-        this.message(open, {
-          event: "content-block-start",
-          index: 0,
-          content: { type: "text", text: "" },
-        }),
-      );
-    }
-    open.text += delta.text;
-    out.push(
-      this.message(open, {
-        event: "content-block-delta",
-        index: 0,
-        delta: { type: "text-delta", text: delta.text },
-      }),
-    );
-    return out;
-  }
-
-  private finishMessage(taskId: string): Emission[] {
-    const open = this.messages.get(taskId);
-    if (!open) return [];
-    this.messages.delete(taskId);
-    return [
-      this.message(open, {
-        event: "content-block-finish",
-        index: 0,
-        content: { type: "text", text: open.text },
-      }),
-      this.message(open, { event: "message-finish" }),
-    ];
-  }
-
-  private message(open: OpenMessage, data: Record<string, unknown>): Emission {
-    return { method: "messages", namespace: open.namespace, node: open.node, data };
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -72,6 +72,14 @@ export interface ProtocolEvent {
   event_id: string;
 }
 
+/** One protocol event to emit, before the thread's log numbers it. */
+export interface Emission {
+  method: EventMethod;
+  namespace: Namespace;
+  data: unknown;
+  node?: string;
+}
+
 /** The answer to a command that succeeded. */
 export interface CommandSuccess {
   type: "success";

@@ -67,6 +67,18 @@ export const ListCheckpointsParams = z.looseObject({
   before: z.string().max(512).optional(),
 });
 
+/** `config.configurable.checkpoint_id` of `run.start` (where the SDK puts `forkFrom`). */
+export const ForkConfig = z.looseObject({
+  configurable: z.looseObject({ checkpoint_id: z.string().min(1).max(256).optional() }).optional(),
+});
+
+/** `state.fork`: a run from one of the thread's past checkpoints. */
+export const StateForkParams = z.looseObject({
+  checkpoint_id: z.string().min(1).max(256),
+  input: z.union([z.record(z.string(), z.unknown()), z.null()]).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+});
+
 /** `agent.getTree`. */
 export const GetTreeParams = z.looseObject({ run_id: RunIdSchema.optional() });
 

@@ -10,6 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { END, START, StateGraph, append, type Checkpointer } from "@rein/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { graphs } from "../../testing/graphs.ts";
+import { sendCommand, type Json } from "../../testing/v2-commands.ts";
 import {
   TOKENS,
   client,
@@ -58,7 +59,6 @@ function fanout(store: Checkpointer) {
     .compile({ checkpointer: store, name: "fanout" });
 }
 
-type Json = Record<string, unknown>;
 type Tracked = { interruptId: string; namespace: string[]; payload: unknown };
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
@@ -91,17 +91,8 @@ function suite(backend: Backend): void {
     });
 
     /** A raw command, as the SDK's HTTP transport sends it. */
-    async function command(
-      threadId: string,
-      body: unknown,
-    ): Promise<{ status: number; body: Json }> {
-      const response = await fetch(`${base}/threads/${threadId}/commands`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as Json };
-    }
+    const command = (threadId: string, body: unknown) =>
+      sendCommand(base, TOKENS["alice"]!.token, threadId, body);
 
     /** A natively created fan-out thread, paused on both sub-agents through the SDK's transport. */
     async function pausedFanout(threadId: string) {
@@ -192,6 +183,69 @@ function suite(backend: Backend): void {
       await thread.close();
     });
 
+    it("a targeted answer streams the answered sub-agent's run to the thread's subscribers", async () => {
+      const { thread, research, refund } = await pausedFanout("t-live");
+      const observer = await fetch(`${base}/threads/t-live/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
+        body: JSON.stringify({ channels: ["values", "updates", "lifecycle", "input", "tasks"] }),
+      });
+      let answeredSeen = false;
+      const heard = readSse(observer, (e) => {
+        const data = e.data as { method?: string; params?: { namespace: string[]; data: Json } };
+        if (data.method === "input.answered") answeredSeen = true;
+        return (
+          answeredSeen &&
+          data.method === "lifecycle" &&
+          data.params?.namespace.length === 0 &&
+          data.params.data["event"] === "interrupted"
+        );
+      });
+      await thread.input.respond({
+        namespace: research.namespace,
+        interrupt_id: research.interruptId,
+        response: "yes",
+      });
+      const events = (await heard).map(
+        (e) => e.data as { method: string; params: { namespace: string[]; data: Json } },
+      );
+      // What follows the answer (the stream replayed the run that paused first).
+      const answered = events.findIndex((e) => e.method === "input.answered");
+      expect(events[answered]?.params.data).toEqual({ interrupt_ids: [research.interruptId] });
+      const live = events
+        .slice(answered + 1)
+        .filter((e) => e.method !== "tasks")
+        .map((e) => [e.method, e.params.namespace, e.params.data]);
+      // The answered sub-agent's run step by step, under its namespace; the sibling announced
+      // again; the sub-agent completed; the root still waiting on the sibling.
+      expect(live).toEqual([
+        ["lifecycle", [], { event: "running", graph_name: "fanout" }],
+        ["lifecycle", ["research"], { event: "started", graph_name: "research" }],
+        ["updates", ["research"], { node: "ask", values: { notes: "research: yes" } }],
+        ["values", ["research"], { notes: ["plan", "research: yes"] }],
+        // The root's step does not commit while the sibling is paused: its values are unchanged.
+        ["values", [], { notes: ["plan"] }],
+        [
+          "input.requested",
+          ["refund"],
+          { interrupt_id: refund.interruptId, payload: { question: "refund: go ahead?" } },
+        ],
+        ["lifecycle", ["research"], { event: "completed", graph_name: "research" }],
+        ["lifecycle", [], { event: "interrupted", graph_name: "fanout" }],
+      ]);
+      const tasks = events.slice(answered + 1).filter((e) => e.method === "tasks");
+      expect(
+        tasks.map((e) => [e.params.namespace, e.params.data["name"], e.params.data["phase"]]),
+      ).toEqual([
+        [[], "research", "start"],
+        [["research"], "ask", "start"],
+        [["research"], "ask", "end"],
+        [[], "research", "end"],
+      ]);
+      expect(executionsOf("t-live", "refund")).toBe(1);
+      await thread.close();
+    });
+
     it("input.inject is steering delivered only to the targeted namespace, recorded apart", async () => {
       const { thread, research, refund } = await pausedFanout("t-steer");
       await thread.input.inject({
@@ -234,7 +288,14 @@ function suite(backend: Backend): void {
         interrupt_id: research.interruptId,
         response: "yes",
       });
-      const next = ((await thread.agent.getTree()) as { tree: Node }).tree;
+      // The answer is taken once its run got going; the sub-agent finishes after that.
+      let next: Node | undefined;
+      await until(async () => {
+        next = ((await thread.agent.getTree()) as { tree: Node }).tree;
+        const research = (next.children ?? []).find((c) => c.graph_name === "research");
+        return research?.status === "completed" || research?.status === "failed";
+      }, "the answered sub-agent to finish");
+      next = next!;
       const after = Object.fromEntries((next.children ?? []).map((c) => [c.graph_name, c]));
       expect(after["research"]?.status).toBe("completed");
       expect(after["refund"]?.status).toBe("interrupted");
@@ -255,6 +316,11 @@ function suite(backend: Backend): void {
         interrupt_id: question!.interruptId,
         response: { text: "ship" },
       });
+      // The answer is taken once its run got going; the run ends after that.
+      await until(async () => {
+        const t = await alice<{ status: string }>("GET", "/threads/t-fresh");
+        return t.body.status === "done";
+      }, "the answered run to finish");
       const state = (await thread.state.get({ namespace: [] })) as { values: Json };
       expect(state.values["answer"]).toBe("ship");
       const native = await alice<{ graph: string; status: string }>("GET", "/threads/t-fresh");
@@ -395,6 +461,30 @@ function suite(backend: Backend): void {
       await thread.close();
     });
 
+    it("two answers to one root question at once: exactly one is applied, the other refused", async () => {
+      const thread = sdk.threads.stream("t-root-race", { assistantId: "ask" });
+      await thread.run.start({ input: { question: "Ship it?" } });
+      await until(() => thread.interrupts.length === 1, "the question");
+      const [question] = thread.interrupts as Tracked[];
+      const answer = (id: number, text: string) =>
+        command("t-root-race", {
+          id,
+          method: "input.respond",
+          params: { namespace: [], interrupt_id: question!.interruptId, response: { text } },
+        });
+      const replies = await Promise.all([answer(1, "yes"), answer(2, "no")]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(replies.find((r) => r.status === 409)?.body["error"]).toBe("no_such_interrupt");
+      await until(async () => {
+        const t = await alice<{ status: string }>("GET", "/threads/t-root-race");
+        return t.body.status === "done";
+      }, "the run to finish");
+      const state = (await thread.state.get({ namespace: [] })) as { values: Json };
+      const winner = replies[0].status === 200 ? "yes" : "no";
+      expect(state.values["answer"]).toBe(winner);
+      await thread.close();
+    });
+
     it("bad commands are refused with 4xx protocol errors and change nothing", async () => {
       const { thread, research } = await pausedFanout("t-bad");
       const before = await snapshotStore(store.store);
@@ -519,6 +609,11 @@ function suite(backend: Backend): void {
       });
       expect(again.status).toBe(409);
       expect(again.body).toMatchObject({ type: "error", id: 13, error: "no_such_interrupt" });
+      // The first answer's run ends after it was taken: count once it has.
+      await until(async () => {
+        const t = await alice<{ status: string }>("GET", "/threads/t-bad");
+        return executionsOf("t-bad", "research") >= 2 && t.body.status !== "running";
+      }, "the first answer's run to end");
       expect(executionsOf("t-bad", "research")).toBe(2);
       await thread.close();
     });
