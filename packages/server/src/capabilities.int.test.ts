@@ -13,7 +13,14 @@ function storeWith(capabilities: RuntimeStore["capabilities"]): RuntimeStore {
   const full = new MemorySaver();
   const view = runtimeOnly(full) as unknown as Record<string, unknown>;
   const members: Record<string, readonly string[]> = {
-    threadCatalog: ["listThreads", "deleteThread"],
+    threadCatalog: ["putThread", "getThread", "listThreads", "deleteThread"],
+    threadHistory: ["listCheckpoints", "listRuns"],
+    interruptQueue: ["getInterrupt", "listInterrupts"],
+    deadlineTimer: ["listExpiredInterrupts"],
+    runRecovery: ["listRunsByStatus"],
+    steering: ["appendSteering", "listSteering"],
+    leaseStatus: ["getLease"],
+    sideRecords: ["getSideRecord", "putSideRecord"],
     auditChain: ["listAudit", "listAuditChain", "verifyAudit"],
   };
   for (const capability of Object.keys(capabilities))
@@ -21,6 +28,19 @@ function storeWith(capabilities: RuntimeStore["capabilities"]): RuntimeStore {
       view[member] = (Reflect.get(full, member) as () => unknown).bind(full);
   return { ...(view as unknown as RuntimeStore), capabilities };
 }
+
+/** What the API's always-on routes and background work need: every capability the map above lists. */
+const API_CAPABILITIES: RuntimeStore["capabilities"] = {
+  threadCatalog: true,
+  threadHistory: true,
+  interruptQueue: true,
+  deadlineTimer: true,
+  runRecovery: true,
+  steering: true,
+  leaseStatus: true,
+  sideRecords: true,
+  auditChain: true,
+};
 
 const open: ReinServer[] = [];
 afterEach(async () => {
@@ -45,7 +65,7 @@ describe("store capabilities at start", () => {
   });
 
   it("a store with the API's capabilities but no webhook outbox is refused when webhooks are on", async () => {
-    const store = storeWith({ threadCatalog: true, auditChain: true });
+    const store = storeWith(API_CAPABILITIES);
     const error: unknown = await createServer({ store, graphs: {}, auth: openAuth() }).then(
       () => null,
       (e: unknown) => e,
@@ -59,7 +79,7 @@ describe("store capabilities at start", () => {
   });
 
   it("the same store is served with webhook delivery off, and has no /webhooks routes", async () => {
-    const store = storeWith({ threadCatalog: true, auditChain: true });
+    const store = storeWith(API_CAPABILITIES);
     const server = await createServer({
       store,
       graphs: {},

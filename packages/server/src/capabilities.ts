@@ -26,8 +26,8 @@ export interface FeatureSwitches {
 }
 
 /**
- * The capabilities the server's features need, given its switches. The thread routes (listing,
- * deleting) and the audit routes are always on; webhooks are on unless delivery is left to other
+ * The capabilities the server's features need, given its switches. The thread, run, queue,
+ * steering and audit routes, the deadline timer and the recovery sweep are always on; webhooks are on unless delivery is left to other
  * processes with nothing here to notify.
  */
 export function featureNeeds(switches: FeatureSwitches): FeatureNeed[] {
@@ -37,8 +37,18 @@ export function featureNeeds(switches: FeatureSwitches): FeatureNeed[] {
     needs.push({ feature: "webhooks and notifications", capability: "webhookOutbox" });
   needs.push(
     {
-      feature: "the thread routes (GET /threads, DELETE /threads/:id)",
+      feature: "the thread routes (POST /threads, GET /threads, DELETE /threads/:id)",
       capability: "threadCatalog",
+    },
+    { feature: "the run and history routes", capability: "threadHistory" },
+    { feature: "the approval queue (GET /interrupts)", capability: "interruptQueue" },
+    { feature: "thread status and run admission", capability: "leaseStatus" },
+    { feature: "the steering route", capability: "steering" },
+    { feature: "the deadline timer", capability: "deadlineTimer" },
+    { feature: "the recovery sweep", capability: "runRecovery" },
+    {
+      feature: "Idempotency-Key, decision links and Slack's records",
+      capability: "sideRecords",
     },
     { feature: "the audit routes (/audit, /audit/verify)", capability: "auditChain" },
   );

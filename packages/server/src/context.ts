@@ -3,7 +3,7 @@
  */
 import type { Checkpointer } from "@rein/core";
 import type { Readiness } from "@rein/wire";
-import type { AuthConfig } from "./auth.ts";
+import type { AuthConfig, Principal } from "./auth.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ReinMetrics } from "./metrics/recorder.ts";
 import type { GraphRegistry } from "./registry.ts";
@@ -19,6 +19,11 @@ export interface ServerContext {
   storeKind: string;
   registry: GraphRegistry;
   auth: AuthConfig;
+  /**
+   * The principal of an `Authorization` header: {@link AuthConfig}'s credentials and the store's
+   * API keys. @throws UnauthorizedError or CredentialError (401).
+   */
+  authenticate: (header: string | undefined) => Promise<Principal>;
   runs: RunManager;
   /** Background runs: the queue of accepted runs and the sweep that keeps it moving. */
   background: BackgroundRuns;

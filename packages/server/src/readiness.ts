@@ -1,21 +1,13 @@
 /**
  * Readiness (`GET /readyz`): whether this server should take traffic now, as a load balancer or
  * Kubernetes asks it. Liveness (`/healthz`) only says the process serves; readiness makes a round
- * trip to the store, checks its migrations are applied, on Postgres that the LISTEN connection
+ * trip to the store, checks its migrations are applied (when whoever opened it says how to read
+ * its schema version), on Postgres that the LISTEN connection
  * (the events of runs executing elsewhere) is up, and that the server is not shutting down.
  */
-import type { RuntimeStore, ThreadId } from "@rein/core";
-import {
-  PostgresSaver,
-  SCHEMA_VERSION as POSTGRES_VERSION,
-  schemaVersion as postgresVersion,
-} from "@rein/postgres";
-import {
-  SqliteSaver,
-  SCHEMA_VERSION as SQLITE_VERSION,
-  schemaVersion as sqliteVersion,
-} from "@rein/sqlite";
+import { ROOT_STREAM, type RuntimeStore } from "@rein/core";
 import type { Readiness } from "@rein/wire";
+import { threadIdOf } from "./ids.ts";
 import type { ScaleOut } from "./scale/index.ts";
 
 /** One check's outcome. */
@@ -25,14 +17,27 @@ type Check = Readiness["checks"][number];
 const STORE_TIMEOUT_MS = 2_000;
 
 /** A thread id no thread has: reading it is a round trip that finds nothing. */
-const PROBE_THREAD = "rein-readiness-probe" as ThreadId;
+const PROBE_THREAD = threadIdOf("rein-readiness-probe");
 
-/** The schema version the store holds and the one this build needs, or null for other stores. */
-async function versions(store: RuntimeStore): Promise<{ have: number; need: number } | null> {
-  if (store instanceof PostgresSaver)
-    return { have: await postgresVersion(store.pool, store.schema), need: POSTGRES_VERSION };
-  if (store instanceof SqliteSaver) return { have: sqliteVersion(store.db), need: SQLITE_VERSION };
-  await store.getThread(PROBE_THREAD);
+/**
+ * The schema version a store holds and the one this build needs: what whoever opened the store
+ * knows of it (`openStore` gives it for SQLite and Postgres), so readiness never asks which
+ * class a store is.
+ */
+export interface SchemaStatus {
+  /** The version the store's schema is at now (one round trip). */
+  have(): Promise<number>;
+  /** The version this build's migrations reach. */
+  need: number;
+}
+
+/** The versions, read through `schema`, or (without one) a plain round trip to the store. */
+async function versions(
+  store: RuntimeStore,
+  schema: SchemaStatus | null,
+): Promise<{ have: number; need: number } | null> {
+  if (schema) return { have: await schema.have(), need: schema.need };
+  await store.getThreadHead(PROBE_THREAD, ROOT_STREAM);
   return null;
 }
 
@@ -52,10 +57,10 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The store and migration checks: one round trip. */
-async function storeChecks(store: RuntimeStore): Promise<Check[]> {
+async function storeChecks(store: RuntimeStore, schema: SchemaStatus | null): Promise<Check[]> {
   let found: { have: number; need: number } | null;
   try {
-    found = await within(versions(store), STORE_TIMEOUT_MS);
+    found = await within(versions(store, schema), STORE_TIMEOUT_MS);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return [
@@ -79,8 +84,10 @@ async function storeChecks(store: RuntimeStore): Promise<Check[]> {
 
 /** What the readiness of one server depends on. */
 export interface ReadinessSources {
-  /** The store as opened (not a wrapper), so its kind and schema version can be read. */
+  /** The store: a round trip to it when no schema status is given. */
   store: RuntimeStore;
+  /** Its schema version and the one needed; null: only the round trip is checked. */
+  schema: SchemaStatus | null;
   scale: ScaleOut | null;
   /** Whether the server is shutting down. */
   closing: () => boolean;
@@ -91,7 +98,7 @@ export async function readiness(sources: ReadinessSources): Promise<Readiness> {
   const checks: Check[] = [];
   if (sources.closing())
     checks.push({ name: "shutdown", ok: false, detail: "the server is shutting down" });
-  checks.push(...(await storeChecks(sources.store)));
+  checks.push(...(await storeChecks(sources.store, sources.schema)));
   // A process that does not listen (a pooled URL and no direct one) is ready without it.
   if (sources.scale?.fanout.listens)
     checks.push(

@@ -3,8 +3,19 @@
  */
 import type { Checkpointer } from "@rein/core";
 import type { BackgroundLog } from "./background.ts";
-import { PostgresSaver, hostList, pooledUrl } from "@rein/postgres";
-import { SqliteSaver } from "@rein/sqlite";
+import {
+  PostgresSaver,
+  SCHEMA_VERSION as POSTGRES_VERSION,
+  hostList,
+  pooledUrl,
+  schemaVersion as postgresVersion,
+} from "@rein/postgres";
+import {
+  SqliteSaver,
+  SCHEMA_VERSION as SQLITE_VERSION,
+  schemaVersion as sqliteVersion,
+} from "@rein/sqlite";
+import type { SchemaStatus } from "./readiness.ts";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -29,6 +40,8 @@ export interface OpenedStore {
   postgres: { saver: PostgresSaver; url: string; listenUrl: string | null } | null;
   /** Where, with any password masked. */
   where: string;
+  /** How `/readyz` reads the store's schema version against this build's (its migrations check). */
+  schema: SchemaStatus;
 }
 
 /**
@@ -72,10 +85,21 @@ export async function openStore(options: StoreOptions, log?: BackgroundLog): Pro
     return {
       store,
       kind: "postgres",
+      schema: {
+        have: () => postgresVersion(store.pool, store.schema),
+        need: POSTGRES_VERSION,
+      },
       where: maskPassword(options.postgres),
       postgres: { saver: store, url: options.postgres, listenUrl: listenUrlOf(options) },
     };
   }
   mkdirSync(dirname(options.db), { recursive: true });
-  return { store: SqliteSaver.open(options.db), kind: "sqlite", where: options.db, postgres: null };
+  const store = SqliteSaver.open(options.db);
+  return {
+    store,
+    kind: "sqlite",
+    where: options.db,
+    postgres: null,
+    schema: { have: () => Promise.resolve(sqliteVersion(store.db)), need: SQLITE_VERSION },
+  };
 }
