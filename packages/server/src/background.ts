@@ -24,10 +24,11 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import type { ServedGraph, GraphRegistry } from "./registry.ts";
+import { withoutLeaseWait, type ServedGraph, type GraphRegistry } from "./registry.ts";
 import { forkPointBefore, isQueuedRoot, RunAdmission, type RunRequest } from "./run-admission.ts";
 import type { RunManager } from "./run-manager.ts";
 import type { PgFanout } from "./scale/fanout.ts";
+import { threadIdOf } from "./ids.ts";
 
 /** A structured log, as Fastify's (pino) logger offers it. */
 export interface BackgroundLog {
@@ -81,9 +82,6 @@ export class BackgroundRuns {
   private sweeping: Promise<void> | null = null;
   private stopped = false;
   private readonly unsubscribe: (() => void)[] = [];
-  /** The graphs, with a lease that does not wait: a busy thread is somebody else's turn. */
-  private readonly noWait = new Map<string, ServedGraph>();
-
   private readonly admission: RunAdmission;
 
   constructor(private readonly settings: BackgroundSettings) {
@@ -157,8 +155,14 @@ export class BackgroundRuns {
     void this.startNext(threadId);
   }
 
-  /** Starts the oldest queued run of a thread, if the thread is free and a slot is. */
+  /**
+   * Starts the oldest queued run of a thread, if the thread is free and a slot is — never once
+   * stopped: the runs a shutdown drains free their slots as they end, and a start then would
+   * begin work the process is about to abandon (its first step run here, its commit lost with the
+   * closing pool, the whole run taken over and that step run again elsewhere).
+   */
   private startNext(threadId: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     const inFlight = this.starting.get(threadId);
     if (inFlight) return inFlight;
     if (this.executing >= this.settings.concurrency) {
@@ -173,7 +177,7 @@ export class BackgroundRuns {
   private async startOldest(threadId: string): Promise<void> {
     try {
       const { store } = this.settings;
-      const queued = (await store.listRuns(threadId as ThreadId))
+      const queued = (await store.listRuns(threadIdOf(threadId)))
         .filter(isQueuedRoot)
         .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
       const next = queued[0];
@@ -278,9 +282,8 @@ export class BackgroundRuns {
     if (!thread) return undefined;
     const graph = await registry.forThread(store, thread).catch(() => undefined);
     if (!graph) return undefined;
-    let quick = this.noWait.get(graph.name);
-    if (!quick) this.noWait.set(graph.name, (quick = graph.withLease({ waitMs: 0 })));
-    return quick;
+    // A busy thread is somebody else's turn.
+    return withoutLeaseWait(graph);
   }
 
   /**
@@ -318,11 +321,11 @@ export class BackgroundRuns {
   private async recoverThread(threadId: string): Promise<void> {
     if (!this.settings.recover || this.executing >= this.settings.concurrency) return;
     const { store, runs } = this.settings;
-    const head = await store.getCheckpoint(threadId as ThreadId, ROOT_STREAM);
+    const head = await store.getCheckpoint(threadIdOf(threadId), ROOT_STREAM);
     if (!head || runs.executing(head.runId)) return;
     const run = await store.getRun(head.runId);
     if (run?.status !== "running" || run.parentRunId !== null) return;
-    if (await store.getLease(threadId as ThreadId)) return;
+    if (await store.getLease(threadIdOf(threadId))) return;
     if (await this.recover(run)) this.settings.log?.info({ runs: [run.runId] }, "recovered runs");
   }
 

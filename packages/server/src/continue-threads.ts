@@ -2,10 +2,11 @@
  * What follows a decision over many threads, wherever it was made (`POST /interrupts/decisions`,
  * a Slack click): each answered thread's run continues in the background.
  */
-import type { BulkDecided, ThreadId } from "@rein/core";
+import type { BulkDecided } from "@rein/core";
 import type { Principal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
 import { launch } from "./launch.ts";
+import { threadIdOf } from "./ids.ts";
 
 /**
  * Continues the run of each thread a decision answered in (in the background); a thread that
@@ -19,7 +20,7 @@ export async function continueThreads(
   const answered = new Set(decided.filter((d) => d.status === "answered").map((d) => d.threadId));
   for (const threadId of new Set(decided.map((d) => d.threadId))) {
     // A thread that only gained approvals has nothing to continue: its question still waits.
-    const thread = answered.has(threadId) ? await ctx.store.getThread(threadId as ThreadId) : null;
+    const thread = answered.has(threadId) ? await ctx.store.getThread(threadIdOf(threadId)) : null;
     if (!thread) {
       ctx.runs.notifyChange(threadId);
       continue;

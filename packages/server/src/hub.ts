@@ -4,6 +4,8 @@
  * rest live.
  */
 
+import { randomBytes } from "node:crypto";
+
 /** One event as sent over SSE. */
 export interface HubEvent {
   /** Sequence number within the run, from 1. */
@@ -22,6 +24,14 @@ export class RunHub {
   private readonly listeners = new Set<HubListener>();
   private seq = 0;
   private finishedFlag = false;
+  /**
+   * This attempt of the run: a continuation after an answer, or a takeover by another process,
+   * gets a new hub whose ids start again at 1, so a follower in another process tells attempts
+   * apart by this id, not by the event ids. It starts with the creation time, so a later
+   * attempt's id sorts after an earlier one's (processes' clocks agree to well within the lease
+   * that must expire before a takeover).
+   */
+  readonly attempt = `${Date.now().toString(36).padStart(9, "0")}.${randomBytes(6).toString("base64url")}`;
   /** Also receives every event (to mirror it to other processes). */
   onPublish: ((hub: RunHub, event: HubEvent) => void) | null = null;
 
@@ -34,6 +44,11 @@ export class RunHub {
   /** Whether the run has finished (no more events will come). */
   get finished(): boolean {
     return this.finishedFlag;
+  }
+
+  /** The id of the latest event (0 before the first). */
+  get lastId(): number {
+    return this.seq;
   }
 
   /** Appends an event and hands it to every listener. */

@@ -16,11 +16,18 @@ import type { z } from "zod";
 import type { Principal } from "./auth.ts";
 import { answerPrincipal } from "./auth.ts";
 import type { ServerContext } from "./context.ts";
-import type { ServedGraph } from "./registry.ts";
+import { withoutLeaseWait, type ServedGraph } from "./registry.ts";
 import type { ResumeFields } from "@rein/wire";
-import { buildCommand, type ActiveRun, type RunWork } from "./run-manager.ts";
-import { isQueuedRoot } from "./run-admission.ts";
+import {
+  ALL_MODES,
+  WITH_MESSAGES,
+  buildCommand,
+  type ActiveRun,
+  type RunWork,
+} from "./run-manager.ts";
+import { firstAttempt, isQueuedRoot } from "./run-admission.ts";
 import { assertHead, type ThreadHead } from "./thread-access.ts";
+import { runIdOf } from "./ids.ts";
 
 /**
  * Refuses input naming a channel the graph does not have, before the run starts: the run would
@@ -43,6 +50,13 @@ export interface LaunchOptions {
   interruptBefore?: string[] | undefined;
   interruptAfter?: string[] | undefined;
   onPending?: "error" | "cancel" | undefined;
+  /** Also stream a model's deltas (`messages` events) to the run's hub. */
+  streamMessages?: boolean | undefined;
+  /**
+   * Run from this past checkpoint of the thread instead of its head: a fork, always a new run
+   * (with input: the input applied to that state; with `null`: that checkpoint's next step run).
+   */
+  checkpointId?: string | undefined;
 }
 
 /** The fields of an answer as validated. */
@@ -103,11 +117,12 @@ export async function launch(
   options: LaunchOptions = {},
 ): Promise<ActiveRun> {
   const thread = "thread" in of ? of.thread : of;
-  const graph = await ctx.registry.forThread(ctx.store, thread);
+  let graph = await ctx.registry.forThread(ctx.store, thread);
   const threadId = thread.threadId;
   let runId: string;
-  if (work.kind === "input" && work.input !== null) {
-    assertChannels(graph, work.input);
+  const fork = work.kind === "input" && options.checkpointId !== undefined;
+  if (work.kind === "input" && (work.input !== null || fork)) {
+    if (work.input !== null) assertChannels(graph, work.input);
     // New input never waits behind a running run: it is refused at once, with the latest
     // metadata. A repeat of a request does wait: the run holding the thread may be its first
     // attempt, whose outcome it returns (core serializes the two on the lease).
@@ -118,9 +133,17 @@ export async function launch(
     if (!work.repeat) {
       const queued = (await ctx.store.listRuns(threadId)).find(isQueuedRoot);
       if (queued) throw new ThreadBusyError(threadId, `queued run ${queued.runId}`);
+      // The checks above race with other starts: two that both found the thread idle must not
+      // run one after the other. The run takes the lease without waiting, so the one that does
+      // not get it is refused like any start on a busy thread.
+      graph = withoutLeaseWait(graph);
     }
     // With an Idempotency-Key the run id comes from it, so a repeat finds the first run.
     runId = work.requestId === undefined ? randomUUID() : requestRunIdFor(threadId, work.requestId);
+    // A repeat racing its first attempt lets that attempt take the thread first (it takes the
+    // lease without waiting, and would be refused if the repeat had it); the repeat then waits
+    // its turn on the lease and gets the first attempt's outcome from the store.
+    if (work.repeat) await firstAttempt(ctx.store, runIdOf(runId), true);
   } else {
     // A resume or a continue runs the head's run: its id names the run's hub.
     const headRunId =
@@ -130,16 +153,25 @@ export async function launch(
     runId = headRunId ?? randomUUID();
     if (headRunId === null && work.kind === "input") work = { kind: "input", input: {} };
   }
-  const active = ctx.runs.start(graph, work, runId, {
-    threadId,
-    actor: principal.subject,
-    tenant: thread.tenant,
+  const active = ctx.runs.start(
+    graph,
+    work,
     runId,
-    ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
-    ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
-    ...(options.onPending ? { onPending: options.onPending } : {}),
-    ...(work.kind === "input" && work.requestId !== undefined ? { requestId: work.requestId } : {}),
-  });
+    {
+      threadId,
+      actor: principal.subject,
+      tenant: thread.tenant,
+      runId,
+      ...(options.interruptBefore ? { interruptBefore: options.interruptBefore } : {}),
+      ...(options.interruptAfter ? { interruptAfter: options.interruptAfter } : {}),
+      ...(options.onPending ? { onPending: options.onPending } : {}),
+      ...(fork ? { checkpointId: options.checkpointId } : {}),
+      ...(work.kind === "input" && work.requestId !== undefined
+        ? { requestId: work.requestId }
+        : {}),
+    },
+    options.streamMessages === true ? WITH_MESSAGES : ALL_MODES,
+  );
   // If this process dies mid-run, the background sweep of a live one takes the run over once
   // its lease expires (see background.ts).
   return active;

@@ -55,8 +55,10 @@ export function isQueuedRoot(run: RunRecord): boolean {
 
 /** The policy checks and the queued row of a run being accepted. */
 export class RunAdmission {
-  /** The lease owner of `reject` checks: distinct from every run's. */
+  /** The lease owners of `reject` checks: distinct from every run's. */
   private readonly owner = `admission-${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** Checks made so far: each takes the lease under an owner of its own (see admitExclusive). */
+  private checks = 0;
 
   constructor(
     private readonly store: Checkpointer,
@@ -112,7 +114,11 @@ export class RunAdmission {
   ): Promise<RunRecord> {
     const { store } = this;
     const threadId = thread.threadId;
-    const token = await store.acquireLease(threadId, this.owner, 10_000);
+    // An owner per check, not per process: a store grants a lease again to its holder (with a
+    // new token), so two checks of one process racing on a thread under one owner would both
+    // "take" it, and the first's write would be fenced out by the second's token.
+    const owner = `${this.owner}:${++this.checks}`;
+    const token = await store.acquireLease(threadId, owner, 10_000);
     if (token === null)
       throw new ThreadBusyError(threadId, (await store.getLease(threadId))?.owner ?? null);
     try {
@@ -132,22 +138,13 @@ export class RunAdmission {
       await store.putRun(record, { threadId, token });
       return record;
     } finally {
-      await store.releaseLease(threadId, this.owner).catch(() => undefined);
+      await store.releaseLease(threadId, owner).catch(() => undefined);
     }
   }
 
-  /**
-   * The run a request queued before, if any. A repeat racing its first attempt waits up to 2 s
-   * for the first attempt's row (its checks take a few round trips); if none comes, the first
-   * attempt was refused or never reached the store, and this one is admitted on its own.
-   */
-  private async firstAttempt(runId: RunId, repeat: boolean): Promise<RunRecord | undefined> {
-    const deadline = Date.now() + (repeat ? 2_000 : 0);
-    for (;;) {
-      const run = await this.store.getRun(runId);
-      if (run || Date.now() >= deadline) return run;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  /** The run a request queued before, if any (see {@link firstAttempt}). */
+  private firstAttempt(runId: RunId, repeat: boolean): Promise<RunRecord | undefined> {
+    return firstAttempt(this.store, runId, repeat);
   }
 
   /** The thread's run that is executing (or left running), if any. */
@@ -157,6 +154,24 @@ export class RunAdmission {
     if (!head) return undefined;
     const run = await store.getRun(head.runId);
     return run?.status === "running" ? run : undefined;
+  }
+}
+
+/**
+ * The run a request started or queued before, if any. A repeat racing its first attempt waits up
+ * to 2 s for the first attempt's row (its checks take a few round trips); if none comes, the
+ * first attempt was refused or never reached the store, and the repeat goes on on its own.
+ */
+export async function firstAttempt(
+  store: Checkpointer,
+  runId: RunId,
+  repeat: boolean,
+): Promise<RunRecord | undefined> {
+  const deadline = Date.now() + (repeat ? 2_000 : 0);
+  for (;;) {
+    const run = await store.getRun(runId);
+    if (run || Date.now() >= deadline) return run;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

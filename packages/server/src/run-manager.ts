@@ -22,6 +22,12 @@ import type { ServedGraph } from "./registry.ts";
 /** Every stream mode: a hub keeps all of them and each subscriber picks its own. */
 export const ALL_MODES: StreamMode[] = [...StreamModeSchema.options];
 
+/**
+ * {@link ALL_MODES} and a model's streamed deltas (`messages`), for runs whose clients render
+ * tokens as they come (LangGraph's protocol): one event per delta, so only those runs ask.
+ */
+export const WITH_MESSAGES: StreamMode[] = [...ALL_MODES, "messages"];
+
 /** What a run does: new input (or `null` to continue), or an answer. */
 export type RunWork =
   | {
@@ -81,6 +87,11 @@ function kindOf(work: RunWork): RunKind {
 export class RunManager {
   private readonly hubs = new Map<string, RunHub>();
   /**
+   * Every hub kept, by attempt: a later attempt of a run replaces its entry in `hubs`, and a
+   * follower elsewhere may still ask for the rest of the earlier one.
+   */
+  private readonly attempts = new Map<string, RunHub>();
+  /**
    * Hubs whose run has started. A hub exists from the start attempt on, but an attempt refused
    * before it started (a busy thread: a queued run waits for its turn) finishes its hub with no
    * events; a joiner that followed it would end at once while the run is still queued. Joiners
@@ -129,11 +140,12 @@ export class RunManager {
 
   /**
    * Calls `listener` with the run's hub once `runId` got going in this process (its first event;
-   * at once if it has a hub here already): a join of a queued run waits for it this way.
+   * at once if it has a hub here already, other than `skip`): a join of a queued run waits for it
+   * this way, and a stream whose attempt here was taken over waits for the next one with `skip`.
    */
-  onStart(runId: string, listener: (hub: RunHub) => void): () => void {
+  onStart(runId: string, listener: (hub: RunHub) => void, skip?: RunHub): () => void {
     const hub = this.hub(runId);
-    if (hub) {
+    if (hub && hub !== skip) {
       listener(hub);
       return () => undefined;
     }
@@ -160,12 +172,19 @@ export class RunManager {
     return false;
   }
 
-  /** Publishes again, to the other processes, a run's buffered events after `after`. */
-  replay(runId: string, after: number): void {
-    const hub = this.hubs.get(runId);
+  /**
+   * Publishes again, to the other processes, a run's buffered events after `after`, of the
+   * attempt the asker follows if this process has it. When the asker counted `after` in an attempt
+   * this process does not have, its ids say nothing here: only the latest event of the run's
+   * current attempt goes, which tells the asker the attempt changed.
+   */
+  replay(runId: string, after: number, attempt?: string): void {
+    const kept = attempt === undefined ? undefined : this.attempts.get(attempt);
+    const hub = kept?.runId === runId ? kept : this.hubs.get(runId);
     if (!hub || !this.mirror) return;
     const mirror = this.mirror;
-    hub.subscribe(after, (event) => {
+    const from = attempt !== undefined && attempt !== hub.attempt ? hub.lastId - 1 : after;
+    hub.subscribe(from, (event) => {
       if (event) mirror.event(hub, event);
     })();
   }
@@ -196,12 +215,19 @@ export class RunManager {
    * Starts a run. `runId` is the id the run will have (chosen for new input, the head run's for
    * a continue or an answer).
    */
-  start(graph: ServedGraph, work: RunWork, runId: string, options: RunOptions): ActiveRun {
+  start(
+    graph: ServedGraph,
+    work: RunWork,
+    runId: string,
+    options: RunOptions,
+    modes: StreamMode[] = ALL_MODES,
+  ): ActiveRun {
     const threadId = options.threadId as string;
     const hub = new RunHub(threadId, runId);
     const mirror = this.mirror;
     if (mirror) hub.onPublish = (h, e) => mirror.event(h, e);
     this.hubs.set(runId, hub);
+    this.attempts.set(hub.attempt, hub);
     const controller = new AbortController();
     this.controllers.set(runId, controller);
     let didStart = false;
@@ -226,7 +252,7 @@ export class RunManager {
     const signal = options.signal
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
-    const result = this.execute(graph, work, { ...options, signal }, hub, markStarted);
+    const result = this.execute(graph, work, { ...options, signal }, hub, markStarted, modes);
     const settled = result.then(
       (r) => {
         markStarted();
@@ -240,6 +266,7 @@ export class RunManager {
         // run id may still start later (a queued run), here or elsewhere. Its hub goes now.
         if (!didStart) {
           if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
+          this.attempts.delete(hub.attempt);
           throw error;
         }
         // A hand-over is no failure: the run goes on elsewhere (an error-rate alert must not
@@ -261,6 +288,7 @@ export class RunManager {
       if (this.controllers.get(runId) === controller) this.controllers.delete(runId);
       if (didStart) this.notifyChange(threadId);
       setTimeout(() => {
+        this.attempts.delete(hub.attempt);
         if (this.hubs.get(runId) === hub) this.hubs.delete(runId);
       }, this.retainMs).unref();
     });
@@ -276,15 +304,22 @@ export class RunManager {
     options: RunOptions,
     hub: RunHub,
     markStarted: () => void,
+    modes: StreamMode[],
   ): Promise<RunResult> {
-    if (work.kind === "resume" && work.target) {
-      // A targeted answer has no streaming form in core: it reports its end only.
-      return graph.resumeTargeted(work.target, work.command, options);
-    }
-    const input = work.kind === "input" ? work.input : work.command;
+    // A targeted answer streams the continued run's events (the answered task's, the sub-agent's
+    // under its namespace) to the hub, but counts as started only at its end, as callers of a
+    // targeted answer have always been told: once the answered task has run.
+    const targeted = work.kind === "resume" && work.target !== null;
+    const events =
+      work.kind === "resume" && work.target
+        ? graph.streamTargeted(work.target, work.command, { ...options, streamMode: modes })
+        : graph.stream(work.kind === "input" ? work.input : work.command, {
+            ...options,
+            streamMode: modes,
+          });
     let result: RunResult | null = null;
-    for await (const event of graph.stream(input, { ...options, streamMode: ALL_MODES })) {
-      markStarted();
+    for await (const event of events) {
+      if (!targeted) markStarted();
       if (event.type === "end") result = event.result;
       else this.forward(hub, event);
     }

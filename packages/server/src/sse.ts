@@ -36,12 +36,28 @@ export function openSse(
     "x-accel-buffering": "no",
     ...options.headers,
   });
-  res.write(": connected\n\n");
+  // Writes of one tick go out together (one syscall, not one per event): a run's events come in
+  // bursts (a step's updates and values; the closing values and the end).
+  let corked = false;
+  const flush = (): void => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
+  const write = (chunk: string): void => {
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(flush);
+    }
+    res.write(chunk);
+  };
+  write(": connected\n\n");
   let closed = false;
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const ping = setInterval(() => {
-    if (!closed) res.write(": ping\n\n");
+    if (!closed) write(": ping\n\n");
   }, options.pingMs);
   ping.unref();
   const finish = (): void => {
@@ -49,6 +65,7 @@ export function openSse(
     closed = true;
     clearInterval(ping);
     options.onClose?.();
+    flush();
     if (!res.writableEnded) res.end();
     resolveDone();
   };
@@ -59,7 +76,7 @@ export function openSse(
       let frame = "";
       if (id !== undefined) frame += `id: ${clean(String(id))}\n`;
       frame += `event: ${clean(event)}\ndata: ${toWireJson(data)}\n\n`;
-      res.write(frame);
+      write(frame);
     },
     close: finish,
     get closed() {

@@ -3,42 +3,48 @@
  * between claiming an id and writing its row (what a SIGKILL there leaves: the claim, no thread)
  * no longer burns the id — once the claim is stale the next create takes it over, exactly one of
  * two racing creates wins it, and the thread works. A claim still in flight keeps the id taken.
+ * Both where claims are kept now (side records) and where a version before them kept them (the
+ * once slots), which stay binding after an upgrade (its migration copies them into side records).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TaskId, ThreadId } from "@rein/core";
 import { THREAD_CLAIM_STALE_MS } from "./idempotency.ts";
+import { SIDE_KINDS, writeSlot } from "./side-records.ts";
 import {
   TOKENS,
-  client,
   postgresBackend,
+  serveOn,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
-/** Where a create's claim of its thread id is stored. */
+/** Where an earlier version stored a create's claim of its thread id: a `ctx.once` slot. */
 const CLAIMS = "http:idempotency" as TaskId;
 
-function suite(backend: Backend): void {
-  describe.skipIf(!backend.available)(`thread id claims on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
-    let alice: ReturnType<typeof client>;
-    beforeEach(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store);
-      alice = client(server.url, TOKENS["alice"]!.token);
-    });
-    afterEach(async () => {
-      await server.close();
-      await store.destroy();
-    });
+/** Where a claim is left: as this version keeps it (a side record), or as an earlier one did. */
+type Keeper = "side record" | "once slot of an earlier version";
 
-    /** Leaves the state of a create that died after its claim and before its row. */
-    const abandon = (threadId: string, value: unknown) =>
-      store.store.putOnce(threadId as ThreadId, CLAIMS, "thread:create", value);
+function suite(backend: Backend, keeper: Keeper): void {
+  describe.skipIf(!backend.available)(`thread id claims on ${backend.name}, in a ${keeper}`, () => {
+    const served = serveOn(backend);
+    const alice = served.client(TOKENS["alice"]!.token);
+
+    /**
+     * Leaves the state of a create that died after its claim and before its row: in a side record,
+     * or in a once slot of a store not yet upgraded, which is then upgraded and served again.
+     */
+    async function abandon(threadId: string, value: unknown): Promise<void> {
+      if (keeper === "side record") {
+        await writeSlot(
+          served.store,
+          { tenant: null, kind: SIDE_KINDS.idempotency, threadId, key: "thread:create" },
+          value,
+        );
+        return;
+      }
+      await served.store.putOnce(threadId as ThreadId, CLAIMS, "thread:create", value);
+      await served.replace((store) => store.upgradeFromLegacy!());
+    }
 
     /** The thread exists and takes a run. */
     async function works(threadId: string): Promise<void> {
@@ -95,5 +101,8 @@ function suite(backend: Backend): void {
   });
 }
 
-suite(sqliteBackend);
-suite(await postgresBackend());
+const postgres = await postgresBackend();
+for (const keeper of ["side record", "once slot of an earlier version"] as const) {
+  suite(sqliteBackend, keeper);
+  suite(postgres, keeper);
+}

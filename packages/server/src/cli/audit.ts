@@ -4,11 +4,11 @@
  * `--postgres`, straight on the store, for an auditor who holds the database but runs no server.
  */
 import type { AuditVerification } from "@rein/client";
-import type { ThreadId } from "@rein/core";
 import { clientOf, type ClientFlags } from "./commands.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { storeOptions } from "./serve.ts";
 import { openStore } from "../store.ts";
+import { threadIdOf } from "../ids.ts";
 
 /** Flags of the audit commands. */
 export interface AuditFlags {
@@ -75,7 +75,7 @@ export async function auditVerifyCommand(
   const result: AuditVerification = direct(audit)
     ? await onStore(audit, (store) =>
         store.verifyAudit({
-          ...(scope.threadId !== undefined ? { threadId: scope.threadId as ThreadId } : {}),
+          ...(scope.threadId !== undefined ? { threadId: threadIdOf(scope.threadId) } : {}),
           ...(scope.tenant !== undefined ? { tenant: scope.tenant } : {}),
           ...(audit.auditKey ? { key: audit.auditKey } : {}),
         }),
@@ -101,7 +101,7 @@ export async function auditExportCommand(
     let cursor: string | null = null;
     do {
       const page = await store.listAuditChain({
-        ...(scope.threadId !== undefined ? { threadId: scope.threadId as ThreadId } : {}),
+        ...(scope.threadId !== undefined ? { threadId: threadIdOf(scope.threadId) } : {}),
         ...(scope.tenant !== undefined ? { tenant: scope.tenant } : {}),
         limit: 1000,
         cursor,

@@ -56,8 +56,9 @@ function startServe(
   });
 }
 
+/** The exit code once the process has exited and its output pipes are drained ("close", not "exit"). */
 function stopped(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => child.on("exit", (code) => done(code)));
+  return new Promise((done) => child.on("close", (code) => done(code)));
 }
 
 describe("the rein CLI", { timeout: 120_000 }, () => {
@@ -200,6 +201,47 @@ describe("the rein CLI", { timeout: 120_000 }, () => {
       expect(body, args.join(" ")).toMatchObject({ error, message: expect.any(String) as string });
       expect(typeof body["details"]).toBe("object");
     }
+  });
+
+  it("rein keys: an admin creates a key (printed once), lists it without the secret, revokes it, and the server refuses it", async () => {
+    const asAdmin = { ...env, REIN_TOKEN: TOKENS["admin"]!.token };
+    const created = await rein(
+      ["keys", "create", "--name", "nightly", "--scopes", "read,run", "--expires", "30d"],
+      asAdmin,
+    );
+    expect(created.code).toBe(0);
+    const key = /^(rein_[a-z0-9]{8})_\S{43}$/m.exec(created.stdout);
+    expect(key).not.toBeNull();
+    const [whole, id] = [key![0], key![1]!];
+    expect(created.stdout).toContain(`key ${id} (nightly) of acme: read,run`);
+    const whoami = await fetch(`${server.url}/whoami`, {
+      headers: { authorization: `Bearer ${whole}` },
+    });
+    expect(whoami.status).toBe(200);
+
+    const listed = await rein(["keys", "list"], asAdmin);
+    expect(listed.stdout.split("\n")[0]).toMatch(
+      /^KEY\s+NAME\s+SCOPES\s+EXPIRES\s+STATUS\s+LAST USED$/,
+    );
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain("active");
+    expect(listed.stdout).not.toContain(whole);
+
+    const revoked = await rein(["keys", "revoke", id], asAdmin);
+    expect(revoked.stdout).toMatch(new RegExp(`^key ${id} revoked at \\S+\n$`));
+    const refused = await fetch(`${server.url}/whoami`, {
+      headers: { authorization: `Bearer ${whole}` },
+    });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe("key_revoked");
+    const json = await rein(["keys", "list", "--json"], asAdmin);
+    const keys = JSON.parse(json.stdout) as { id: string; revokedAt: string | null }[];
+    expect(keys.map((k) => k.id)).toEqual([id]);
+    expect(keys[0]?.revokedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // Not an admin: refused (exit 3); no scopes: a usage error (exit 2).
+    expect((await rein(["keys", "list"], env)).code).toBe(3);
+    expect((await rein(["keys", "create", "--name", "x"], asAdmin)).code).toBe(2);
   });
 
   it("serves in --open mode on loopback only, with a warning, and stops gracefully on SIGTERM", async () => {

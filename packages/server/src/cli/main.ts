@@ -21,6 +21,7 @@ import { statusByCode, type ErrorBody } from "../errors.ts";
 import { ExitCode, exitCodeOf, processIo, type Io } from "./output.ts";
 import { UsageError, serve } from "./serve.ts";
 import { webhooksCommand } from "./webhooks.ts";
+import { keysCommand } from "./keys.ts";
 import { worker } from "./worker.ts";
 import { auditExportCommand, auditVerifyCommand, type AuditFlags } from "./audit.ts";
 
@@ -41,6 +42,9 @@ const HELP = `rein — serve and steer durable agent runs
 Processes:
   rein serve  [--db FILE | --postgres URL [--schema S] [--concurrency 2]] --graphs MODULE
               [--port 8080] [--host 127.0.0.1] [--tokens FILE | --open] [--cors-origin ORIGIN]...
+              [--oidc-issuer URL --oidc-audience AUD [--oidc-client-id ID] [--oidc-tenant T |
+              --oidc-tenant-claim PATH] [--oidc-groups-claim PATH] [--oidc-roles-claim PATH]
+              [--oidc-scope S]... | --identity FILE]   JWTs of OpenID issuers (docs/identity.md)
               [--log-level info|silent] [--policies FILE] [--notify FILE]
               [--metrics-token TOKEN] [--metrics-process] [--no-metrics] [--no-langgraph]
   rein worker --postgres URL [--schema S] [--concurrency 4] --graphs MODULE [--policies FILE]
@@ -70,6 +74,9 @@ Talking to a server (--url URL, --token TOKEN, --json: results and errors as JSO
               [--audit-key KEY or $REIN_AUDIT_KEY: check and sign the chains' heads])
   rein webhooks add URL --events a,b [--graph G1,G2]   subscribe (admin); prints the secret once
   rein webhooks list | remove ID | rotate ID [--grace SECONDS] | deliveries ID [--limit N]
+  rein keys create --name NAME --scopes read,resume [--expires 30d|ISO]   an API key for a
+              machine (admin); prints the key once
+  rein keys list | revoke ID                        your tenant's keys; revoke is at once
 
 --notify FILE (or $REIN_NOTIFY_FILE) configures notifiers (email) and signed decision links;
 the link key comes from $REIN_LINK_SECRET or the file (docs/notifications.md).
@@ -133,6 +140,18 @@ const OPTIONS = {
   "no-metrics": { type: "boolean", default: false },
   events: { type: "string" },
   grace: { type: "string" },
+  identity: { type: "string" },
+  name: { type: "string" },
+  scopes: { type: "string" },
+  expires: { type: "string" },
+  "oidc-issuer": { type: "string", multiple: true },
+  "oidc-audience": { type: "string", multiple: true },
+  "oidc-client-id": { type: "string" },
+  "oidc-tenant": { type: "string" },
+  "oidc-tenant-claim": { type: "string" },
+  "oidc-groups-claim": { type: "string" },
+  "oidc-roles-claim": { type: "string" },
+  "oidc-scope": { type: "string", multiple: true },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -181,6 +200,17 @@ export async function main(
             port: int("port", v.port) ?? 8080,
             host: v.host,
             tokens: v.tokens,
+            identity: v.identity,
+            oidc: {
+              issuers: v["oidc-issuer"] ?? [],
+              audiences: v["oidc-audience"] ?? [],
+              clientId: v["oidc-client-id"],
+              tenant: v["oidc-tenant"],
+              tenantClaim: v["oidc-tenant-claim"],
+              groupsClaim: v["oidc-groups-claim"],
+              rolesClaim: v["oidc-roles-claim"],
+              consoleScopes: v["oidc-scope"],
+            },
             policies: v.policies,
             notify: v.notify,
             open: v.open,
@@ -289,6 +319,14 @@ export async function main(
           graph: v.graph,
           grace: int("grace", v.grace),
           limit: int("limit", v.limit),
+        });
+        return ExitCode.OK;
+      case "keys":
+        await keysCommand(io, flags, args, {
+          name: v.name,
+          scopes: v.scopes,
+          expires: v.expires,
+          tenant: v.tenant,
         });
         return ExitCode.OK;
       default:

@@ -1,11 +1,12 @@
 /**
- * `rein serve`: opens the store, loads the graphs, picks auth (tokens, or `--open` on loopback
+ * `rein serve`: opens the store, loads the graphs, picks auth (tokens, OpenID issuers, or `--open` on loopback
  * only), listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
 import { loadPolicies } from "../policies.ts";
 import { createServer } from "../app.ts";
 import { installedConsoleDir, missingConsoleHint } from "../console.ts";
 import { loadTokens, openAuth, tokenAuth, type AuthConfig } from "../auth.ts";
+import { issuersFromFlags, loadIdentity, type OidcFlags } from "../identity/config.ts";
 import { graphModuleClose, loadGraphModule } from "../registry.ts";
 import { startScaleOut } from "../scale/index.ts";
 import { openStore, type StoreOptions } from "../store.ts";
@@ -24,6 +25,10 @@ export interface ServeOptions {
   port: number;
   host?: string | undefined;
   tokens?: string | undefined;
+  /** A JSON file of OpenID issuers (`--identity FILE`; see docs/identity.md). */
+  identity?: string | undefined;
+  /** One OpenID issuer from the `--oidc-*` flags. */
+  oidc?: OidcFlags | undefined;
   /** A JSON file of default approval policies per graph (see docs/governance.md). */
   policies?: string | undefined;
   /** A JSON notifier config (`--notify FILE` or `REIN_NOTIFY_FILE`; see docs/notifications.md). */
@@ -95,12 +100,19 @@ export function storeOptions(options: {
 
 function authFrom(options: ServeOptions, io: Io): { auth: AuthConfig; host: string } {
   const tokens = loadTokens({ ...(options.tokens ? { file: options.tokens } : {}) });
-  if (tokens && options.open)
-    throw new UsageError("Pass --open or tokens (--tokens / REIN_TOKENS), not both.");
-  if (tokens) return { auth: tokenAuth(tokens), host: options.host ?? "127.0.0.1" };
+  const flagged = options.oidc ? issuersFromFlags(options.oidc) : [];
+  if (flagged.length > 0 && options.identity)
+    throw new UsageError("Pass --oidc-issuer or --identity FILE, not both.");
+  const issuers = options.identity ? loadIdentity(options.identity) : flagged;
+  if ((tokens || issuers.length > 0) && options.open)
+    throw new UsageError(
+      "Pass --open or credentials (--tokens / REIN_TOKENS, --oidc-issuer, --identity), not both.",
+    );
+  if (tokens || issuers.length > 0)
+    return { auth: tokenAuth(tokens ?? [], issuers), host: options.host ?? "127.0.0.1" };
   if (!options.open)
     throw new UsageError(
-      "No tokens: pass --tokens FILE or set REIN_TOKENS, or --open for local use without auth (loopback only).",
+      "No tokens: pass --tokens FILE or set REIN_TOKENS, --oidc-issuer URL --oidc-audience AUD (or --identity FILE), or --open for local use without auth (loopback only).",
     );
   const host = options.host ?? "127.0.0.1";
   if (!LOOPBACK.has(host))
@@ -141,6 +153,7 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
     ...(scale ? { scale } : {}),
     store: opened.store,
     storeKind: opened.kind,
+    schema: opened.schema,
     graphs,
     auth,
     ...(options.policies ? { policies: loadPolicies(options.policies) } : {}),
@@ -166,13 +179,16 @@ export async function serve(options: ServeOptions, io: Io, stop?: AbortSignal): 
   io.err(
     `rein serve: ${opened.kind} store at ${opened.where}; graphs: ${Object.keys(graphs).join(", ")}\n`,
   );
+  // Listen for SIGINT/SIGTERM before saying "listening": whoever reads that line may signal at
+  // once, and a signal that comes before a handler exists kills the process without a shutdown.
+  const stopped = untilStopped(stop);
   io.out(`listening on ${url}\n`);
   io.err(
     server.app.hasRoute({ method: "GET", url: "/" })
       ? `rein serve: approval console at ${url}/\n`
       : `rein serve: no approval console: ${missingConsoleHint(consoleDir)}\n`,
   );
-  const why = await untilStopped(stop);
+  const why = await stopped;
   io.err(`rein serve: ${why}: shutting down, draining running work...\n`);
   await server.close();
   notify?.close();

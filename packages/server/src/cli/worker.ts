@@ -3,7 +3,7 @@
  * fires deadlines on a shared Postgres store, without serving HTTP.
  */
 import { deadlineIntervalFromEnv } from "../deadline-interval.ts";
-import type { Checkpointer, InterruptId } from "@rein/core";
+import type { Checkpointer } from "@rein/core";
 import { loadPolicies } from "../policies.ts";
 import { BackgroundRuns } from "../background.ts";
 import { GraphRegistry, graphModuleClose, loadGraphModule } from "../registry.ts";
@@ -20,6 +20,7 @@ import { wireMetrics, type MetricsWiring } from "../metrics/wiring.ts";
 import { closeGraphModule, stderrLog, untilStopped } from "./lifetime.ts";
 import { ExitCode, type Io } from "./output.ts";
 import { NO_LISTEN, UsageError, drainMs, leaseTtlMs } from "./serve.ts";
+import { interruptIdOf } from "../ids.ts";
 
 /** Options of `rein worker`. */
 export interface WorkerOptions {
@@ -93,7 +94,7 @@ async function startDelivery(
         stderrLog(io),
         {
           notifiers: notify?.notifiers ?? [],
-          policyOf: async (id) => (await store.getInterrupt(id as InterruptId))?.policy,
+          policyOf: async (id) => (await store.getInterrupt(interruptIdOf(id)))?.policy,
           onAttempt: wired?.onAttempt,
         },
       )
@@ -160,8 +161,11 @@ export async function worker(options: WorkerOptions, io: Io, stop?: AbortSignal)
   io.err(
     `rein worker: ${opened.where}; graphs: ${registry.names().join(", ")}; concurrency ${options.concurrency}\n`,
   );
+  // Listen for SIGINT/SIGTERM before saying "ready" (see `rein serve`): a signal sent the moment
+  // the line is read must find a handler.
+  const stopped = untilStopped(stop);
   io.out("worker ready\n");
-  const why = await untilStopped(stop);
+  const why = await stopped;
   io.err(`rein worker: ${why}: shutting down, finishing running work...\n`);
   for (const timer of timers) timer.stop();
   await delivery?.stop();

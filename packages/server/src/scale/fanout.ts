@@ -15,15 +15,29 @@ import type { HubEvent } from "../hub.ts";
 /** A message on the fan-out channel. */
 export type FanoutMessage =
   /** An event of a run, published by the process executing it. */
-  | { kind: "event"; runId: string; threadId: string; event: HubEvent; done: boolean }
+  | {
+      kind: "event";
+      runId: string;
+      threadId: string;
+      event: HubEvent;
+      done: boolean;
+      /** The hub's `attempt` (absent from processes of earlier versions). */
+      attempt?: string;
+    }
   /** A thread's pending interrupts may have changed (the live approval queue re-reads). */
   | { kind: "change"; threadId: string }
   /** A thread has queued runs: a process with free capacity may start the next one. */
   | { kind: "queued"; threadId: string }
   /** Stop this run at its next step boundary (a multitask `interrupt` or `rollback`). */
   | { kind: "cancel"; runId: string }
-  /** Send the events of this run after `after` again: a listener missed some. */
-  | { kind: "replay"; runId: string; after: number };
+  /**
+   * Send the events of this run after `after` again: a listener missed some. `attempt`: the
+   * attempt whose ids `after` counts (absent when the listener has seen none).
+   */
+  | { kind: "replay"; runId: string; after: number; attempt?: string };
+
+/** A replay request as listeners receive it. */
+export type ReplayRequest = Omit<FanoutMessage & { kind: "replay" }, "kind">;
 
 /** A run event message. */
 export type RunEventMessage = FanoutMessage & { kind: "event" };
@@ -58,7 +72,7 @@ export class PgFanout {
     change: new Set<Listener<string>>(),
     queued: new Set<Listener<string>>(),
     cancel: new Set<Listener<string>>(),
-    replay: new Set<Listener<{ runId: string; after: number }>>(),
+    replay: new Set<Listener<ReplayRequest>>(),
     reconnect: new Set<() => void>(),
   };
   /** Messages published in this tick, sent together by {@link PgFanout.flush}. */
@@ -192,7 +206,12 @@ export class PgFanout {
         for (const l of this.listeners.cancel) l(message.runId);
         return;
       case "replay":
-        for (const l of this.listeners.replay) l({ runId: message.runId, after: message.after });
+        for (const l of this.listeners.replay)
+          l({
+            runId: message.runId,
+            after: message.after,
+            ...(message.attempt === undefined ? {} : { attempt: message.attempt }),
+          });
         return;
     }
   }
@@ -278,7 +297,7 @@ export class PgFanout {
   }
 
   /** Receives "replay this run's events after an id" from other processes. */
-  onReplay(listener: Listener<{ runId: string; after: number }>): () => void {
+  onReplay(listener: Listener<ReplayRequest>): () => void {
     return this.add(this.listeners.replay, listener);
   }
 

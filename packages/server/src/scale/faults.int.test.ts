@@ -21,6 +21,7 @@ import {
 } from "@rein/postgres/testing";
 import { TOKENS, client, readSse } from "../testing/harness.ts";
 import { launchRein, TEST_GRAPHS, type Proc } from "../testing/processes.ts";
+import { compareEventIds, isAttemptEventId } from "../testing/event-ids.ts";
 
 const GRAPHS = TEST_GRAPHS;
 const LEASE_MS = 2000;
@@ -400,8 +401,9 @@ describe.skipIf(noCluster !== null)(
       // On a failure, the events other than ticks say how the stream ended.
       const others = JSON.stringify(events.filter((e) => e.event !== "custom"));
       expect(ticks, others).toEqual(Array.from({ length: 20 }, (_, i) => i));
-      const ids = events.filter((e) => e.id !== null && e.id !== "0").map((e) => Number(e.id));
-      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      const ids = events.filter((e) => e.id !== null && e.id !== "0").map((e) => e.id!);
+      expect(ids.every(isAttemptEventId), ids.join()).toBe(true);
+      expect(ids).toEqual([...ids].sort(compareEventIds));
       expect(new Set(ids).size).toBe(ids.length);
       expect(events.at(-1)?.event, JSON.stringify(events.at(-1))).toBe("end");
     });

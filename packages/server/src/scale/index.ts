@@ -50,6 +50,7 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
           threadId: hub.threadId,
           event,
           done: event.event === "end" || event.event === "error",
+          attempt: hub.attempt,
         }),
       change: (threadId) => fanout.publish({ kind: "change", threadId }),
       cancel: (runId) => fanout.publish({ kind: "cancel", runId }),
@@ -70,7 +71,7 @@ export function relayFanout(fanout: PgFanout, runs: RunManager): () => void {
   const stops = [
     fanout.onChange((threadId) => runs.notifyLocal(threadId)),
     fanout.onCancel((runId) => void runs.cancel(runId)),
-    fanout.onReplay(({ runId, after }) => runs.replay(runId, after)),
+    fanout.onReplay(({ runId, after, attempt }) => runs.replay(runId, after, attempt)),
   ];
   return () => {
     for (const stop of stops) stop();

@@ -58,8 +58,6 @@ describe.skipIf(unavailable !== null)(
           graphs: GRAPHS,
           name: `worker-${host.name}`,
           env: { REIN_TEST_HOST: host.name },
-          // Served metrics: an idle worker without an endpoint exits when its connections drop.
-          args: ["--metrics-port", "0"],
         });
         workers.set(worker, host);
       }

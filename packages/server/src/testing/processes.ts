@@ -18,6 +18,8 @@ export interface Proc {
   url: string | null;
   /** Its stderr so far. */
   log: () => string;
+  /** Its stdout so far (the JSON request log of `serve`). */
+  out: () => string;
 }
 
 /**
@@ -40,7 +42,7 @@ export function launchRein(
     child.stdout?.on("data", (c: Buffer) => {
       out += c.toString();
       const match = ready.exec(out);
-      if (match) done({ child, url: match[1] ?? null, log: () => log });
+      if (match) done({ child, url: match[1] ?? null, log: () => log, out: () => out });
     });
     child.on("exit", (code) => fail(new Error(`${args[0]} exited ${code}: ${log}`)));
   });
