@@ -3,19 +3,17 @@
  * streamed, joined), the approval queue and its live feed, targeted resume of parallel sub-agents,
  * typed answers, stale targets, idempotent answers, steering, audit, and graceful shutdown.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Interrupt, ThreadId } from "@rein/core";
 import {
   TOKENS,
   client,
   postgresBackend,
   readSse,
+  serveOn,
   snapshotStore,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 type Json = Record<string, unknown>;
@@ -29,20 +27,13 @@ type Result = {
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`HTTP API on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
+    const served = serveOn(backend);
     let alice: ReturnType<typeof client>;
     let admin: ReturnType<typeof client>;
 
-    beforeEach(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store);
-      alice = client(server.url, TOKENS["alice"]!.token);
-      admin = client(server.url, TOKENS["admin"]!.token);
-    });
-    afterEach(async () => {
-      await server.close();
-      await store.destroy();
+    beforeEach(() => {
+      alice = client(served.url, TOKENS["alice"]!.token);
+      admin = client(served.url, TOKENS["admin"]!.token);
     });
 
     async function pausedDesk(threadId = "t-desk"): Promise<Result> {
@@ -57,7 +48,7 @@ function suite(backend: Backend): void {
     }
 
     it("serves /healthz and an OpenAPI document listing every route, without a token", async () => {
-      const anonymous = client(server.url, null);
+      const anonymous = client(served.url, null);
       const health = await anonymous("GET", "/healthz");
       expect(health.body).toEqual({
         ok: true,
@@ -75,9 +66,12 @@ function suite(backend: Backend): void {
       expect(doc.body.openapi).toBe("3.1.0");
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
+          "/api-keys",
+          "/api-keys/{id}",
           "/audit",
           "/audit/export",
           "/audit/verify",
+          "/auth/config",
           "/healthz",
           "/interrupts",
           "/interrupts/decisions",
@@ -121,7 +115,7 @@ function suite(backend: Backend): void {
         status: "idle",
         metadata: { customer: 7 },
       });
-      const thread = await store.store.getThread("t1" as ThreadId);
+      const thread = await served.store.getThread("t1" as ThreadId);
       expect(thread?.tenant).toBe("acme");
       await alice("POST", "/threads/t1/runs", { input: {}, wait: true });
       const got = await alice<{ status: string; pendingInterrupts: Interrupt[] }>(
@@ -141,7 +135,7 @@ function suite(backend: Backend): void {
 
     it("keeps a thread's graph in its graph column, out of the metadata it shows", async () => {
       await alice("POST", "/threads", { graph: "desk", threadId: "tg", metadata: { customer: 7 } });
-      const stored = await store.store.getThread("tg" as ThreadId);
+      const stored = await served.store.getThread("tg" as ThreadId);
       expect([stored?.graph, stored?.metadata]).toEqual(["desk", { customer: 7 }]);
       const shown = await alice<{ graph: string; metadata: Json }>("GET", "/threads/tg");
       expect([shown.body.graph, shown.body.metadata]).toEqual(["desk", { customer: 7 }]);
@@ -188,7 +182,7 @@ function suite(backend: Backend): void {
 
     it("refuses an unknown graph (400) and a taken thread id, storing nothing", async () => {
       await alice("POST", "/threads", { graph: "desk", threadId: "t1" });
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const unknown = await alice("POST", "/threads", { graph: "nope" });
       expect(unknown.status).toBe(400);
       expect(unknown.body).toMatchObject({
@@ -196,7 +190,7 @@ function suite(backend: Backend): void {
         details: { graphs: ["desk", "slow", "ask", "ledger", "approve-then-charge"] },
       });
       expect((await alice("POST", "/threads", { graph: "slow", threadId: "t1" })).status).toBe(400);
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
 
     it("lists parallel sub-agent interrupts in the queue with path, sub-agent id, decision payload and answer schema", async () => {
@@ -286,7 +280,7 @@ function suite(backend: Backend): void {
     it("refuses an answer its schema rejects with 422 and stores nothing", async () => {
       const paused = await pausedDesk();
       const refund = paused.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const r = await alice("POST", "/threads/t-desk/resume", {
         target: { runId: refund.runId, namespace: refund.namespace },
         resume: { type: "refund-everything" },
@@ -296,7 +290,7 @@ function suite(backend: Backend): void {
         error: "invalid_answer",
         details: { interruptId: refund.id },
       });
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
 
     it("answers a stale target with 409 and the latest metadata", async () => {
@@ -440,7 +434,7 @@ function suite(backend: Backend): void {
 
     it("streams a run over SSE with its custom events and end; a join with Last-Event-ID resumes after it", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-s" });
-      const response = await fetch(`${server.url}/threads/t-s/runs/stream`, {
+      const response = await fetch(`${served.url}/threads/t-s/runs/stream`, {
         method: "POST",
         headers: {
           authorization: `Bearer ${TOKENS["alice"]!.token}`,
@@ -454,7 +448,7 @@ function suite(backend: Backend): void {
       const runId = (events[0]?.data as { runId: string }).runId;
       expect((events[4]?.data as { result: Result }).result.status).toBe("done");
       const joined = await fetch(
-        `${server.url}/threads/t-s/runs/${runId}/stream?streamMode=custom`,
+        `${served.url}/threads/t-s/runs/${runId}/stream?streamMode=custom`,
         {
           headers: {
             authorization: `Bearer ${TOKENS["alice"]!.token}`,
@@ -475,7 +469,7 @@ function suite(backend: Backend): void {
         input: { steps: 5, ms: 40 },
       });
       const joined = await fetch(
-        `${server.url}/threads/t-j/runs/${accepted.body.runId}/stream?streamMode=custom`,
+        `${served.url}/threads/t-j/runs/${accepted.body.runId}/stream?streamMode=custom`,
         {
           headers: { authorization: `Bearer ${TOKENS["alice"]!.token}` },
         },
@@ -502,14 +496,14 @@ function suite(backend: Backend): void {
 
     it("refuses plain input to a thread waiting on answers (409 thread_interrupted)", async () => {
       await pausedDesk();
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const r = await alice<{ error: string }>("POST", "/threads/t-desk/runs", {
         input: { ticket: "T-2" },
         wait: true,
       });
       expect(r.status).toBe(409);
       expect(r.body.error).toBe("thread_interrupted");
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
 
     it("answers through POST /runs with a command, and honours per-run interruptBefore", async () => {
@@ -567,7 +561,7 @@ function suite(backend: Backend): void {
     it("feeds the approval queue live over SSE: a first page, then the page after an answer", async () => {
       const paused = await pausedDesk();
       const refund = paused.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
-      const response = await fetch(`${server.url}/interrupts/stream`, {
+      const response = await fetch(`${served.url}/interrupts/stream`, {
         headers: { authorization: `Bearer ${TOKENS["alice"]!.token}` },
       });
       const seen: number[] = [];
@@ -586,13 +580,13 @@ function suite(backend: Backend): void {
 
     it("refuses a body over the limit with 413", async () => {
       await alice("POST", "/threads", { graph: "slow", threadId: "t-big" });
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const r = await alice("POST", "/threads/t-big/runs", {
         input: { blob: "x".repeat(2 * 1024 * 1024) },
       });
       expect(r.status).toBe(413);
       expect(r.body).toMatchObject({ error: "payload_too_large" });
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
 
     it("drains a running background run on shutdown before closing", async () => {
@@ -600,8 +594,8 @@ function suite(backend: Backend): void {
       const accepted = await alice<{ runId: string }>("POST", "/threads/t-drain/runs", {
         input: { steps: 3, ms: 100 },
       });
-      await server.close();
-      const run = await store.store.getRun(accepted.body.runId as never);
+      await served.server.close();
+      const run = await served.store.getRun(accepted.body.runId as never);
       expect(run?.status).toBe("done");
     });
   });

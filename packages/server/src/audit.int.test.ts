@@ -5,7 +5,7 @@
  * hashes an auditor re-computes with the documented rule alone; both are tenant-scoped.
  */
 import { createHash } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AuditVerification, Checkpointer } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { SqliteSaver } from "@rein/sqlite";
@@ -13,11 +13,9 @@ import {
   TOKENS,
   client,
   postgresBackend,
+  serveOn,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 type Json = Record<string, unknown>;
@@ -39,22 +37,15 @@ function documentedHash(line: Json): string {
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`the audit log over HTTP on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
+    const served = serveOn(backend, { auditKey: AUDIT_KEY });
     let alice: ReturnType<typeof client>;
     let reader: ReturnType<typeof client>;
     let bob: ReturnType<typeof client>;
 
-    beforeEach(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store, { auditKey: AUDIT_KEY });
-      alice = client(server.url, TOKENS["alice"]!.token);
-      reader = client(server.url, TOKENS["reader"]!.token);
-      bob = client(server.url, TOKENS["bob"]!.token);
-    });
-    afterEach(async () => {
-      await server.close();
-      await store.destroy();
+    beforeEach(() => {
+      alice = client(served.url, TOKENS["alice"]!.token);
+      reader = client(served.url, TOKENS["reader"]!.token);
+      bob = client(served.url, TOKENS["bob"]!.token);
     });
 
     /** A desk run answered twice with a steer between: three audit lines on one thread. */
@@ -91,7 +82,7 @@ function suite(backend: Backend): void {
         signed: { checked: 0, written: 1 },
       });
       await tamper(
-        store.store,
+        served.store,
         (audit) =>
           `UPDATE ${audit} SET record = replace(record, 'alice@acme', 'mallory@acme') WHERE n = 2`,
       );
@@ -110,7 +101,7 @@ function suite(backend: Backend): void {
     it("a deleted newest row is found against the signed head of the server's key", async () => {
       await answeredDesk();
       expect((await reader<AuditVerification>("GET", "/audit/verify")).body.ok).toBe(true);
-      await tamper(store.store, (audit) => `DELETE FROM ${audit} WHERE n = 3`);
+      await tamper(served.store, (audit) => `DELETE FROM ${audit} WHERE n = 3`);
       const cut = await reader<AuditVerification>("GET", "/audit/verify?threadId=t-desk");
       expect(cut.body).toMatchObject({
         ok: false,
@@ -123,12 +114,12 @@ function suite(backend: Backend): void {
       const lines = await answeredDesk();
       // No verify has run yet, so the thread has no signed head to fall back on.
       await tamper(
-        store.store,
+        served.store,
         (audit) =>
           `UPDATE ${audit} SET record = replace(record, 'alice@acme', 'mallory@acme') WHERE n = 1`,
       );
       await tamper(
-        store.store,
+        served.store,
         (audit) =>
           `UPDATE ${audit} SET n = NULL, prev_hash = NULL, hash = NULL WHERE thread_id = 't-desk'`,
       );
@@ -144,7 +135,7 @@ function suite(backend: Backend): void {
     it("exports JSON Lines whose hashes re-compute with the documented rule alone", async () => {
       const lines = await answeredDesk();
       await answeredDesk("t-other");
-      const response = await fetch(`${server.url}/audit/export?threadId=t-desk`, {
+      const response = await fetch(`${served.url}/audit/export?threadId=t-desk`, {
         headers: { authorization: `Bearer ${TOKENS["reader"]!.token}` },
       });
       expect(response.status).toBe(200);
@@ -166,7 +157,7 @@ function suite(backend: Backend): void {
       }
       expect(exported.map((l) => (l["record"] as Json)["id"])).toEqual(lines.map((l) => l["id"]));
       // Without a thread: every line of the tenant, thread by thread.
-      const all = await fetch(`${server.url}/audit/export`, {
+      const all = await fetch(`${served.url}/audit/export`, {
         headers: { authorization: `Bearer ${TOKENS["reader"]!.token}` },
       });
       const threads = (await all.text())
@@ -177,7 +168,7 @@ function suite(backend: Backend): void {
     });
 
     it("documents both routes in OpenAPI, the export as JSON Lines of its line schema", async () => {
-      const doc = await client(server.url, null)<{ paths: Record<string, Json> }>(
+      const doc = await client(served.url, null)<{ paths: Record<string, Json> }>(
         "GET",
         "/openapi.json",
       );
@@ -200,11 +191,11 @@ function suite(backend: Backend): void {
       expect(named.body["error"]).toBe("invalid_input");
       expect((await bob("GET", "/audit/verify?threadId=t-desk")).status).toBe(404);
       expect((await bob("GET", "/audit/export?threadId=t-desk")).status).toBe(404);
-      const exported = await fetch(`${server.url}/audit/export`, {
+      const exported = await fetch(`${served.url}/audit/export`, {
         headers: { authorization: `Bearer ${TOKENS["bob"]!.token}` },
       });
       expect(await exported.text()).toBe("");
-      expect((await client(server.url, null)("GET", "/audit/verify")).status).toBe(401);
+      expect((await client(served.url, null)("GET", "/audit/verify")).status).toBe(401);
     });
   });
 }

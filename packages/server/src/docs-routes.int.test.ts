@@ -5,15 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   client,
   postgresBackend,
+  serveOn,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 const DOC = readFileSync(join(import.meta.dirname, "../../../docs/server.md"), "utf8");
@@ -27,20 +25,10 @@ function documentedRoutes(): Set<string> {
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`docs/server.md against ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
-
-    beforeEach(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store);
-    });
-    afterEach(async () => {
-      await server.close();
-      await store.destroy();
-    });
+    const app = serveOn(backend);
 
     it("the route table lists every route of the OpenAPI document", async () => {
-      const doc = await client(server.url, null)<{ paths: Record<string, object> }>(
+      const doc = await client(app.url, null)<{ paths: Record<string, object> }>(
         "GET",
         "/openapi.json",
       );

@@ -81,6 +81,8 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   fenced_out: 409,
   // The process shut down and handed the run over: it goes on elsewhere; rejoin to follow it.
   handed_over: 503,
+  // Only ever the last event of a joined stream, never a response.
+  events_missing: 503,
   run_in_progress: 409,
   not_found: 404,
   schema_version: 500,
@@ -88,6 +90,20 @@ export const statusByCode: { readonly [K in ErrorCode]: number } & Readonly<
   cancelled: 409,
   recursion_limit: 500,
   unauthorized: 401,
+  // A bearer credential that is not accepted: the code says why, the message what to fix.
+  token_invalid: 401,
+  token_expired: 401,
+  token_not_yet_valid: 401,
+  token_audience: 401,
+  token_issuer: 401,
+  token_algorithm: 401,
+  token_signature: 401,
+  token_unknown_key: 401,
+  token_claims: 401,
+  key_revoked: 401,
+  key_expired: 401,
+  // The identity provider's metadata or keys could not be read: a fault upstream of this server.
+  identity_unavailable: 503,
   forbidden: 403,
   not_allowed: 403,
   bulk_refused: 409,
@@ -134,4 +150,5 @@ export const retryableCodes: ReadonlySet<string> = new Set([
   "thread_busy",
   "fenced_out",
   "handed_over",
+  "identity_unavailable",
 ]);

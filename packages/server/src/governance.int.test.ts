@@ -5,7 +5,7 @@
  * tokens apply it exactly once; a server default policy (`policies`) governs a graph without its
  * own; bulk decisions apply to 1,000 interrupts across 100 threads, or to none.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   END,
   START,
@@ -23,12 +23,10 @@ import { graphs as testGraphs } from "./testing/graphs.ts";
 import {
   client,
   postgresBackend,
+  serveOn,
   snapshotStore,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 const pg = await postgresBackend();
@@ -113,23 +111,12 @@ type Approval = { required: number; approvals: { actor: string; digest: string }
 
 for (const backend of backends) {
   describe.skipIf(!backend.available)(`governance over HTTP on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
-    const as = (who: TokenConfig) => client(server.url, who.token);
-
-    beforeEach(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store, {
-        graphs,
-        auth: tokenAuth([...Object.values(people), ...approvers]),
-        policies: { race: { roles: ["approver"], count: 2 } },
-      });
+    const served = serveOn(backend, {
+      graphs,
+      auth: tokenAuth([...Object.values(people), ...approvers]),
+      policies: { race: { roles: ["approver"], count: 2 } },
     });
-
-    afterEach(async () => {
-      await server.close();
-      await store.destroy();
-    });
+    const as = (who: TokenConfig) => client(served.url, who.token);
 
     async function started(graph: string, input: Json, who = people.rita) {
       const created = await as(who)<{ threadId: string }>("POST", "/threads", { graph });
@@ -152,7 +139,7 @@ for (const backend of backends) {
       const { threadId, interruptId } = await started("refund", { amount: 5000 });
       const resume = (who: TokenConfig) =>
         as(who)<Json>("POST", `/threads/${threadId}/resume`, { resume: { approved: true } });
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const support = await resume(people.mallory);
       expect(support.status).toBe(403);
       expect(support.body).toMatchObject({
@@ -162,7 +149,7 @@ for (const backend of backends) {
       const own = await resume(people.rita);
       expect(own.status).toBe(403);
       expect((own.body["details"] as Json)["rule"]).toBe("requester");
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
 
       const first = await resume(people.alice);
       expect(first.status).toBe(200);
@@ -214,10 +201,10 @@ for (const backend of backends) {
       expect(statuses.filter((s) => s === 200)).toHaveLength(2);
       expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
       expect(refunds.get(threadId)).toBe(1);
-      const row = await store.store.getInterrupt(interruptId as InterruptId);
+      const row = await served.store.getInterrupt(interruptId as InterruptId);
       expect(row?.status).toBe("answered");
       expect(row?.approvals?.approvals).toHaveLength(2);
-      const audit = await store.store.listAudit({ threadId: threadId as ThreadId });
+      const audit = await served.store.listAudit({ threadId: threadId as ThreadId });
       expect(audit.items.map((a) => a.action).sort()).toEqual(["answer", "approval"]);
     });
 
@@ -225,7 +212,7 @@ for (const backend of backends) {
       "a bulk decision over 1,000 interrupts across 100 threads applies to all; every thread's run finishes",
       { timeout: 240_000 },
       async () => {
-        const graph = server.server.context.registry.get("emails");
+        const graph = served.server.context.registry.get("emails");
         const threads: string[] = [];
         for (let t = 0; t < 100; t += 1) {
           const threadId = `bulk-${t}`;
@@ -275,13 +262,15 @@ for (const backend of backends) {
     );
 
     it("bulk decisions racing over ten threads: one applies, each refusal lists all ten", async () => {
-      const graph = server.server.context.registry.get("emails");
+      const graph = served.server.context.registry.get("emails");
       const threads = Array.from({ length: 10 }, (_, i) => `race-bulk-${i}`);
       for (const threadId of threads)
         await graph.invoke({ n: 1 }, { threadId, tenant: "acme", actor: "rita" });
       const ids: string[] = [];
       for (const threadId of threads)
-        ids.push(...(await store.store.getThreadInterrupts(threadId as ThreadId)).map((i) => i.id));
+        ids.push(
+          ...(await served.store.getThreadInterrupts(threadId as ThreadId)).map((i) => i.id),
+        );
       expect(ids).toHaveLength(10);
       const replies = await Promise.all(
         [people.alice, people.bob, people.rita].map((who) =>
@@ -301,14 +290,14 @@ for (const backend of backends) {
     });
 
     it("a bulk decision with one interrupt not allowed applies to none and lists why", async () => {
-      const graph = server.server.context.registry.get("emails");
+      const graph = served.server.context.registry.get("emails");
       await graph.invoke({ n: 10 }, { threadId: "bulk-a", tenant: "acme", actor: "rita" });
       const big = await started("refund", { amount: 5000 });
       const ids = [
-        ...(await store.store.getThreadInterrupts("bulk-a" as ThreadId)).map((i) => i.id),
+        ...(await served.store.getThreadInterrupts("bulk-a" as ThreadId)).map((i) => i.id),
         big.interruptId,
       ];
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const refused = await as(people.mallory)<Json>("POST", "/interrupts/decisions", {
         ids,
         resume: "send",
@@ -318,7 +307,7 @@ for (const backend of backends) {
         error: "bulk_refused",
         details: { refused: [{ interruptId: big.interruptId, code: "not_allowed" }] },
       });
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
       const partial = await as(people.alice)<{
         decided: { interruptId: string; status: string }[];
       }>("POST", "/interrupts/decisions", { ids, resume: "send" });

@@ -2,17 +2,15 @@
  * A graph compiled without `name` is known by the key it is served under: over real HTTP, its
  * thread's interrupt shows in the queue (and filters) under that key, never as `graph-<hash>`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { END, START, StateGraph, lastValue, type Checkpointer } from "@rein/core";
 import {
   TOKENS,
   client,
   postgresBackend,
+  serveOn,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 /** One question, compiled without a name, as a newcomer coming from LangGraph writes it. */
@@ -26,20 +24,10 @@ function unnamed(store: Checkpointer) {
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`an unnamed graph's name on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
-
-    beforeAll(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store, { graphs: { approvals: unnamed } });
-    });
-    afterAll(async () => {
-      await server?.close();
-      await store?.destroy();
-    });
+    const served = serveOn(backend, { graphs: { approvals: unnamed } }, "all");
 
     it("the queue shows the registry key, not graph-<hash>", async () => {
-      const alice = client(server.url, TOKENS["alice"]!.token);
+      const alice = client(served.url, TOKENS["alice"]!.token);
       expect(
         (await alice("POST", "/threads", { graph: "approvals", threadId: "t-1" })).status,
       ).toBe(201);

@@ -3,18 +3,16 @@
  * deep payloads, unknown ids, NUL bytes, unpaired surrogates, 10 KB ids, prototype keys. Every
  * request gets a 4xx JSON error — never a 5xx — and the store is byte-for-byte unchanged.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Interrupt } from "@rein/core";
 import {
   TOKENS,
   client,
   postgresBackend,
+  serveOn,
   snapshotStore,
   sqliteBackend,
-  startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 
 /** A request: method, path, body (a string is sent as is), extra headers. */
@@ -189,15 +187,12 @@ function cases(i: Interrupt): Case[] {
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`hostile input on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
+    const served = serveOn(backend, {}, "all");
     let pending: Interrupt;
     let alice: ReturnType<typeof client>;
 
     beforeAll(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store);
-      alice = client(server.url, TOKENS["alice"]!.token);
+      alice = client(served.url, TOKENS["alice"]!.token);
       await alice("POST", "/threads", { graph: "desk", threadId: "t-h" });
       const run = await alice<{ interrupts: Interrupt[] }>("POST", "/threads/t-h/runs", {
         input: {},
@@ -205,16 +200,12 @@ function suite(backend: Backend): void {
       });
       pending = run.body.interrupts.find((i) => i.namespace[0] === "refund_agent")!;
     });
-    afterAll(async () => {
-      await server.close();
-      await store.destroy();
-    });
 
     it("answers every hostile request with a 4xx JSON error and changes nothing", async () => {
       const failures: string[] = [];
       for (const [name, method, path, body, headers] of cases(pending)) {
-        const before = await snapshotStore(store.store);
-        const response = await fetch(server.url + path, {
+        const before = await snapshotStore(served.store);
+        const response = await fetch(served.url + path, {
           method,
           headers: {
             authorization: `Bearer ${TOKENS["alice"]!.token}`,
@@ -240,7 +231,7 @@ function suite(backend: Backend): void {
           typeof json.details !== "object"
         )
           failures.push(`${name}: error body ${text.slice(0, 200)}`);
-        if ((await snapshotStore(store.store)) !== before)
+        if ((await snapshotStore(served.store)) !== before)
           failures.push(`${name}: the store changed`);
       }
       expect(failures).toEqual([]);

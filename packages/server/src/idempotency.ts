@@ -9,26 +9,36 @@ import {
   encodeHttpRequestId,
   IdempotencyKeyReusedError,
   InvalidInputError,
-  type Checkpointer,
-  type TaskId,
   type ThreadId,
 } from "@rein/core";
+import type { ThreadCatalogStore } from "@rein/core/store";
 import type { Principal } from "./auth.ts";
+import {
+  readSlot,
+  SIDE_KINDS,
+  writeSlot,
+  type SlotStore,
+  type ThreadSlot,
+} from "./side-records.ts";
 
 /** Idempotency keys: printable ASCII, at most 200 characters. */
 const KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
- * The once-results slot that holds a thread's request claims: `ctx.once` results are keyed by
- * (thread, task, key), first write wins, and leave with the thread; no task id of a graph has
- * this form, so no node's `once` can meet a claim.
+ * Where a claim is kept: a side record of the thread (first write wins on every store, and it
+ * leaves with the thread) under `tenant`. A request's claim and outcome are its tenant's; a
+ * thread id's claim has none, because thread ids are unique across tenants.
  */
-const CLAIMS = "http:idempotency" as TaskId;
+function claimSlot(tenant: string | null, threadId: string, key: string): ThreadSlot {
+  return { tenant, kind: SIDE_KINDS.idempotency, threadId, key };
+}
 
 /** One request, as the key was first used with: its route and body, and who claimed it. */
 export interface RequestClaim {
   /** The core request id (`http:<tenant>:<thread>:<key>`). */
   requestId: string;
+  /** The tenant of the request (its claim and outcome are kept under it). */
+  tenant: string | null;
   /**
    * `true` when this request made the claim; `false` when the same request was claimed before
    * (a retry, or an identical request racing this one): its outcome is the first one's.
@@ -79,7 +89,7 @@ export function requestDigest(route: string, body: unknown): string {
  * @throws InvalidInputError for a malformed key.
  */
 export async function claimRequest(
-  store: Checkpointer,
+  store: SlotStore,
   principal: Principal,
   threadId: string,
   header: string | string[] | undefined,
@@ -90,11 +100,11 @@ export async function claimRequest(
   if (requestId === undefined) return undefined;
   const digest = requestDigest(route, body);
   const mine = `${digest}:${randomUUID()}`;
-  const stored = await store.putOnce(threadId as ThreadId, CLAIMS, requestId, mine);
+  const stored = await writeSlot(store, claimSlot(principal.tenant, threadId, requestId), mine);
   const claimed = typeof stored.value === "string" ? stored.value : "";
   if (claimed.slice(0, claimed.lastIndexOf(":")) !== digest)
     throw new IdempotencyKeyReusedError(keyOf(header) ?? "");
-  return { requestId, first: claimed === mine };
+  return { requestId, tenant: principal.tenant, first: claimed === mine };
 }
 
 /**
@@ -128,7 +138,7 @@ function threadClaimKey(after: string | null): string {
  *   row), or null when the id is taken.
  */
 export async function claimThreadId(
-  store: Checkpointer,
+  store: SlotStore & ThreadCatalogStore,
   threadId: ThreadId,
   claim: RequestClaim | undefined,
 ): Promise<string | null> {
@@ -136,7 +146,7 @@ export async function claimThreadId(
   let after: string | null = null;
   for (let generation = 0; generation < 8; generation++) {
     const value: StoredThreadClaim = { by: mine, at: Date.now() };
-    const stored = (await store.putOnce(threadId, CLAIMS, threadClaimKey(after), value))
+    const stored = (await writeSlot(store, claimSlot(null, threadId, threadClaimKey(after)), value))
       .value as StoredThreadClaim;
     const by = typeof stored === "string" ? stored : stored.by;
     if (by === mine) return mine;
@@ -154,14 +164,14 @@ export async function claimThreadId(
  * paused between its claim and its row for longer than {@link THREAD_CLAIM_STALE_MS}).
  */
 export async function threadClaimLive(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: ThreadId,
   mine: string,
 ): Promise<boolean> {
-  return (await store.getOnce(threadId, CLAIMS, threadClaimKey(mine))) === undefined;
+  return (await readSlot(store, claimSlot(null, threadId, threadClaimKey(mine)))) === undefined;
 }
 
-/** The once-results key of a claimed request's stored outcome. */
+/** The side-record key of a claimed request's stored outcome. */
 function outcomeKey(requestId: string): string {
   return `${requestId}#outcome`;
 }
@@ -174,23 +184,22 @@ function outcomeKey(requestId: string): string {
  * before applying anything, and the repeat applies.
  */
 export async function applyOnce<T>(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   claim: RequestClaim | undefined,
   apply: () => Promise<T>,
 ): Promise<T> {
   if (!claim) return apply();
-  const thread = threadId as ThreadId;
-  const key = outcomeKey(claim.requestId);
+  const slot = claimSlot(claim.tenant, threadId, outcomeKey(claim.requestId));
   if (!claim.first) {
     const deadline = Date.now() + 2_000;
     for (;;) {
-      const stored = await store.getOnce(thread, CLAIMS, key);
+      const stored = await readSlot(store, slot);
       if (stored) return stored.value as T;
       if (Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
   const outcome = await apply();
-  return (await store.putOnce(thread, CLAIMS, key, outcome)).value as T;
+  return (await writeSlot(store, slot, outcome)).value as T;
 }

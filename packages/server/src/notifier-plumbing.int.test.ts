@@ -90,10 +90,15 @@ function suite(backend: Backend): void {
         type: "interrupt.pending",
         data: { threadId: "t-chat", payload: { question: "Ship?" }, approvers: null },
       });
-      const log = await webhooks.listDeliveries("wh_notify_chat", 10);
-      expect(log.map((d) => [d.status, d.log.map((a) => a.error)])).toEqual([
-        ["delivered", ["chat service unavailable", null]],
-      ]);
+      // The notifier returns before its attempt is recorded: read the log once it is.
+      const log = async () =>
+        (await webhooks.listDeliveries("wh_notify_chat", 10)).map((d) => [
+          d.status,
+          d.log.map((a) => a.error),
+        ]);
+      await expect
+        .poll(log, { timeout: 10_000, interval: 50 })
+        .toEqual([["delivered", ["chat service unavailable", null]]]);
     });
 
     it("a kind this process has no notifier for is a failed attempt, retried", async () => {

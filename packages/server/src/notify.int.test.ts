@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { ReinClient } from "@rein/client";
 import { PostgresSaver } from "@rein/postgres";
@@ -447,8 +447,12 @@ describe.each(STORES)("email and decision links on $name", ({ name, available })
         { REIN_LINK_SECRET: SECRET, REIN_WEBHOOK_POLL_MS: "50" },
       );
       try {
-        expect(second.log()).toContain("notifier subscription notify:email (kept)");
-        expect(worker.log()).toContain("notifier subscription notify:email (kept)");
+        // Logged before the ready line, but on the other pipe: wait for it to be read.
+        for (const proc of [second, worker])
+          await vi.waitFor(
+            () => expect(proc.log()).toContain("notifier subscription notify:email (kept)"),
+            { timeout: 5_000, interval: 25 },
+          );
         // Three processes deliver: the fallback is mailed once.
         const asked = await refund("n-5", 10);
         await smtp.waitFor(1, about("n-5"));

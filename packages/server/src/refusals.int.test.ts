@@ -5,19 +5,18 @@
  * 4xx JSON error with a stable code, and the store is unchanged afterwards.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Interrupt } from "@rein/core";
 import {
   TOKENS,
   client,
   postgresBackend,
+  serveOn,
   snapshotStore,
   sqliteBackend,
-  startTestServer,
   type Backend,
   type Reply,
   type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 import { graphs, pair } from "./testing/graphs.ts";
 
@@ -26,7 +25,7 @@ type ErrorReply = Reply<{ error: string; message: string; details: Record<string
 
 /** Sends a request that must be refused; returns the reply after checking the store is unchanged. */
 async function refused(
-  server: TestServer,
+  server: Pick<TestServer, "store">,
   send: () => Promise<ErrorReply>,
   status: number,
   code: string,
@@ -47,22 +46,15 @@ const FORGED_CURSOR = Buffer.from(JSON.stringify(["2026-01-01T00:00:00.000Z", "i
 
 function suite(backend: Backend): void {
   describe.skipIf(!backend.available)(`refusals at the edge on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
+    const served = serveOn(backend, { graphs: { ...graphs, pair } }, "all");
     let alice: Call;
     let desk: { runId: string; interrupts: Interrupt[] };
 
     beforeAll(async () => {
-      store = await backend.create();
-      server = await startTestServer(store.store, { graphs: { ...graphs, pair } });
-      alice = client(server.url, TOKENS["alice"]!.token);
+      alice = client(served.url, TOKENS["alice"]!.token);
       await alice("POST", "/threads", { graph: "desk", threadId: "t-desk" });
       desk = (await alice<typeof desk>("POST", "/threads/t-desk/runs", { input: {}, wait: true }))
         .body;
-    });
-    afterAll(async () => {
-      await server.close();
-      await store.destroy();
     });
 
     it("refuses a NUL in any text input with 400 invalid_input naming the field, before any store", async () => {
@@ -120,7 +112,7 @@ function suite(backend: Backend): void {
         ],
       ];
       for (const [method, path, body, field] of cases) {
-        const reply = await refused(server, () => alice(method, path, body), 400, "invalid_input");
+        const reply = await refused(served, () => alice(method, path, body), 400, "invalid_input");
         const issues = reply.body.details["issues"] as { path: string; message: string }[];
         expect(
           issues.some((x) => x.path.startsWith(field)),
@@ -133,7 +125,7 @@ function suite(backend: Backend): void {
         `/interrupts?cursor=${FORGED_CURSOR}`,
         `/threads?cursor=${FORGED_CURSOR}`,
       ])
-        await refused(server, () => alice("GET", path), 400, "invalid_input");
+        await refused(served, () => alice("GET", path), 400, "invalid_input");
       // NUL inside JSON values is data, stored and returned intact (see hostile.int.test.ts).
     });
 
@@ -155,7 +147,7 @@ function suite(backend: Backend): void {
         { runId: a.runId, namespace: [], taskId: a.taskId },
       ]) {
         const reply = await refused(
-          server,
+          served,
           () => alice("POST", "/threads/t-pair/steer", { target, text: "too late" }),
           409,
           "stale_target",
@@ -169,7 +161,7 @@ function suite(backend: Backend): void {
         ]);
       }
       await refused(
-        server,
+        served,
         () =>
           alice("POST", "/threads/t-pair/steer", {
             target: { runId: a.runId, namespace: [], interruptId: "i_never" },
@@ -186,13 +178,13 @@ function suite(backend: Backend): void {
       await alice("POST", "/threads/t-pair/resume", { resume: "ok" });
       // The run is done: steering it (by default, the head run) has no next execution.
       const late = await refused(
-        server,
+        served,
         () => alice("POST", "/threads/t-pair/steer", { text: "late" }),
         409,
         "stale_target",
       );
       expect(late.body.details).toMatchObject({ runStatus: "done" });
-      const steering = await store.store.listSteering("t-pair" as never);
+      const steering = await served.store.listSteering("t-pair" as never);
       expect(steering.map((s) => s.text)).toEqual(["be brief"]);
     });
 
@@ -204,7 +196,7 @@ function suite(backend: Backend): void {
         ["/threads/t-sel/runs/stream", { input: {}, interruptBefore: ["wiat"] }],
       ];
       for (const [path, body] of starts) {
-        const reply = await refused(server, () => alice("POST", path, body), 400, "invalid_input");
+        const reply = await refused(served, () => alice("POST", path, body), 400, "invalid_input");
         expect(reply.body.details).toMatchObject({
           selector: "wiat",
           graph: "ask",
@@ -215,7 +207,7 @@ function suite(backend: Backend): void {
       // A path into a sub-agent is checked against the sub-agent's nodes.
       await alice("POST", "/threads", { graph: "desk", threadId: "t-sel-desk" });
       const inner = await refused(
-        server,
+        served,
         () =>
           alice("POST", "/threads/t-sel-desk/runs", {
             input: {},
@@ -253,7 +245,7 @@ function suite(backend: Backend): void {
       const other = await alice<{ headCheckpointId: string }>("GET", "/threads/t-sel-desk");
       for (const before of ["bogus", other.body.headCheckpointId]) {
         const reply = await refused(
-          server,
+          served,
           () => alice("GET", `/threads/t-desk/history?before=${before}`),
           400,
           "invalid_input",
@@ -266,7 +258,7 @@ function suite(backend: Backend): void {
         "/audit?cursor=bogus",
         "/audit?cursor=-1",
       ])
-        await refused(server, () => alice("GET", path), 400, "invalid_input");
+        await refused(served, () => alice("GET", path), 400, "invalid_input");
     });
 
     it("answers errors raised before a route runs in the API's error shape", async () => {
@@ -277,14 +269,14 @@ function suite(backend: Backend): void {
         expect(body).toMatchObject({ error: code, message: expect.any(String) as string });
         expect(typeof body["details"]).toBe("object");
       };
-      const before = await snapshotStore(server.store);
+      const before = await snapshotStore(served.store);
       const auth = { authorization: `Bearer ${TOKENS["alice"]!.token}` };
-      const big = await fetch(`${server.url}/threads`, {
+      const big = await fetch(`${served.url}/threads`, {
         headers: { ...auth, "x-big": "x".repeat(20_000) },
       });
       await shaped(big, 431, "headers_too_large");
       const post = (body: string, type = "application/json") =>
-        fetch(`${server.url}/threads`, {
+        fetch(`${served.url}/threads`, {
           method: "POST",
           headers: { ...auth, "content-type": type },
           body,
@@ -296,15 +288,15 @@ function suite(backend: Backend): void {
       );
       await shaped(await post('{"graph":'), 400, "invalid_input");
       await shaped(await post("graph=desk", "application/xml"), 400, "invalid_input");
-      await shaped(await fetch(`${server.url}/nope`, { headers: auth }), 404, "not_found");
+      await shaped(await fetch(`${served.url}/nope`, { headers: auth }), 404, "not_found");
       await shaped(
-        await fetch(`${server.url}/threads/t-desk`, { method: "PUT", headers: auth }),
+        await fetch(`${served.url}/threads/t-desk`, { method: "PUT", headers: auth }),
         404,
         "not_found",
       );
       // Malformed HTTP, refused by Node's parser before Fastify sees a request.
       const raw = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+        const socket = connect(Number(new URL(served.url).port), "127.0.0.1");
         let text = "";
         socket.on("data", (chunk) => (text += chunk.toString()));
         socket.on("close", () => resolve(text));
@@ -316,7 +308,7 @@ function suite(backend: Backend): void {
         error: "invalid_input",
         details: { reason: expect.any(String) as string },
       });
-      expect(await snapshotStore(server.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
   });
 }

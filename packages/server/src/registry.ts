@@ -13,6 +13,7 @@ import {
   type Schema,
   type ThreadRecord,
 } from "@rein/core";
+import type { ThreadHistoryStore } from "@rein/core/store";
 import { importModule } from "./load-module.ts";
 
 /** A compiled graph of any state shape. */
@@ -35,6 +36,22 @@ export interface GraphModule {
 
 /** A close hook of a graph module: resolves once what the module opened is closed. */
 export type GraphModuleClose = () => Promise<void>;
+
+/** The no-wait form of each graph, made once per graph object. */
+const noWaitForms = new WeakMap<ServedGraph, ServedGraph>();
+
+/**
+ * `graph` with a lease that does not wait for a busy thread: taking the thread's lease is tried
+ * once, and a thread another call (of this process or another) holds is refused at once with
+ * `ThreadBusyError`. What starts new input uses it (new input never waits behind a running run,
+ * it is `thread_busy`), and so do the background executors (a busy thread is somebody else's
+ * turn).
+ */
+export function withoutLeaseWait(graph: ServedGraph): ServedGraph {
+  let quick = noWaitForms.get(graph);
+  if (!quick) noWaitForms.set(graph, (quick = graph.withLease({ waitMs: 0 })));
+  return quick;
+}
 
 /** Graphs by name, compiled against one store. */
 export class GraphRegistry {
@@ -94,7 +111,10 @@ export class GraphRegistry {
   }
 
   /** Name of the graph a thread belongs to, or null when it cannot be told. */
-  static async graphNameOf(store: Checkpointer, thread: ThreadRecord): Promise<string | null> {
+  static async graphNameOf(
+    store: ThreadHistoryStore,
+    thread: ThreadRecord,
+  ): Promise<string | null> {
     if (thread.graph !== undefined) return thread.graph;
     const runs = await store.listRuns(thread.threadId);
     return runs.find((r) => r.parentRunId === null)?.graph ?? null;
@@ -105,7 +125,7 @@ export class GraphRegistry {
    *
    * @throws NotFoundError when the thread's graph is not registered on this server.
    */
-  async forThread(store: Checkpointer, thread: ThreadRecord): Promise<ServedGraph> {
+  async forThread(store: ThreadHistoryStore, thread: ThreadRecord): Promise<ServedGraph> {
     const name = await GraphRegistry.graphNameOf(store, thread);
     const graph = name === null ? undefined : this.byName.get(name);
     if (!graph) throw new NotFoundError(`graph of thread ${thread.threadId}:`, name ?? "(unknown)");

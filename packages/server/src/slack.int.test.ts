@@ -18,12 +18,11 @@ import {
   TOKENS,
   client,
   postgresBackend,
+  serveOn,
   snapshotStore,
   sqliteBackend,
   startTestServer,
   type Backend,
-  type TestServer,
-  type TestStore,
 } from "./testing/harness.ts";
 import { TestReceiver } from "./testing/receiver.ts";
 import { SlackStub, type SlackCall } from "./testing/slack-stub.ts";
@@ -53,15 +52,11 @@ function buttonsOf(call: SlackCall | undefined): Button[] {
 
 for (const backend of backends) {
   describe.skipIf(!backend.available)(`Slack on ${backend.name}`, () => {
-    let store: TestStore;
-    let server: TestServer;
     let receiver: TestReceiver;
     let slack: SlackStub;
     let options: SlackOptions;
-    const alice = () => client(server.url, TOKENS["alice"]!.token);
 
     beforeEach(async () => {
-      store = await backend.create();
       receiver = await TestReceiver.start();
       slack = await SlackStub.start();
       options = {
@@ -72,12 +67,21 @@ for (const backend of backends) {
         publicUrl: PUBLIC_URL,
         people: PEOPLE,
       };
-      server = await startTestServer(store.store, {
-        graphs,
-        slack: options,
-        webhookDelivery: { ...FAST },
-      });
-      const admin = client(server.url, TOKENS["admin"]!.token);
+    });
+    afterEach(async () => {
+      await receiver.close();
+      await slack.close();
+    });
+    // After the receiver and the stub: the server's options point at them.
+    const served = serveOn(backend, () => ({
+      graphs,
+      slack: options,
+      webhookDelivery: { ...FAST },
+    }));
+    const alice = () => client(served.url, TOKENS["alice"]!.token);
+
+    beforeEach(async () => {
+      const admin = client(served.url, TOKENS["admin"]!.token);
       const subscribed = await admin("POST", "/webhooks", {
         url: receiver.url,
         events: ["interrupt.pending", "interrupt.answered", "interrupt.expired"],
@@ -85,14 +89,7 @@ for (const backend of backends) {
       expect(subscribed.status).toBe(201);
     });
 
-    afterEach(async () => {
-      await server.close();
-      await receiver.close();
-      await slack.close();
-      await store.destroy();
-    });
-
-    const notifier = () => createSlackNotifier({ ...options, store: store.store });
+    const notifier = () => createSlackNotifier({ ...options, store: served.store });
 
     /** A refund run as alice, paused on its question; and the outbox's pending event. */
     async function pending(amount: number) {
@@ -154,7 +151,7 @@ for (const backend of backends) {
       };
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
       const timestamp = String(Math.floor((sign.at ?? Date.now()) / 1000));
-      const response = await fetch(`${server.url}/slack/interactivity`, {
+      const response = await fetch(`${served.url}/slack/interactivity`, {
         method: "POST",
         headers: {
           "content-type": "application/x-www-form-urlencoded",
@@ -183,7 +180,7 @@ for (const backend of backends) {
     }
 
     async function interruptRow(id: string) {
-      const [row] = await store.store.getInterrupts([id as InterruptId]);
+      const [row] = await served.store.getInterrupts([id as InterruptId]);
       return row!;
     }
 
@@ -234,7 +231,7 @@ for (const backend of backends) {
     });
 
     it("without Slack configured there is no interactivity endpoint", async () => {
-      const plain = await startTestServer(store.store, { graphs, webhookDelivery: false });
+      const plain = await startTestServer(served.store, { graphs, webhookDelivery: false });
       try {
         const response = await fetch(`${plain.url}/slack/interactivity`, {
           method: "POST",
@@ -350,7 +347,7 @@ for (const backend of backends) {
 
     it("a bad signature, another secret, an old timestamp or no signature: 401 JSON, nothing changed", async () => {
       const { interruptId, approve, message } = await posted(500);
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const forged = await click("U0DAN", approve, message, { secret: "not-the-signing-secret" });
       expect(forged.status).toBe(401);
       expect(forged.body).toMatchObject({
@@ -363,7 +360,7 @@ for (const backend of backends) {
         error: "unauthorized",
         details: { reason: "timestamp" },
       });
-      const unsigned = await fetch(`${server.url}/slack/interactivity`, {
+      const unsigned = await fetch(`${served.url}/slack/interactivity`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: "payload=%7B%7D",
@@ -372,7 +369,7 @@ for (const backend of backends) {
       expect(await unsigned.json()).toMatchObject({ details: { reason: "missing" } });
       // Signed over other bytes than those sent (a tampered body).
       const timestamp = String(Math.floor(Date.now() / 1000));
-      const tampered = await fetch(`${server.url}/slack/interactivity`, {
+      const tampered = await fetch(`${served.url}/slack/interactivity`, {
         method: "POST",
         headers: {
           "content-type": "application/x-www-form-urlencoded",
@@ -383,7 +380,7 @@ for (const backend of backends) {
       });
       expect(tampered.status).toBe(401);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
       expect((await interruptRow(interruptId)).status).toBe("pending");
       expect(slack.of("chat.update")).toHaveLength(0);
       expect(slack.of("response_url")).toHaveLength(0);
@@ -391,28 +388,28 @@ for (const backend of backends) {
 
     it("an unmapped Slack user: told so, nothing applied", async () => {
       const { interruptId, approve, message } = await posted(500);
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       expect((await click("U0STRANGER", approve, message)).status).toBe(200);
       const [said] = await slack.waitFor("response_url");
       expect(said!.body["response_type"]).toBe("ephemeral");
       expect(String(said!.body["text"])).toContain("not mapped to a Rein principal");
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
       expect((await interruptRow(interruptId)).status).toBe("pending");
       expect(slack.of("chat.update")).toHaveLength(0);
     });
 
     it("a person bound to another tenant cannot answer this tenant's question", async () => {
       const { interruptId, approve, message } = await posted(500);
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       expect((await click("U0GLOBEX", approve, message)).status).toBe(200);
       const [said] = await slack.waitFor("response_url");
       expect(String(said!.body["text"])).toContain("no longer exists");
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
       expect((await interruptRow(interruptId)).status).toBe("pending");
     });
 
     it("the OpenAPI document lists the interactivity endpoint, without a token", async () => {
-      const doc = await client(server.url, null)<{ paths: Record<string, Json> }>(
+      const doc = await client(served.url, null)<{ paths: Record<string, Json> }>(
         "GET",
         "/openapi.json",
       );
@@ -423,7 +420,7 @@ for (const backend of backends) {
 
     it("a button whose digest is not the question's: refused as changed, nothing applied", async () => {
       const { interruptId, approve, message } = await posted(500);
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       const old = {
         ...approve,
         value: JSON.stringify({ i: interruptId, d: "approve", h: "sha256:00" }),
@@ -431,19 +428,19 @@ for (const backend of backends) {
       expect((await click("U0DAN", old, message)).status).toBe(200);
       const [said] = await slack.waitFor("response_url");
       expect(String(said!.body["text"])).toContain("changed since the message was posted");
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
     });
 
     it("over $1,000: support and the requester are not allowed (told why), carol makes it 1 of 2, dan applies it", async () => {
       const { threadId, interruptId, approve, message } = await posted(5000);
-      const before = await snapshotStore(store.store);
+      const before = await snapshotStore(served.store);
       await click("U0EVE", approve, message);
       await click("U0ALICE", approve, message);
       const said = await slack.waitFor("response_url", 2);
       const texts = said.map((s) => String(s.body["text"])).sort();
       expect(texts[0]).toMatch(/^Not allowed: Only group finance may answer/);
       expect(texts[1]).toMatch(/^Not allowed: The person who started this run may not approve it/);
-      expect(await snapshotStore(store.store)).toBe(before);
+      expect(await snapshotStore(served.store)).toBe(before);
       expect(slack.of("chat.update")).toHaveLength(0);
 
       await click("U0CAROL", approve, message);

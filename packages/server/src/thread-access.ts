@@ -7,7 +7,6 @@ import {
   ROOT_STREAM,
   NotFoundError,
   StaleTargetError,
-  type Checkpointer,
   type CheckpointId,
   type Interrupt,
   type RunId,
@@ -15,7 +14,13 @@ import {
   type ThreadId,
   type ThreadRecord,
 } from "@rein/core";
-import { toPublicInterrupt } from "@rein/core/store";
+import {
+  toPublicInterrupt,
+  type LeaseStatusStore,
+  type RuntimeStore,
+  type ThreadCatalogStore,
+  type ThreadHistoryStore,
+} from "@rein/core/store";
 import type { Thread } from "@rein/wire";
 import type { Principal } from "./auth.ts";
 import { GraphRegistry } from "./registry.ts";
@@ -31,7 +36,7 @@ export function canSee(principal: Principal, tenant: string | null): boolean {
  * @throws NotFoundError otherwise (the same answer for both, so ids of other tenants leak nothing).
  */
 export async function loadThread(
-  store: Checkpointer,
+  store: ThreadCatalogStore,
   principal: Principal,
   threadId: ThreadId,
 ): Promise<ThreadRecord> {
@@ -58,7 +63,7 @@ export interface ThreadHead {
  * @throws NotFoundError when the thread does not exist or belongs to another tenant.
  */
 export async function loadThreadHead(
-  store: Checkpointer,
+  store: RuntimeStore,
   principal: Principal,
   threadId: ThreadId,
 ): Promise<ThreadHead> {
@@ -77,7 +82,7 @@ export type ThreadView = Thread;
 
 /** The latest metadata of a thread: head run, its status, head checkpoint, pending interrupts. */
 export async function latestMetadata(
-  store: Checkpointer,
+  store: RuntimeStore & ThreadHistoryStore,
   threadId: ThreadId,
 ): Promise<{
   runId: RunId | null;
@@ -100,7 +105,10 @@ export async function latestMetadata(
 }
 
 /** A thread as the API shows it. */
-export async function threadView(store: Checkpointer, thread: ThreadRecord): Promise<ThreadView> {
+export async function threadView(
+  store: RuntimeStore & ThreadHistoryStore & LeaseStatusStore,
+  thread: ThreadRecord,
+): Promise<ThreadView> {
   const latest = await latestMetadata(store, thread.threadId);
   const lease = await store.getLease(thread.threadId);
   const status: ThreadView["status"] = lease
@@ -129,7 +137,7 @@ export async function threadView(store: Checkpointer, thread: ThreadRecord): Pro
  * @throws StaleTargetError with the latest metadata.
  */
 export async function assertHead(
-  store: Checkpointer,
+  store: RuntimeStore & ThreadHistoryStore,
   threadId: ThreadId,
   expected: string,
   read?: string | null,
@@ -158,7 +166,7 @@ export async function assertHead(
  *
  * @throws NotFoundError otherwise.
  */
-export async function loadRun(store: Checkpointer, threadId: ThreadId, runId: RunId) {
+export async function loadRun(store: RuntimeStore, threadId: ThreadId, runId: RunId) {
   const run = await store.getRun(runId);
   if (!run || run.threadId !== threadId) throw new NotFoundError("run", runId);
   return run;

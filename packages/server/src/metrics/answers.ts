@@ -11,11 +11,13 @@
  */
 import type { Checkpointer, InterruptId } from "@rein/core";
 import {
+  hasCapability,
   rootGraphOf,
   storeView,
   type AnswerBatch,
   type AnswerOutcome,
   type BatchesOutcome,
+  type EveryCapabilityStore,
   type InterruptPage,
   type LadderStepWrite,
   type LeaseReadResults,
@@ -24,6 +26,7 @@ import {
 } from "@rein/core/store";
 import type { ActorType, Decision } from "./names.ts";
 import type { ReinMetrics, ResolvedInterrupt } from "./recorder.ts";
+import { interruptIdOf } from "../ids.ts";
 
 /** The answer value's decision: the tool-approval convention, `{ approved }`, or a plain value. */
 export function decisionOf(value: unknown): Decision {
@@ -150,7 +153,7 @@ function observer(store: Checkpointer, metrics: ReinMetrics, seen: SeenInterrupt
     for (const id of idsOf(batch)) {
       const known = seen.take(id);
       if (known) asked.set(id, known);
-      else unknown.push(id as InterruptId);
+      else unknown.push(interruptIdOf(id));
     }
     if (unknown.length === 0) {
       metrics.answered(resolvedBy(batch, recorded ?? [], asked, at));
@@ -168,12 +171,15 @@ function observer(store: Checkpointer, metrics: ReinMetrics, seen: SeenInterrupt
 }
 
 /** The store's reads that return interrupts, remembering them in `seen`. */
-function rememberingReads(store: Checkpointer, seen: SeenInterrupts): Partial<Checkpointer> {
+function rememberingReads(
+  store: Checkpointer,
+  seen: SeenInterrupts,
+): Partial<EveryCapabilityStore> {
   const remembered = (records: StoredInterrupt[]): StoredInterrupt[] => {
     seen.add(records);
     return records;
   };
-  const reads: Partial<Checkpointer> = {
+  const reads: Partial<EveryCapabilityStore> = {
     getInterrupt: async (id) => {
       const record = await store.getInterrupt(id);
       seen.add([record]);
@@ -198,7 +204,7 @@ function rememberingReads(store: Checkpointer, seen: SeenInterrupts): Partial<Ch
       return page ? seen.page(page) : page;
     },
   };
-  if (store.acquireLeaseAndRead) {
+  if (hasCapability(store, "leaseReads")) {
     const acquire = store.acquireLeaseAndRead.bind(store);
     reads.acquireLeaseAndRead = async (threadId, owner, ttlMs, asked) => {
       const taken = await acquire(threadId, owner, ttlMs, asked);
@@ -221,7 +227,7 @@ export function observeAnswers(store: Checkpointer, metrics: ReinMetrics): Check
   const seen = new SeenInterrupts();
   const observe = observer(store, metrics, seen);
   // The writes observed and the reads remembered; every other member is the store's own.
-  const wrapped: Partial<Checkpointer> = {
+  const wrapped: Partial<EveryCapabilityStore> = {
     ...rememberingReads(store, seen),
     answerInterrupts: async (batch: AnswerBatch): Promise<AnswerOutcome> => {
       const outcome = await store.answerInterrupts(batch);

@@ -2,9 +2,13 @@
  * From a notifier config to what a process runs: the notifiers, the link settings, and the
  * subscriptions that feed the notifiers (made at start).
  */
-import type { Checkpointer } from "@rein/core";
 import { InvalidInputError } from "@rein/core";
-import type { WebhookStore } from "@rein/core/store";
+import type {
+  InterruptQueueStore,
+  RuntimeStore,
+  SideRecordStore,
+  WebhookStore,
+} from "@rein/core/store";
 import { linkSettings, type LinkSettings, type NotifyConfig } from "./config.ts";
 import { EmailNotifier } from "./email.ts";
 import type { Notifier } from "./notifier.ts";
@@ -42,7 +46,7 @@ export interface NotifySetup {
  */
 export function notifySetup(
   config: NotifyConfig,
-  store: Checkpointer,
+  store: RuntimeStore & SideRecordStore & InterruptQueueStore,
   env: NodeJS.ProcessEnv = process.env,
 ): NotifySetup {
   const links = linkSettings(config, env);

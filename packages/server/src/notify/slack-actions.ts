@@ -11,7 +11,6 @@ import {
   decideInterrupts,
   payloadDigest,
   type ApprovalPrincipal,
-  type InterruptId,
 } from "@rein/core";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
@@ -24,6 +23,7 @@ import {
   parseButtonValue,
   type ButtonValue,
 } from "./slack-message.ts";
+import { interruptIdOf } from "../ids.ts";
 
 /** One button click, as read from a `block_actions` payload. */
 export interface SlackClick {
@@ -164,7 +164,7 @@ async function staleness(
   person: SlackPerson,
   button: ButtonValue,
 ): Promise<ClickOutcome | null> {
-  const [row] = await ctx.store.getInterrupts([button.interruptId as InterruptId]);
+  const [row] = await ctx.store.getInterrupts([interruptIdOf(button.interruptId)]);
   if (!row || (person.tenant !== undefined && row.tenant !== person.tenant))
     return refused("stale", "This question no longer exists: nothing was applied.");
   if (row.status !== "pending")

@@ -1,24 +1,28 @@
 /**
- * What the Slack notifier remembers, in the store's once-slots of the question's thread (first
- * write wins on every store, and the slots leave with the thread): the message each event posted
+ * What the Slack notifier remembers, in side records of the question's thread (first write wins
+ * on every store, and the records leave with the thread): the message each event posted
  * (so an event delivered twice posts once) and the messages of each question, in the order
  * posted (the answer updates them all). And the question's current state, read from the store, for rendering.
  */
-import {
-  payloadDigest,
-  type Checkpointer,
-  type InterruptId,
-  type TaskId,
-  type ThreadId,
-} from "@rein/core";
+import { payloadDigest, type RuntimeStore } from "@rein/core";
 import { TIMER_ACTOR } from "@rein/core/store";
+import {
+  readSlot,
+  SIDE_KINDS,
+  writeSlot,
+  type SlotStore,
+  type ThreadSlot,
+} from "../side-records.ts";
 import type { QuestionView } from "./slack-message.ts";
+import { interruptIdOf } from "../ids.ts";
 
 /**
- * The once-slot task of Slack's records: no task id of a graph has this form (they are `t_…`),
- * so no node's `once` can meet them.
+ * The slot of one of Slack's records about a thread. Thread ids are unique across tenants, so
+ * the records are kept without one.
  */
-const SLACK_SLOTS = "notify:slack" as TaskId;
+function slot(threadId: string, key: string): ThreadSlot {
+  return { tenant: null, kind: SIDE_KINDS.slack, threadId, key };
+}
 
 /** A posted message: where it is. */
 export interface MessageRef {
@@ -35,21 +39,21 @@ function asRef(stored: { value: unknown } | undefined): MessageRef | null {
 
 /** The message an event posted, if it did. */
 export async function postedFor(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   eventId: string,
 ): Promise<MessageRef | null> {
-  return asRef(await store.getOnce(threadId as ThreadId, SLACK_SLOTS, `event:${eventId}`));
+  return asRef(await readSlot(store, slot(threadId, `event:${eventId}`)));
 }
 
 /** Records that an event is done with, pointing at a message posted before (nothing new). */
 export async function markPosted(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   eventId: string,
   ref: MessageRef,
 ): Promise<void> {
-  await store.putOnce(threadId as ThreadId, SLACK_SLOTS, `event:${eventId}`, ref);
+  await writeSlot(store, slot(threadId, `event:${eventId}`), ref);
 }
 
 /** The most messages one question keeps track of (its first, then reminders and escalations). */
@@ -59,24 +63,22 @@ const messageKey = (interruptId: string, n: number) => `interrupt:${interruptId}
 
 /** The first message posted for a question, if any. */
 export async function messageOf(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   interruptId: string,
 ): Promise<MessageRef | null> {
-  return asRef(await store.getOnce(threadId as ThreadId, SLACK_SLOTS, messageKey(interruptId, 0)));
+  return asRef(await readSlot(store, slot(threadId, messageKey(interruptId, 0))));
 }
 
 /** Every message posted for a question, first first (reminders and escalations post more). */
 export async function messagesOf(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   interruptId: string,
 ): Promise<MessageRef[]> {
   const refs: MessageRef[] = [];
   for (let n = 0; n < MAX_MESSAGES; n += 1) {
-    const ref = asRef(
-      await store.getOnce(threadId as ThreadId, SLACK_SLOTS, messageKey(interruptId, n)),
-    );
+    const ref = asRef(await readSlot(store, slot(threadId, messageKey(interruptId, n))));
     if (!ref) break;
     refs.push(ref);
   }
@@ -88,16 +90,15 @@ export async function messagesOf(
  * numbered slot (first write wins per slot, so two processes recording at once take two slots).
  */
 export async function recordPosted(
-  store: Checkpointer,
+  store: SlotStore,
   threadId: string,
   eventId: string,
   interruptId: string,
   ref: MessageRef,
 ): Promise<void> {
-  const thread = threadId as ThreadId;
-  await store.putOnce(thread, SLACK_SLOTS, `event:${eventId}`, ref);
+  await writeSlot(store, slot(threadId, `event:${eventId}`), ref);
   for (let n = 0; n < MAX_MESSAGES; n += 1) {
-    const stored = asRef(await store.putOnce(thread, SLACK_SLOTS, messageKey(interruptId, n), ref));
+    const stored = asRef(await writeSlot(store, slot(threadId, messageKey(interruptId, n)), ref));
     if (stored?.channel === ref.channel && stored.ts === ref.ts) return;
   }
 }
@@ -119,11 +120,11 @@ export interface EventFacts {
  * else what the event said; `null` when neither knows it.
  */
 export async function questionView(
-  store: Checkpointer,
+  store: RuntimeStore,
   interruptId: string,
   facts: EventFacts | null,
 ): Promise<QuestionView | null> {
-  const [row] = await store.getInterrupts([interruptId as InterruptId]);
+  const [row] = await store.getInterrupts([interruptIdOf(interruptId)]);
   if (!row) {
     if (!facts) return null;
     return {

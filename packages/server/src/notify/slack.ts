@@ -4,8 +4,7 @@
  * expires or is cancelled. Fed by the webhook outbox, so it inherits its guarantees: at least
  * once per event, retried with backoff, dead-lettered after the last attempt.
  */
-import type { Checkpointer } from "@rein/core";
-import type { WebhookEventType } from "@rein/core/store";
+import type { RuntimeStore, SideRecordStore, WebhookEventType } from "@rein/core/store";
 import type { InterruptEventData } from "../webhooks/payload.ts";
 import type { Notifier, NotifierDelivery } from "./notifier.ts";
 import { SlackApi } from "./slack-api.ts";
@@ -27,7 +26,7 @@ export interface SlackNotifierOptions extends Pick<
   "botToken" | "channel" | "apiUrl" | "publicUrl"
 > {
   /** The server's store: messages are remembered in its once-slots, questions read from it. */
-  store: Checkpointer;
+  store: RuntimeStore & SideRecordStore;
 }
 
 /** Events that post a message: the question, and each step of its escalation ladder. */

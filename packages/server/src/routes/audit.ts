@@ -8,9 +8,10 @@ import type { FastifyInstance } from "fastify";
 import {
   InvalidInputError,
   type AuditChainQuery,
-  type Checkpointer,
+  type RuntimeStore,
   type ThreadId,
 } from "@rein/core";
+import type { AuditChainStore, ThreadCatalogStore } from "@rein/core/store";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import { mountRoutes, route, type Route } from "./define.ts";
@@ -27,7 +28,7 @@ const EXPORT_PAGE = 1000;
  * @throws {InvalidInputError} for a tenant-bound token naming another tenant.
  */
 async function scopeOf(
-  store: Checkpointer,
+  store: ThreadCatalogStore,
   principal: Principal,
   query: { threadId?: ThreadId | undefined; tenant?: string | undefined },
 ): Promise<Pick<AuditChainQuery, "threadId" | "tenant">> {
@@ -47,7 +48,7 @@ async function scopeOf(
 
 /** The export's lines, one JSON text per line, read page by page. */
 async function* exportLines(
-  store: Checkpointer,
+  store: RuntimeStore & AuditChainStore,
   scope: Pick<AuditChainQuery, "threadId" | "tenant">,
 ): AsyncGenerator<string> {
   let cursor: string | null = null;

@@ -15,7 +15,7 @@ import {
 } from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { authenticate, requireScope, type Principal } from "../auth.ts";
+import { requireScope, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import type { RouteResponses, RouteSpec } from "./spec.ts";
 
@@ -149,7 +149,7 @@ export function route<P, Q, B, const R extends RouteResponses>(
         handler: (request, reply) =>
           inRequestSpan(spec, request, async (span) => {
             const principal = spec.scope
-              ? authenticate(ctx.auth, request.headers.authorization)
+              ? await ctx.authenticate(request.headers.authorization)
               : ANONYMOUS;
             if (spec.scope) requireScope(principal, spec.scope);
             const params = parse(spec.params, request.params, "path");

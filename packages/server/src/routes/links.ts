@@ -13,9 +13,6 @@ import {
   ReinError,
   decideInterrupts,
   type BulkDecided,
-  type InterruptId,
-  type TaskId,
-  type ThreadId,
 } from "@rein/core";
 import { approvalStep, refusalText, type StoredInterrupt } from "@rein/core/store";
 import { z } from "zod";
@@ -31,13 +28,22 @@ import { defineRoute } from "./define.ts";
 import { DecisionLinksSchema, InterruptIdSchema } from "@rein/wire";
 import { canSee } from "../thread-access.ts";
 import { continueThreads } from "../continue-threads.ts";
+import { readSlot, SIDE_KINDS, writeSlot, type ThreadSlot } from "../side-records.ts";
+import { interruptIdOf } from "../ids.ts";
 
 /**
- * The once-results slot of used links: keyed by (thread, this task id, the link's nonce), first
- * write wins on every store (across processes on Postgres), and it leaves with the thread. No
- * task id of a graph has this form.
+ * Where a link's use is recorded: a side record of its thread under the link's tenant, keyed by
+ * its nonce. First write wins on every store (across processes on Postgres); it leaves with the
+ * thread, and expires with the link (an expired link is refused before its use is looked up).
  */
-const USED = "http:links" as TaskId;
+function usedSlot(claims: LinkClaims): ThreadSlot {
+  return {
+    tenant: claims.tenant,
+    kind: SIDE_KINDS.links,
+    threadId: claims.threadId,
+    key: claims.nonce,
+  };
+}
 
 const Name = z.string().min(1).max(256);
 
@@ -206,14 +212,13 @@ async function inspect(
           "It was altered or was not issued by this server. Answer in the console instead.",
         );
   const { claims } = verified;
-  const thread = claims.threadId as ThreadId;
-  if (await ctx.store.getOnce(thread, USED, claims.nonce))
+  if (await readSlot(ctx.store, usedSlot(claims)))
     return refused(
       409,
       "This link was already used",
       "A decision link works once; its decision was submitted already. See the question in the console.",
     );
-  const interrupt = await ctx.store.getInterrupt(claims.interruptId as InterruptId);
+  const interrupt = await ctx.store.getInterrupt(interruptIdOf(claims.interruptId));
   if (!interrupt || interrupt.threadId !== claims.threadId || interrupt.tenant !== claims.tenant)
     return refused(
       410,
@@ -251,12 +256,13 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
   const found = await inspect(ctx, settings, token);
   if ("status" in found) return found;
   const { claims } = found;
-  const thread = claims.threadId as ThreadId;
   const mine = randomUUID();
-  const spent = await ctx.store.putOnce(thread, USED, claims.nonce, {
-    by: mine,
-    at: new Date().toISOString(),
-  });
+  const spent = await writeSlot(
+    ctx.store,
+    usedSlot(claims),
+    { by: mine, at: new Date().toISOString() },
+    new Date(claims.exp).toISOString(),
+  );
   if ((spent.value as { by?: unknown } | null)?.by !== mine)
     return refused(
       409,
@@ -307,7 +313,7 @@ async function apply(ctx: ServerContext, settings: LinkSettings, token: string):
     );
   }
   await continueThreads(ctx, principal, decided);
-  const after = await ctx.store.getInterrupt(claims.interruptId as InterruptId);
+  const after = await ctx.store.getInterrupt(interruptIdOf(claims.interruptId));
   const recorded = decided[0]?.status === "approval_recorded";
   const state = after ? approvalState(after.policy, after.approvals) : null;
   const done = claims.decision === "approve" ? "Approved" : "Rejected";

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { authenticate, requireScope, type AuthConfig } from "../auth.ts";
+import { requireScope, type AuthConfig, type Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
 import type { ReinMetrics } from "../metrics/recorder.ts";
 import { defineRoute } from "./define.ts";
@@ -24,13 +24,18 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
  * @throws UnauthorizedError (from `authenticate`) without a known token; ForbiddenError for a
  *   token without the scope.
  */
-export function checkScrape(auth: AuthConfig, metricsToken: string | null, header?: string): void {
+export async function checkScrape(
+  auth: AuthConfig,
+  metricsToken: string | null,
+  header: string | undefined,
+  authenticate: (header: string | undefined) => Promise<Principal>,
+): Promise<void> {
   if (auth.mode === "open") return;
   const bearer = /^Bearer ([^\s]{1,4096})$/.exec(header ?? "")?.[1];
   if (metricsToken !== null && bearer !== undefined) {
     if (timingSafeEqual(digest(bearer), digest(metricsToken))) return;
   }
-  requireScope(authenticate(auth, header), "metrics");
+  requireScope(await authenticate(header), "metrics");
 }
 
 /** Counts every answered request (registered before the routes, so it sees them all). */
@@ -67,7 +72,7 @@ export function registerMetricsRoute(
       responses: { 200: z.string() },
     },
     async ({ request, reply }) => {
-      checkScrape(ctx.auth, metricsToken, request.headers.authorization);
+      await checkScrape(ctx.auth, metricsToken, request.headers.authorization, ctx.authenticate);
       const text = await metrics.render();
       await reply.code(200).header("content-type", metrics.contentType).send(text);
       return undefined;

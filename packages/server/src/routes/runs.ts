@@ -24,11 +24,12 @@ import {
   type RunTreeNode,
   type StartRun,
 } from "@rein/wire";
-import { lastEventId, openTrackedSse, pipeElsewhere, pipeHub } from "../streaming.ts";
+import { openTrackedSse, pipeFollow, pipeHub } from "../streaming.ts";
+import { resumePoint, type ResumePoint } from "../attempts.ts";
 import { loadRun, loadThread } from "../thread-access.ts";
 
 const SSE_EVENTS =
-  "Events: `run` (first, `{ threadId, runId }`), then core stream events named by their `type` (`values`, `updates`, `custom`, `tasks`, `checkpoints`, `debug`, `interrupt`), then `end` (`{ result }`) or `error` (`{ error, message, details }`). Each has an `id`; reconnect with `Last-Event-ID` to resume. Comment lines (`: ping`) keep the connection alive.";
+  "Events: `run` (first, `{ threadId, runId }`), then core stream events named by their `type` (`values`, `updates`, `custom`, `tasks`, `checkpoints`, `debug`, `interrupt`), then `end` (`{ result }`) or `error` (`{ error, message, details }`). Each has an `id` (`<attempt>:<n>`); reconnect with `Last-Event-ID` to resume. Comment lines (`: ping`) keep the connection alive.";
 
 function modesOf(mode: string | string[] | undefined): Set<string> {
   return new Set(mode === undefined ? ["values"] : Array.isArray(mode) ? mode : [mode]);
@@ -40,23 +41,27 @@ function acceptedStatus(run: RunRecord): "queued" | "running" {
 }
 
 /**
- * Streams a run's events: from this process's hub while it runs here; from wherever it runs
- * (or will run) while it is queued or running elsewhere; its record alone once it has ended.
+ * Streams a run's events: from this process's hub while it runs here (a single process); from
+ * wherever its attempts run (or will run) while it is queued or running, across takeovers and
+ * hand-overs, with several processes (or to resume in another attempt than the hub's); its
+ * record alone once it has ended.
  */
 async function pipeRun(
   ctx: ServerContext,
   reply: FastifyReply,
   run: RunRecord,
   modes: Set<string>,
-  after: number,
+  from: ResumePoint,
 ): Promise<void> {
   const hub = ctx.runs.hub(run.runId);
-  if (hub) return pipeHub(ctx, reply, hub, modes, after);
+  if (hub && !ctx.scale && (from.attempt === undefined || from.attempt === hub.attempt))
+    return pipeHub(ctx, reply, hub, modes, from.after);
   if (
+    hub ||
     run.status === "queued" ||
     (run.status === "running" && (ctx.scale || ctx.runs.executing(run.runId)))
   )
-    return pipeElsewhere(ctx, reply, run.threadId, run.runId, modes, after);
+    return pipeFollow(ctx, reply, run.threadId, run.runId, modes, from);
   const stream = openTrackedSse(ctx, reply, { "x-rein-run-id": run.runId });
   const { options: _options, ...record } = run;
   stream.send("run", { threadId: run.threadId, runId: run.runId, record }, 0);
@@ -247,7 +252,7 @@ const streamRun = route(
     ) {
       const queuedRun = await queueInput(ctx, thread, work, body, principal);
       request.log.info({ threadId: params.id, runId: queuedRun.runId }, "run queued, streaming");
-      await pipeRun(ctx, reply, queuedRun, modes, 0);
+      await pipeRun(ctx, reply, queuedRun, modes, { after: 0 });
       return undefined;
     }
     const run = await launch(ctx, principal, thread, work, body);
@@ -319,8 +324,8 @@ const joinRun = route(
   async ({ ctx, params, query, principal, request, reply }) => {
     await loadThread(ctx.store, principal, params.id);
     const run = await loadRun(ctx.store, params.id, params.runId);
-    const after = lastEventId(request.headers["last-event-id"]);
-    await pipeRun(ctx, reply, run, modesOf(query.streamMode), after);
+    const from = resumePoint(request.headers["last-event-id"]);
+    await pipeRun(ctx, reply, run, modesOf(query.streamMode), from);
     return undefined;
   },
 );

@@ -2,7 +2,7 @@
  * Threads: create, list, get (status and pending interrupts), state, history, delete.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { InvalidInputError, ThreadBusyError, type ThreadId } from "@rein/core";
+import { InvalidInputError, ThreadBusyError } from "@rein/core";
 import type { FastifyInstance } from "fastify";
 import type { Principal } from "../auth.ts";
 import type { ServerContext } from "../context.ts";
@@ -20,6 +20,7 @@ import {
   ThreadSchema,
 } from "@rein/wire";
 import { canSee, loadThread, threadView } from "../thread-access.ts";
+import { threadIdOf } from "../ids.ts";
 
 /** The thread id a keyed create without an id gets: the same for every retry of that request. */
 function keyedThreadId(principal: Principal, key: string | string[]): string {
@@ -171,8 +172,9 @@ export function registerThreadRoutes(app: FastifyInstance, ctx: ServerContext): 
       ctx.registry.get(body.graph);
       const key = request.headers["idempotency-key"];
       // With a key and no id, the id derives from the key: a retry names the same thread.
-      const threadId = (body.threadId ??
-        (key === undefined ? randomUUID() : keyedThreadId(principal, key))) as ThreadId;
+      const threadId = threadIdOf(
+        body.threadId ?? (key === undefined ? randomUUID() : keyedThreadId(principal, key)),
+      );
       const claim = await claimRequest(store, principal, threadId, key, "POST /threads", body);
       const existing = await store.getThread(threadId);
       // A repeat of the request that created it gets the original outcome.

@@ -103,6 +103,29 @@ export function slow(store: Checkpointer) {
     .compile({ checkpointer: store, name: "slow", lease: lease() });
 }
 
+/** The steps of the `chain` graph, in order. */
+export const CHAIN_STEPS = ["one", "two", "three", "four", "five", "six"] as const;
+
+/**
+ * Six steps in a row, each working `ms` (stopping early when the run's signal fires) and
+ * appending its name to `steps`: a run long enough to outlive a database restart, whose `updates`
+ * events a test counts against the steps its final state records.
+ */
+export function chain(store: Checkpointer) {
+  let graph = new StateGraph({ ms: lastValue<number>(() => 50), steps: append<string>() });
+  for (const name of CHAIN_STEPS)
+    graph = graph.addNode(name, async (s, ctx) => {
+      await sleep(s.ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+      return { steps: name };
+    });
+  let from: string = START;
+  for (const name of CHAIN_STEPS) {
+    graph = graph.addEdge(from, name);
+    from = name;
+  }
+  return graph.addEdge(from, END).compile({ checkpointer: store, name: "chain", lease: lease() });
+}
+
 /** One question with a typed answer and an optional deadline. */
 export function ask(store: Checkpointer) {
   return new StateGraph({

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { Checkpointer } from "@rein/core";
 import { PostgresSaver } from "@rein/postgres";
 import { probePostgres, testSchemaName } from "@rein/postgres/testing";
@@ -13,11 +14,19 @@ import { SqliteSaver } from "@rein/sqlite";
 import { createServer, type ReinServer, type ServerOptions } from "../app.ts";
 import { tokenAuth, type TokenConfig } from "../auth.ts";
 import { graphs } from "./graphs.ts";
+import { rewindPostgres, rewindSqlite } from "./legacy.ts";
 
 /** A store under test and how to throw it away. */
 export interface TestStore {
   store: Checkpointer;
   destroy(): Promise<void>;
+  /**
+   * Closes the store as a version before side records would have left it (its server's side
+   * records in once slots, the schema before the migration that copies them: see legacy.ts) and
+   * opens it again, which upgrades it; this store is closed, the one returned is upgraded.
+   * Persistent backends only.
+   */
+  upgradeFromLegacy?(): Promise<TestStore & { rewound: number }>;
 }
 
 /** A backend the suites run on. */
@@ -34,14 +43,23 @@ export const sqliteBackend: Backend = {
   available: true,
   create: () => {
     const dir = mkdtempSync(join(tmpdir(), "rein-server-"));
-    const store = SqliteSaver.open(join(dir, "rein.db"));
-    return Promise.resolve({
-      store,
-      destroy: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
+    const path = join(dir, "rein.db");
+    const opened = (): TestStore => {
+      const store = SqliteSaver.open(path);
+      return {
+        store,
+        destroy: async () => {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+        upgradeFromLegacy: async () => {
+          await store.close();
+          const rewound = rewindSqlite(path);
+          return { ...opened(), rewound };
+        },
+      };
+    };
+    return Promise.resolve(opened());
   },
 };
 
@@ -54,17 +72,25 @@ export async function postgresBackend(): Promise<Backend & { url: string; schema
     url: probe.url,
     create: async () => {
       const schema = testSchemaName();
-      const store = await PostgresSaver.connect({ connectionString: probe.url, schema });
-      return {
-        store,
-        destroy: async () => {
-          try {
-            await store.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          } finally {
+      const opened = async (): Promise<TestStore> => {
+        const store = await PostgresSaver.connect({ connectionString: probe.url, schema });
+        return {
+          store,
+          destroy: async () => {
+            try {
+              await store.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+            } finally {
+              await store.close();
+            }
+          },
+          upgradeFromLegacy: async () => {
+            const rewound = await rewindPostgres(store.pool, schema);
             await store.close();
-          }
-        },
+            return { ...(await opened()), rewound };
+          },
+        };
       };
+      return opened();
     },
   };
 }
@@ -129,6 +155,84 @@ export async function startTestServer(
   return { url, server, store, close: () => server.close() };
 }
 
+/** A suite's server on a fresh store of its backend: what {@link serveOn} hands its tests. */
+export interface Served {
+  /** The store the server runs on. */
+  readonly store: Checkpointer;
+  /** The running server. */
+  readonly server: ReinServer;
+  /** The server's base URL. */
+  readonly url: string;
+  /** A client with `token` of whichever server is serving when it is called. */
+  client(token: string | null): Client;
+  /**
+   * Closes the server, replaces its store with what `next` makes of it (the store is handed over,
+   * not destroyed: `next` may reopen it) and serves that with the same options.
+   */
+  replace<T extends TestStore>(next: (current: TestStore) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The fixture of a suite on one backend: before each test (or once, with `scope: "all"`) a fresh
+ * store of `backend` and a server on it with `options` (a function is called each time, after the
+ * suite's own earlier hooks: it may read what they made); after it, the server closed and the
+ * store destroyed. Call it inside the suite's `describe`.
+ */
+export function serveOn(
+  backend: Backend,
+  options: Partial<ServerOptions> | (() => Partial<ServerOptions>) = {},
+  scope: "each" | "all" = "each",
+): Served {
+  let store: TestStore | undefined;
+  let server: TestServer | undefined;
+  const optionsNow = () => (typeof options === "function" ? options() : options);
+  const started = (): TestServer => {
+    if (!server) throw new Error("No server: serveOn's hooks have not run.");
+    return server;
+  };
+  const up = async (): Promise<void> => {
+    store = await backend.create();
+    server = await startTestServer(store.store, optionsNow());
+  };
+  const down = async (): Promise<void> => {
+    await server?.close();
+    await store?.destroy();
+    server = undefined;
+    store = undefined;
+  };
+  if (scope === "all") {
+    beforeAll(up);
+    afterAll(down);
+  } else {
+    beforeEach(up);
+    afterEach(down);
+  }
+  return {
+    get store() {
+      return started().store;
+    },
+    get server() {
+      return started().server;
+    },
+    get url() {
+      return started().url;
+    },
+    client: (token) => (method, path, body, headers) =>
+      client(started().url, token)(method, path, body, headers),
+    async replace(next) {
+      const current = store;
+      if (!current) throw new Error("No store: serveOn's hooks have not run.");
+      await started().close();
+      server = undefined;
+      store = undefined;
+      const made = await next(current);
+      store = made;
+      server = await startTestServer(made.store, optionsNow());
+      return made;
+    },
+  };
+}
+
 /** A response as the tests read it. */
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -136,8 +240,16 @@ export interface Reply<T = Record<string, unknown>> {
   headers: Headers;
 }
 
+/** A client of a server: a request in, its reply out. */
+export type Client = <T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<Reply<T>>;
+
 /** A fetch wrapper: JSON in and out, a bearer token. */
-export function client(url: string, token: string | null) {
+export function client(url: string, token: string | null): Client {
   return async <T = Record<string, unknown>>(
     method: string,
     path: string,

@@ -16,6 +16,7 @@ import type {
   StoredInterrupt,
   WebhookEventType,
 } from "@rein/core/store";
+import { interruptIdOf, runIdOf, threadIdOf } from "../ids.ts";
 
 /** Largest question payload a webhook carries whole (JSON bytes); a larger one is left out. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024;
@@ -119,9 +120,9 @@ function interruptData(
   const node = record.node ?? "";
   const path = record.path ?? [...(record.up ?? []), { graph, node }];
   return {
-    threadId: event.threadId as ThreadId,
-    runId: event.runId as RunId,
-    interruptId: (event.interruptId ?? record.id ?? "") as InterruptId,
+    threadId: threadIdOf(event.threadId),
+    runId: runIdOf(event.runId),
+    interruptId: interruptIdOf(event.interruptId ?? record.id ?? ""),
     graph,
     rootGraph: event.rootGraph ?? graph,
     tenant: event.tenant,
@@ -143,8 +144,8 @@ function interruptData(
 function runData(event: OutboxEvent, serializer: Serializer): RunEventData {
   const record = serializer.deserialize(event.record) as Partial<RunRecord>;
   return {
-    threadId: event.threadId as ThreadId,
-    runId: event.runId as RunId,
+    threadId: threadIdOf(event.threadId),
+    runId: runIdOf(event.runId),
     graph: event.graph ?? record.graph ?? null,
     rootGraph: event.rootGraph ?? record.graph ?? null,
     tenant: event.tenant,
