@@ -36,6 +36,9 @@ import type {
   DecisionLink,
   RotatedWebhook,
   Whoami,
+  AuthSettings,
+  ApiKey,
+  CreatedApiKey,
 } from "./types.ts";
 
 /** Options of {@link ReinClient}. */
@@ -77,12 +80,22 @@ export class ReinApiError extends Error {
   }
 }
 
-const RULES: readonly NotAllowedRule[] = [
-  "not_listed",
-  "requester",
-  "already_approved",
-  "no_principal",
-];
+/**
+ * The rules the client knows, as a runtime set: the client imports core's types only (nothing of
+ * core is bundled), so the names are listed here, and a rule core adds or drops fails to compile
+ * until this record matches its one declaration (`NotAllowedRuleName`).
+ */
+const RULES: Readonly<Record<NotAllowedRule, true>> = {
+  not_listed: true,
+  requester: true,
+  already_approved: true,
+  no_principal: true,
+};
+
+/** Whether `rule` is a rule this client knows. */
+function knownRule(rule: unknown): rule is NotAllowedRule {
+  return typeof rule === "string" && Object.hasOwn(RULES, rule);
+}
 
 /**
  * 403 `not_allowed`: the interrupt's approval policy refused this principal's answer, and nothing
@@ -101,7 +114,7 @@ export class NotAllowedApiError extends ReinApiError {
     const { interruptId, rule, policy } = body.details;
     this.interruptId = typeof interruptId === "string" ? interruptId : "";
     // An unknown rule (a newer server) reads as the generic one rather than failing the caller.
-    this.rule = RULES.find((known) => known === rule) ?? "not_listed";
+    this.rule = knownRule(rule) ? rule : "not_listed";
     this.policy = typeof policy === "object" && policy !== null ? policy : {};
   }
 }
@@ -157,6 +170,10 @@ export const clientRoutes = [
   "GET /audit/verify",
   "GET /audit/export",
   "GET /whoami",
+  "GET /auth/config",
+  "POST /api-keys",
+  "GET /api-keys",
+  "DELETE /api-keys/{id}",
   "POST /webhooks",
   "GET /webhooks",
   "DELETE /webhooks/{id}",
@@ -225,6 +242,39 @@ export class ReinClient {
   /** `GET /whoami`: the token's subject, tenant, scopes, and the groups and roles policies match. */
   whoami(): Promise<Whoami> {
     return this.json("GET", "/whoami");
+  }
+
+  /**
+   * `GET /auth/config` (no token needed): how a browser signs in — the OpenID issuer, the
+   * console's client id, the audience and scopes to ask for — or `{ oidc: null }`.
+   */
+  authSettings(): Promise<AuthSettings> {
+    return this.json("GET", "/auth/config");
+  }
+
+  // API keys ------------------------------------------------------------------------------------
+
+  /**
+   * `POST /api-keys` (admin): a key of your tenant for a machine; `key` is shown only here (the
+   * server keeps its SHA-256).
+   */
+  createApiKey(request: {
+    name: string;
+    scopes: ApiKey["scopes"];
+    tenant?: string;
+    expiresAt?: string;
+  }): Promise<CreatedApiKey> {
+    return this.json("POST", "/api-keys", request);
+  }
+
+  /** `GET /api-keys` (admin): your tenant's keys, never their secrets. */
+  async listApiKeys(): Promise<ApiKey[]> {
+    return (await this.json<{ items: ApiKey[] }>("GET", "/api-keys")).items;
+  }
+
+  /** `DELETE /api-keys/:id` (admin): revokes a key; every server refuses it from then on. */
+  revokeApiKey(id: string): Promise<ApiKey> {
+    return this.json("DELETE", `/api-keys/${enc(id)}`);
   }
 
   // Threads -------------------------------------------------------------------------------------
@@ -581,7 +631,7 @@ export class ReinClient {
     );
     if (!response.body) return;
     for await (const frame of readSseFrames(response.body)) {
-      const id = frame.id === null ? null : Number(frame.id);
+      const id = frame.id === null || !/^\d+$/.test(frame.id) ? frame.id : Number(frame.id);
       yield { id, event: frame.event, data: JSON.parse(frame.data) as unknown } as RunStreamEvent;
     }
   }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { browserUnavailable, launchChromium } from "./e2e/browser.ts";
+import { browserUnavailable, launchChromium, signIn } from "./e2e/browser.ts";
 import { ConsoleErrors } from "./e2e/checks.ts";
 import { DEMO, TOKENS, startConsoleFixture, type ConsoleFixture } from "./e2e/fixture.ts";
 
@@ -39,10 +39,7 @@ describe.skipIf(unavailable !== null)("console layout in Chromium", { timeout: 6
     const context = await browser.newContext({ viewport });
     contexts.push(context);
     const page = consoleErrors.watch(await context.newPage(), options);
-    await page.goto(fixture.url);
-    await page.getByLabel("Access token").fill(TOKENS.alice.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+    await signIn(page, fixture.url, TOKENS.alice.token);
     return page;
   }
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { a11yViolations, browserUnavailable, launchChromium } from "./e2e/browser.ts";
+import { a11yViolations, browserUnavailable, launchChromium, signIn } from "./e2e/browser.ts";
 import { ConsoleErrors, brokenWords, expectAccessible, expectNoBrokenWords } from "./e2e/checks.ts";
 import { DEMO, TOKENS, startConsoleFixture, type ConsoleFixture } from "./e2e/fixture.ts";
 
@@ -45,10 +45,7 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     options: { refusals?: boolean } = {},
   ): Promise<Page> {
     const page = await newPage(viewport, options);
-    await page.goto(fixture.url);
-    await page.getByLabel("Access token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+    await signIn(page, fixture.url, token);
     return page;
   }
 
@@ -344,6 +341,8 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     expect(
       await page.getByRole("list", { name: "Checkpoints, newest first" }).locator("li").count(),
     ).toBe(history.items.length);
+    // The state as stored is one toggle away.
+    await page.getByRole("button", { name: "Raw JSON" }).click();
     expect(await page.getByLabel("State values").textContent()).toContain("T-1042");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       1280,
@@ -464,8 +463,8 @@ describe.skipIf(unavailable !== null)("approval console in Chromium", { timeout:
     expect(await verdict.getAttribute("role")).toBe("status");
     expect(await verdict.textContent()).toBe("Audit chain verified: 1 entry");
     const [answer] = (await fixture.alice.listAudit({ threadId: "audit-1" })).items;
-    fixture.store.db
-      .prepare(
+    fixture
+      .sqlite!.db.prepare(
         "UPDATE audit SET record = replace(record, 'alice@acme', 'eve@acme') WHERE thread_id = ?",
       )
       .run("audit-1");

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ReinClient, type InterruptListItem } from "@rein/client";
 import type { TokenConfig } from "@rein/server";
-import { browserUnavailable, launchChromium } from "./e2e/browser.ts";
+import { browserUnavailable, launchChromium, signIn } from "./e2e/browser.ts";
 import { ConsoleErrors, expectAccessible, expectNoBrokenWords } from "./e2e/checks.ts";
 import { DEMO, TOKENS, startConsoleFixture, type ConsoleFixture } from "./e2e/fixture.ts";
 
@@ -81,10 +81,7 @@ describe.skipIf(unavailable !== null)("governance in the console", { timeout: 15
     });
     contexts.push(context);
     const page = consoleErrors.watch(await context.newPage(), options);
-    await page.goto(fixture.url);
-    await page.getByLabel("Access token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+    await signIn(page, fixture.url, token);
     return page;
   }
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ReinClient } from "@rein/client";
 import type { TokenConfig } from "@rein/server";
-import { browserUnavailable, launchChromium } from "./e2e/browser.ts";
+import { browserUnavailable, launchChromium, signIn } from "./e2e/browser.ts";
 import { ConsoleErrors, expectAccessible, expectNoBrokenWords } from "./e2e/checks.ts";
 import { TOKENS, startConsoleFixture, type ConsoleFixture } from "./e2e/fixture.ts";
 
@@ -72,10 +72,7 @@ describe.skipIf(unavailable !== null)("webhooks in the console", { timeout: 120_
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     contexts.push(context);
     const page = consoleErrors.watch(await context.newPage());
-    await page.goto(fixture.url);
-    await page.getByLabel("Access token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+    await signIn(page, fixture.url, token);
     return page;
   }
 

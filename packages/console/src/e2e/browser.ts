@@ -74,3 +74,15 @@ export async function a11yViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations;
 }
+
+/**
+ * Opens the console at `url` on `page` and signs in with `token`: done once the queue's heading
+ * shows. Returns the page.
+ */
+export async function signIn(page: Page, url: string, token: string): Promise<Page> {
+  await page.goto(url);
+  await page.getByLabel("Access token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+  return page;
+}

@@ -1,14 +1,23 @@
 /**
- * A real server for the browser: the support-desk demo (SPEC §9) on a SQLite file, two tenants'
- * tokens, the built console at `/`, on a free loopback port.
+ * A real server for the browser: the support-desk demo (SPEC §9) on a SQLite file (or a fresh
+ * schema of the test Postgres server), two tenants' tokens, the built console at `/`, on a free
+ * loopback port.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReinClient } from "@rein/client";
 import type { Checkpointer } from "@rein/core";
+import { createTestSaver, destroyTestSaver } from "@rein/postgres/testing";
 import { DeskFiles, createSupportDesk, type LedgerEntry } from "@rein/example-support-desk";
-import { createServer, openAuth, tokenAuth, type ReinServer, type TokenConfig } from "@rein/server";
+import {
+  createServer,
+  openAuth,
+  parseIdentity,
+  tokenAuth,
+  type ReinServer,
+  type TokenConfig,
+} from "@rein/server";
 import { SqliteSaver } from "@rein/sqlite";
 import { consoleDir, ensureConsoleBuilt } from "../build.ts";
 import { governed } from "./governed.ts";
@@ -48,8 +57,13 @@ export const TOKENS = {
 export interface ConsoleFixture {
   url: string;
   server: ReinServer;
-  /** The server's store (SQL on `store.db` plays someone editing the database by hand). */
-  store: SqliteSaver;
+  /** The server's store. */
+  store: Checkpointer;
+  /**
+   * The same store when it is SQLite (SQL on `sqlite.db` plays someone editing the database by
+   * hand); null on Postgres.
+   */
+  sqlite: SqliteSaver | null;
   /** A client acting as alice. */
   alice: ReinClient;
   /**
@@ -66,31 +80,76 @@ export interface ConsoleFixture {
 
 /** Options of {@link startConsoleFixture}. */
 export interface FixtureOptions {
+  /** Where the server keeps its state: a SQLite file (default) or a fresh Postgres schema. */
+  backend?: "sqlite" | "postgres";
   /** `open`: no tokens (local use); default: the two tenants' tokens. */
   auth?: "open" | "tokens";
   /** Writes rows into the store before the server starts. */
   seed?: (store: Checkpointer) => Promise<void>;
   /** The tokens of a token server (default: {@link TOKENS}); alice's token must be among them. */
   tokens?: TokenConfig[];
+  /**
+   * An OpenID issuer beside the tokens: its access tokens are accepted (tenant and groups from
+   * the `tenant` and `groups` claims) and `GET /auth/config` offers it to the console.
+   */
+  oidc?: {
+    issuer: string;
+    audience: string;
+    clientId: string;
+    leewaySeconds?: number | undefined;
+    jwksCooldownSeconds?: number | undefined;
+  };
+}
+
+/** The server's store on `backend`, and how to close (and on Postgres drop) it. */
+async function openStore(
+  dir: string,
+  backend: "sqlite" | "postgres",
+): Promise<{ store: Checkpointer; sqlite: SqliteSaver | null; closeStore: () => Promise<void> }> {
+  if (backend === "postgres") {
+    const store = await createTestSaver();
+    return { store, sqlite: null, closeStore: () => destroyTestSaver(store) };
+  }
+  const store = SqliteSaver.open(join(dir, "rein.db"));
+  return { store, sqlite: store, closeStore: () => store.close() };
 }
 
 /** Builds the console if needed and starts the server. */
 export async function startConsoleFixture(options: FixtureOptions = {}): Promise<ConsoleFixture> {
   await ensureConsoleBuilt();
   const dir = mkdtempSync(join(tmpdir(), "rein-console-e2e-"));
-  const store = SqliteSaver.open(join(dir, "rein.db"));
+  const { store, sqlite, closeStore } = await openStore(dir, options.backend ?? "sqlite");
   await options.seed?.(store);
   const dataDir = join(dir, "desk");
   const files = new DeskFiles(dataDir);
   const server = await createServer({
     store,
-    storeKind: "sqlite",
+    storeKind: sqlite ? "sqlite" : "postgres",
     graphs: {
       [DEMO.name]: (s: Checkpointer) => createSupportDesk({ store: s, dataDir }),
       question,
       governed,
     },
-    auth: options.auth === "open" ? openAuth() : tokenAuth(options.tokens ?? Object.values(TOKENS)),
+    auth:
+      options.auth === "open"
+        ? openAuth()
+        : tokenAuth(
+            options.tokens ?? Object.values(TOKENS),
+            options.oidc
+              ? parseIdentity(
+                  JSON.stringify({
+                    issuers: [
+                      {
+                        ...options.oidc,
+                        consoleScopes: ["read", "run", "resume"],
+                        claims: { tenant: "tenant", groups: "groups" },
+                      },
+                    ],
+                  }),
+                  "console fixture",
+                )
+              : [],
+          ),
     consoleDir,
     pingMs: 1000,
     queuePollMs: 250,
@@ -105,6 +164,7 @@ export async function startConsoleFixture(options: FixtureOptions = {}): Promise
     url,
     server,
     store,
+    sqlite,
     alice,
     async pausedThread(threadId) {
       await alice.createThread({ graph: DEMO.name, threadId });
@@ -123,7 +183,7 @@ export async function startConsoleFixture(options: FixtureOptions = {}): Promise
     },
     async close() {
       await server.close();
-      await store.close();
+      await closeStore();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 /**
- * Saves screenshots of the queue, the decision screen, the thread screen, four eyes and a bulk
- * selection into the repo's `docs/` (PNG), from a real server and Debian's Chromium:
+ * Saves screenshots of the queue, the decision screen, the thread screen (wide and on a phone),
+ * four eyes and a bulk selection into the repo's `docs/` (PNG), from a real server and Debian's Chromium:
  * `npm run screenshots -w @rein/console`.
  */
 import { mkdirSync } from "node:fs";
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ReinClient } from "@rein/client";
 import type { TokenConfig } from "@rein/server";
-import { browserUnavailable, launchChromium } from "./browser.ts";
+import { browserUnavailable, launchChromium, signIn } from "./browser.ts";
 import { DEMO, TOKENS, startConsoleFixture, type ConsoleFixture } from "./fixture.ts";
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), "../../../../docs");
@@ -32,10 +32,7 @@ async function signedIn(
 ): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
   const page = await context.newPage();
-  await page.goto(url);
-  await page.getByLabel("Access token").fill(TOKENS.alice.token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Pending approvals" }).waitFor();
+  await signIn(page, url, TOKENS.alice.token);
   return page;
 }
 
@@ -86,18 +83,22 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(docs, "console-decision.png"), fullPage: true });
 
     await page.goto(`${fixture.url}/#/threads/ticket-1042`);
+    await page.getByRole("list", { name: "Conversation of refund, oldest first" }).waitFor();
     await page.getByRole("list", { name: "Steering notes" }).waitFor();
     await page.screenshot({ path: join(docs, "console-thread.png"), fullPage: true });
 
     const phone = await signedIn(browser, fixture.url, 390, 844);
     await phone.locator("ol.queue > li").nth(2).waitFor();
     await phone.screenshot({ path: join(docs, "console-phone.png") });
+    await phone.goto(`${fixture.url}/#/threads/ticket-1042`);
+    await phone.getByRole("list", { name: "Conversation of email, oldest first" }).waitFor();
+    await phone.screenshot({ path: join(docs, "console-phone-thread.png") });
     await phone.goto(`${fixture.url}/#/threads/ticket-1043/interrupts/${open.id}`);
     await phone.getByRole("heading", { name: "Why the agent asks" }).waitFor();
     await phone.screenshot({ path: join(docs, "console-phone-decision.png"), fullPage: true });
     await governance(browser, fixture);
     console.log(
-      `Saved console-{queue,decision,thread,phone,phone-decision,four-eyes,bulk}.png in ${docs}`,
+      `Saved console-{queue,decision,thread,phone,phone-thread,phone-decision,four-eyes,bulk}.png in ${docs}`,
     );
   } finally {
     await browser.close();

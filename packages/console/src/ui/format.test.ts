@@ -6,6 +6,7 @@ import {
   formatValue,
   humanize,
   kindOf,
+  pageRange,
   payloadSummary,
   shortId,
   treePath,
@@ -76,5 +77,12 @@ describe("format", () => {
     );
     expect(kindOf({ kind: "dynamic", payload: { question: "?" } })).toBe("question");
     expect(kindOf({ kind: "before", payload: null })).toBe("before");
+  });
+
+  it("says which questions of how many the queue's page shows", () => {
+    expect(pageRange(0, 0, null)).toBe("");
+    expect(pageRange(0, 0, 0)).toBe("0 pending");
+    expect(pageRange(100, 100, 10_000)).toBe("101–200 of 10,000 pending");
+    expect(pageRange(0, 3, 3)).toBe("1–3 of 3 pending");
   });
 });

@@ -51,6 +51,17 @@ export function count(n: number): string {
   return new Intl.NumberFormat("en-US").format(n);
 }
 
+/**
+ * The queue's range line: `101–200 of 10,000 pending` for the page whose first question is
+ * number `first + 1` (zero-based `first`) and that holds `shown`; empty while the total is not
+ * known yet.
+ */
+export function pageRange(first: number, shown: number, total: number | null): string {
+  if (total === null) return "";
+  if (total === 0) return "0 pending";
+  return `${count(first + 1)}–${count(first + shown)} of ${count(total)} pending`;
+}
+
 /** The arguments a row leads with: money first, then who it is about, then the rest. */
 export function keyArgs(
   args: Record<string, unknown>,

@@ -1,8 +1,10 @@
 /**
- * The signed-in session: the token (kept in sessionStorage, so it dies with the tab), who it is,
- * and the one `ReinClient` every screen talks to the server through.
+ * The signed-in session: the token, who it is, and the one `ReinClient` every screen talks to the
+ * server through. A token pasted on the sign-in form is kept in sessionStorage (it dies with the
+ * tab); a single sign-on session keeps its tokens in memory only (see sso.ts).
  */
 import { ReinClient, type Whoami } from "@rein/client";
+import type { SsoSession } from "./sso.ts";
 
 const KEY = "rein.console.token";
 
@@ -12,6 +14,8 @@ export interface Session {
   me: Whoami;
   /** The server needs no token: there is nothing to sign out of. */
   open: boolean;
+  /** Signed in with the identity provider: the tokens and who the ID token names. */
+  sso?: SsoSession;
 }
 
 /** A client of the server that served this page. */
@@ -25,6 +29,12 @@ export async function signIn(token: string): Promise<Session> {
   const me = await client.whoami();
   window.sessionStorage.setItem(KEY, token);
   return { client, me, open: false };
+}
+
+/** Checks the single sign-on session's access token with the server. */
+export async function ssoSignIn(sso: SsoSession): Promise<Session> {
+  const client = new ReinClient({ baseUrl: window.location.origin, fetch: sso.fetch });
+  return { client, me: await client.whoami(), open: false, sso };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type BulkPlan,
 } from "../bulk.ts";
 import { describeError } from "../errors.ts";
+import { ConfirmActions } from "./ConfirmActions.tsx";
 
 /** A refusal of the last bulk decision. */
 interface Refused {
@@ -174,14 +175,12 @@ function BulkConfirm(props: {
           <li key={i.id}>{itemLabel(i)}</li>
         ))}
       </ul>
-      <div className="actions">
-        <button type="button" className="danger" disabled={props.busy} onClick={props.onConfirm}>
-          Confirm: approve {props.count}
-        </button>
-        <button type="button" disabled={props.busy} onClick={props.onBack}>
-          Back
-        </button>
-      </div>
+      <ConfirmActions
+        label={`Confirm: approve ${props.count}`}
+        busy={props.busy}
+        onConfirm={props.onConfirm}
+        onBack={props.onBack}
+      />
     </div>
   );
 }

@@ -4,35 +4,14 @@
  * and re-checks the values as they are typed. An irreversible action is accepted only through an
  * explicit confirmation.
  */
-import { useState, type FormEvent } from "react";
-import {
-  argChanges,
-  argFields,
-  type ArgChange,
-  checkAnswer,
-  decisionAnswer,
-  readArgs,
-  type ArgField,
-  type DecisionKind,
-  type DecisionPayload,
-} from "../decision.ts";
+import type { FormEvent } from "react";
 import { HOLD_NOTE_ID } from "../approval.ts";
+import { useCardForm, type CardForm, type Pending } from "../card-form.ts";
+import type { ArgChange, ArgField, DecisionKind, DecisionPayload } from "../decision.ts";
 import { formatValue, humanize } from "../format.ts";
+import { ConfirmActions } from "../parts/ConfirmActions.tsx";
+import type { Hold } from "../question-view.ts";
 import type { SchemaProblem } from "../schema.ts";
-
-/** An answer waiting for the reviewer's confirmation. */
-interface Pending {
-  kind: DecisionKind;
-  value: unknown;
-  args: Record<string, unknown>;
-}
-
-/**
- * What an approval policy holds back, as the page can tell before a click: `approve` (this
- * reviewer's approval is counted: Accept and Respond wait for another approver; Edit, which
- * restarts the count, and Ignore stay), `all` (the policy does not list this reviewer).
- */
-export type Hold = "none" | "approve" | "all";
 
 /** The card. */
 export function DecisionCard(props: {
@@ -42,66 +21,60 @@ export function DecisionCard(props: {
   hold?: Hold;
   onAnswer: (answer: unknown, kind: DecisionKind) => void;
 }) {
-  const { decision, schema, busy, hold = "none" } = props;
-  const fields = argFields(decision.args);
-  const [mode, setMode] = useState<"edit" | "respond" | null>(null);
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((f) => [f.name, f.initial])),
-  );
-  const [text, setText] = useState("");
-  const [problems, setProblems] = useState<SchemaProblem[]>([]);
-  const [confirming, setConfirming] = useState<Pending | null>(null);
-
-  const check = (kind: DecisionKind, extra: { args?: Record<string, unknown>; text?: string }) => {
-    const value = decisionAnswer(kind, { ...extra, schema });
-    return { value, problems: checkAnswer(schema, value) };
-  };
-  const editProblems = (next: Record<string, string>): SchemaProblem[] => {
-    const read = readArgs(fields, next);
-    return read.ok ? check("edit", { args: read.args }).problems : read.problems;
-  };
-
-  const answer = (
-    kind: DecisionKind,
-    extra: { args?: Record<string, unknown>; text?: string } = {},
-  ) => {
-    const checked = check(kind, extra);
-    setProblems(checked.problems);
-    if (checked.problems.length > 0) return;
-    // Accepting an irreversible action (as asked or edited) waits for an explicit confirmation.
-    if (decision.irreversible && (kind === "accept" || kind === "edit"))
-      setConfirming({ kind, value: checked.value, args: extra.args ?? decision.args });
-    else props.onAnswer(checked.value, kind);
-  };
-
-  const edit = (name: string, value: string) => {
-    const next = { ...values, [name]: value };
-    setValues(next);
-    setConfirming(null);
-    // Once a problem is shown, it goes as soon as the value is valid.
-    if (problems.length > 0) setProblems(editProblems(next));
-  };
-
-  const submitEdit = (event: FormEvent) => {
-    event.preventDefault();
-    const read = readArgs(fields, values);
-    if (!read.ok) setProblems(read.problems);
-    else answer("edit", { args: read.args });
-  };
-
-  const submitRespond = (event: FormEvent) => {
-    event.preventDefault();
-    if (!text.trim()) setProblems([{ path: "response", message: "Write the response first." }]);
-    else answer("respond", { text: text.trim() });
-  };
-
-  const read = readArgs(fields, values);
-  const changes = read.ok ? argChanges(decision.args, read.args) : [];
-  const bad = (name: string) =>
-    problems.some((p) => p.path === name || p.path.endsWith(`.${name}`));
+  const { decision, busy, hold = "none" } = props;
+  const form = useCardForm(decision, props.schema, props.onAnswer);
+  const { mode, confirming } = form;
 
   return (
     <article className="card" aria-labelledby="card-action">
+      <CardHead decision={decision} fields={form.fields} />
+      {mode !== "edit" && !confirming && (
+        <DecideButtons
+          allow={decision.allow}
+          busy={busy}
+          hold={hold}
+          responding={mode === "respond"}
+          onAccept={() => form.answer("accept")}
+          onEdit={form.startEdit}
+          onRespond={form.toggleRespond}
+          onIgnore={() => form.answer("ignore")}
+        />
+      )}
+      {mode === "edit" && (
+        <EditForm
+          fields={form.fields}
+          values={form.values}
+          bad={form.bad}
+          changes={form.changes}
+          units={decision.units}
+          busy={busy || hold === "all"}
+          confirming={confirming !== null}
+          onEdit={form.edit}
+          onSubmit={form.submitEdit}
+          onCancel={form.cancelEdit}
+        />
+      )}
+      {mode === "respond" && !confirming && (
+        <RespondForm form={form} disabled={busy || hold !== "none"} />
+      )}
+      {confirming && (
+        <Confirm
+          decision={decision}
+          pending={confirming}
+          busy={busy}
+          onConfirm={() => props.onAnswer(confirming.value, confirming.kind)}
+          onBack={form.back}
+        />
+      )}
+      {form.problems.length > 0 && <Problems problems={form.problems} />}
+    </article>
+  );
+}
+
+/** The action, whether it can be undone, why it is asked, and its arguments as asked. */
+function CardHead({ decision, fields }: { decision: DecisionPayload; fields: ArgField[] }) {
+  return (
+    <>
       <h2 id="card-action">
         <span className="verb">Action</span> {humanize(decision.action)}
       </h2>
@@ -124,60 +97,25 @@ export function DecisionCard(props: {
           ))}
         </tbody>
       </table>
-      {mode !== "edit" && !confirming && (
-        <DecideButtons
-          allow={decision.allow}
-          busy={busy}
-          hold={hold}
-          responding={mode === "respond"}
-          onAccept={() => answer("accept")}
-          onEdit={() => setMode("edit")}
-          onRespond={() => setMode(mode === "respond" ? null : "respond")}
-          onIgnore={() => answer("ignore")}
-        />
-      )}
-      {mode === "edit" && (
-        <EditForm
-          fields={fields}
-          values={values}
-          bad={bad}
-          changes={changes}
-          units={decision.units}
-          busy={busy || hold === "all"}
-          confirming={confirming !== null}
-          onEdit={edit}
-          onSubmit={submitEdit}
-          onCancel={() => {
-            setMode(null);
-            setProblems([]);
-          }}
-        />
-      )}
-      {mode === "respond" && !confirming && (
-        <form className="respond" aria-label="Respond" onSubmit={submitRespond} noValidate>
-          <label htmlFor="response-text">Response to the agent</label>
-          <textarea
-            id="response-text"
-            rows={3}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-          />
-          <button type="submit" disabled={busy || hold !== "none"}>
-            Send response
-          </button>
-        </form>
-      )}
-      {confirming && (
-        <Confirm
-          decision={decision}
-          pending={confirming}
-          busy={busy}
-          onConfirm={() => props.onAnswer(confirming.value, confirming.kind)}
-          onBack={() => setConfirming(null)}
-        />
-      )}
-      {problems.length > 0 && <Problems problems={problems} />}
-    </article>
+    </>
+  );
+}
+
+/** The response to the agent, written instead of an answer it proposed. */
+function RespondForm({ form, disabled }: { form: CardForm; disabled: boolean }) {
+  return (
+    <form className="respond" aria-label="Respond" onSubmit={form.submitRespond} noValidate>
+      <label htmlFor="response-text">Response to the agent</label>
+      <textarea
+        id="response-text"
+        rows={3}
+        value={form.text}
+        onChange={(e) => form.setText(e.target.value)}
+      />
+      <button type="submit" disabled={disabled}>
+        Send response
+      </button>
+    </form>
   );
 }
 
@@ -348,14 +286,12 @@ function Confirm(props: {
       <p>
         {what} runs as soon as you confirm, with {args}.
       </p>
-      <div className="actions">
-        <button type="button" className="danger" disabled={props.busy} onClick={props.onConfirm}>
-          Confirm: {what.toLowerCase()}
-        </button>
-        <button type="button" disabled={props.busy} onClick={props.onBack}>
-          Back
-        </button>
-      </div>
+      <ConfirmActions
+        label={`Confirm: ${what.toLowerCase()}`}
+        busy={props.busy}
+        onConfirm={props.onConfirm}
+        onBack={props.onBack}
+      />
     </div>
   );
 }

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { Webhook, WebhookDelivery } from "@rein/client";
 import { describeError } from "../errors.ts";
+import { LogTable } from "../parts/LogTable.tsx";
 import { href } from "../router.ts";
 import type { Session } from "../session.ts";
 
@@ -64,30 +65,20 @@ export function WebhooksScreen({
         </p>
       )}
       {subscriptions && subscriptions.length > 0 && (
-        <table className="audit" aria-label="Subscriptions">
-          <thead>
-            <tr>
-              <th scope="col">Receiver</th>
-              <th scope="col">Events</th>
-              <th scope="col">Graphs</th>
-              <th scope="col">Created</th>
+        <LogTable label="Subscriptions" columns={["Receiver", "Events", "Graphs", "Created"]}>
+          {subscriptions.map((s) => (
+            <tr key={s.id} aria-current={s.id === subscriptionId ? "true" : undefined}>
+              <td data-label="Receiver">
+                <a href={href({ screen: "webhooks", subscriptionId: s.id })}>{s.url}</a>
+              </td>
+              <td data-label="Events">{s.events.join(", ")}</td>
+              <td data-label="Graphs">{s.graphs.length > 0 ? s.graphs.join(", ") : "all"}</td>
+              <td data-label="Created">
+                {new Date(s.createdAt).toLocaleString()} by {s.createdBy}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {subscriptions.map((s) => (
-              <tr key={s.id} aria-current={s.id === subscriptionId ? "true" : undefined}>
-                <td data-label="Receiver">
-                  <a href={href({ screen: "webhooks", subscriptionId: s.id })}>{s.url}</a>
-                </td>
-                <td data-label="Events">{s.events.join(", ")}</td>
-                <td data-label="Graphs">{s.graphs.length > 0 ? s.graphs.join(", ") : "all"}</td>
-                <td data-label="Created">
-                  {new Date(s.createdAt).toLocaleString()} by {s.createdBy}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </LogTable>
       )}
       {subscriptionId && (
         <DeliveryLog
@@ -152,40 +143,33 @@ function DeliveryLog({
       )}
       {deliveries?.length === 0 && <p className="hint">No events delivered to it yet.</p>}
       {deliveries && deliveries.length > 0 && (
-        <table className="audit" aria-label="Deliveries, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
+        <LogTable
+          label="Deliveries, newest first"
+          columns={["Event", "Type", "Status", "Attempts"]}
+        >
+          {deliveries.map((d) => (
+            <tr key={d.eventId} className={d.status === "dead" ? "broken" : undefined}>
+              <td data-label="Event">
+                <code>{d.eventId}</code>
+                <br />
+                {new Date(d.createdAt).toLocaleString()}
+              </td>
+              <td data-label="Type">{d.type}</td>
+              <td data-label="Status">{statusText(d)}</td>
+              <td data-label="Attempts">
+                {d.log.length === 0 ? (
+                  "none yet"
+                ) : (
+                  <ol className="attempts">
+                    {d.log.map((a) => (
+                      <li key={a.attempt}>{attemptText(a)}</li>
+                    ))}
+                  </ol>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr key={d.eventId} className={d.status === "dead" ? "broken" : undefined}>
-                <td data-label="Event">
-                  <code>{d.eventId}</code>
-                  <br />
-                  {new Date(d.createdAt).toLocaleString()}
-                </td>
-                <td data-label="Type">{d.type}</td>
-                <td data-label="Status">{statusText(d)}</td>
-                <td data-label="Attempts">
-                  {d.log.length === 0 ? (
-                    "none yet"
-                  ) : (
-                    <ol className="attempts">
-                      {d.log.map((a) => (
-                        <li key={a.attempt}>{attemptText(a)}</li>
-                      ))}
-                    </ol>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </LogTable>
       )}
     </section>
   );
