@@ -234,6 +234,13 @@ describe("the concept pages' examples", () => {
     expect(stderr.match(/server: refunded \S+/g)).toEqual(["server: refunded 1042"]);
   });
 
+  it("agents.md: a graph served over HTTP answers as the token's subject: the requester is refused, the named approver pays", async () => {
+    expect(await run("concepts/agents-mcp-graph-caller")).toBe(
+      "clerk: The person who started this run may not approve it (four eyes): ask someone else. (not_allowed); nothing was changed.\n" +
+        'lead: {"vendor":"Acme","outcome":"paid Acme"}\n',
+    );
+  });
+
   it("governance.md: the second distinct finance approval applies; a repeat is refused", async () => {
     expect(await run("concepts/governance-four-eyes")).toBe(
       "interrupted 1 of 2\nalready_approved\ndone\n",

@@ -4,8 +4,12 @@
  */
 import {
   Client,
+  ProtocolError,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   StreamableHTTPClientTransport,
+  type ElicitRequest,
+  type ElicitResult,
   type Tool as McpTool,
   type Transport,
 } from "@modelcontextprotocol/client";
@@ -90,6 +94,50 @@ function transportOf(server: McpServer): Transport {
 }
 
 /**
+ * Fails the calls in flight at once when the connection closes or breaks. Called after connect,
+ * which installs the protocol's own handlers: it chains onto them.
+ */
+function failCallsOnBreak(transport: Transport, inFlight: ReadonlySet<AbortController>): void {
+  const breakCalls = (why: string) => {
+    for (const controller of inFlight) controller.abort(new Error(`The MCP server ${why}.`));
+  };
+  const onclose = transport.onclose;
+  transport.onclose = () => {
+    breakCalls("closed the connection");
+    onclose?.call(transport);
+  };
+  const onerror = transport.onerror;
+  transport.onerror = (error: Error) => {
+    breakCalls(`connection failed (${error.message})`);
+    onerror?.call(transport, error);
+  };
+}
+
+/**
+ * Answers a 2025-era server's mid-call questions (`elicitation/create`) through the call they
+ * belong to; returns how a call takes them while it is in flight.
+ */
+function routeElicitations(
+  client: Client,
+): (asked: (request: ElicitRequest) => Promise<ElicitResult>) => () => void {
+  const askers = new Set<(request: ElicitRequest) => Promise<ElicitResult>>();
+  client.setRequestHandler("elicitation/create", (request) => {
+    const [only, ...others] = askers;
+    // The 2025 protocol does not say which call a question is for: only one in flight can be.
+    if (!only || others.length > 0)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Rein answers a question during a tool call when exactly one call is in flight on the connection (${askers.size} are): ask with an input_required result (protocol 2026-07-28) instead.`,
+      );
+    return only(request);
+  });
+  return (asked) => {
+    askers.add(asked);
+    return () => askers.delete(asked);
+  };
+}
+
+/**
  * Connects to an MCP server and returns its tools as Rein tools: each takes the JSON Schema the
  * server declares (so a reviewer's edit is checked against it before it is stored), waits for a
  * person when `approve` says so, and returns the server's result to the model — an `isError`
@@ -142,14 +190,24 @@ export async function connectMcp(server: McpServer, options: McpOptions = {}): P
       },
     },
   );
+  const transport = transportOf(server);
+  // Over stdio a list-change notification rides ahead of the result that caused it, on the one
+  // stream. Over HTTP it comes on the listen stream, another connection, so it may land after
+  // the result: a server that can change its list is asked for it again once a call returns.
+  const ordered = transport instanceof StdioClientTransport;
   const settled = async (): Promise<void> => {
-    // A list-change notification rides ahead of the result that caused it: let it be handled.
+    if (!ordered && client.getServerCapabilities()?.tools?.listChanged) {
+      // The call succeeded whatever the list does; a failed refresh keeps the old list.
+      await refresh().catch(() => undefined);
+      return;
+    }
     await new Promise((resolve) => setImmediate(resolve));
     while (refreshing) await refreshing;
   };
   const call = {
     client,
     timeout,
+    onElicit: routeElicitations(client),
     maxRounds: options.maxInputRounds ?? 5,
     settled,
     track: (controller: AbortController) => {
@@ -160,26 +218,13 @@ export async function connectMcp(server: McpServer, options: McpOptions = {}): P
   const convert = (tools: readonly McpTool[]): readonly AnyTool[] =>
     Object.freeze(tools.map((t) => reinTool(call, t, needsApproval)));
   const refresh = async (): Promise<readonly AnyTool[]> => {
-    const { tools } = await client.listTools(undefined, { timeout });
+    // Past the SDK's response cache: the point is the server's list as it is now.
+    const { tools } = await client.listTools(undefined, { timeout, cacheMode: "refresh" });
     current = convert(tools);
     return current;
   };
-  const transport = transportOf(server);
   await client.connect(transport);
-  const breakCalls = (why: string) => () => {
-    for (const controller of inFlight) controller.abort(new Error(`The MCP server ${why}.`));
-  };
-  // After connect, which installs the protocol's own handlers: chain onto them.
-  const onclose = transport.onclose;
-  transport.onclose = () => {
-    breakCalls("closed the connection")();
-    onclose?.call(transport);
-  };
-  const onerror = transport.onerror;
-  transport.onerror = (error: Error) => {
-    breakCalls(`connection failed (${error.message})`)();
-    onerror?.call(transport, error);
-  };
+  failCallsOnBreak(transport, inFlight);
   await refresh();
   return {
     tools: () => current,

@@ -18,6 +18,7 @@ import {
 } from "@rein/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { connectMcp, type McpTools } from "./connect.ts";
+import { listeningPort } from "./fixtures/http.ts";
 import { approvalTest, type McpApprovalPolicy } from "./tools.ts";
 
 const exec = promisify(execFile);
@@ -53,7 +54,7 @@ afterEach(async () => {
   open = undefined;
 });
 
-async function stdio(log: string, approve?: McpApprovalPolicy) {
+async function stdio(log: string, approve?: McpApprovalPolicy, legacy = false) {
   open = await connectMcp(
     {
       command: process.execPath,
@@ -61,7 +62,7 @@ async function stdio(log: string, approve?: McpApprovalPolicy) {
       args: ["--experimental-strip-types", "--no-warnings", server],
       env: { ...(process.env as Record<string, string>), DESK_LOG: log },
     },
-    approve ? { approve } : {},
+    { ...(approve ? { approve } : {}), ...(legacy ? { protocol: "legacy" as const } : {}) },
   );
   return open;
 }
@@ -226,13 +227,71 @@ describe("a server's input_required answer, as a durable pause", () => {
   });
 });
 
+describe("a 2025-era server's question mid-call (elicitation/create), as a durable pause", () => {
+  it("pauses as an interrupt, cancels the call, and on the answer calls again and answers the same question", async () => {
+    const log = join(dir, "legacy.jsonl");
+    const mcp = await stdio(log, undefined, true);
+    const { model } = scripted([[{ id: "c1", name: "close_ticket", args: { ticket: "T-9" } }]]);
+    const graph = agent({ model, tools: mcp.tools, checkpointer: new MemorySaver() });
+    const thread = { threadId: "legacy" };
+    const paused = await graph.invoke(
+      { messages: [{ role: "user", content: "Close T-9" }] },
+      thread,
+    );
+    expect(paused.status).toBe("interrupted");
+    const ask = paused.interrupts[0];
+    expect(ask?.payload).toMatchObject({
+      type: "mcp.input_required",
+      tool: "close_ticket",
+      key: "elicitation",
+      message: "Close T-9?",
+      requestedSchema: { properties: { confirm: { type: "boolean" } } },
+    });
+    // The server asked once and closed nothing: its question was answered `cancel`.
+    await expect.poll(() => executions(log)).toEqual([{ tool: "close_ticket", asked: "T-9" }]);
+
+    await expect(
+      graph.invoke(Command.resumeMap({ [ask!.id]: { confirm: "yes" } }), thread),
+    ).rejects.toBeInstanceOf(InvalidAnswerError);
+    const done = await graph.invoke(Command.resumeMap({ [ask!.id]: { confirm: true } }), thread);
+    expect(done.status).toBe("done");
+    const result = done.values.messages.find((m): m is ToolMessage => m.role === "tool");
+    expect(textOf(result as ToolMessage)).toBe("closed T-9");
+    // Called again from the start, the server asked again and got the stored answer: one close.
+    expect(executions(log).filter((e) => "closed" in e)).toEqual([
+      { tool: "close_ticket", closed: "T-9" },
+    ]);
+  });
+});
+
 describe("input_required across a crash", () => {
   const worker = fileURLToPath(new URL("./fixtures/refund-worker.ts", import.meta.url));
 
   /** Runs the worker to its end; returns what it printed last. */
-  async function runWorker(args: string[]): Promise<Record<string, unknown>> {
-    const { stdout } = await exec(process.execPath, ["--import", "tsx", worker, ...args]);
+  async function runWorker(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<Record<string, unknown>> {
+    const { stdout } = await exec(process.execPath, ["--import", "tsx", worker, ...args], {
+      env: { ...process.env, ...env },
+    });
     return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+  }
+
+  /** Runs the worker until it holds the call `env.REFUND_HOLD` names, and SIGKILLs it there. */
+  async function killWhileHolding(args: string[], env: Record<string, string>): Promise<void> {
+    const held = spawn(process.execPath, ["--import", "tsx", worker, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      held.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("holding")) resolve();
+      });
+      held.on("exit", (code) => reject(new Error(`the worker exited with ${code}`)));
+    });
+    held.kill("SIGKILL");
+    await new Promise((resolve) => held.once("exit", resolve));
   }
 
   it("a process killed between the stored answer and the call that carries it: a fresh one makes that call once", async () => {
@@ -243,17 +302,7 @@ describe("input_required across a crash", () => {
     const id = started.asked as string;
 
     // The answer is stored; the process holds the call that carries it, and is killed there.
-    const held = spawn(process.execPath, ["--import", "tsx", worker, "answer", db, log, id], {
-      env: { ...process.env, REFUND_HOLD: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      held.stdout.on("data", (chunk: Buffer) => {
-        if (chunk.toString().includes("holding")) resolve();
-      });
-      held.on("exit", (code) => reject(new Error(`the worker exited with ${code}`)));
-    });
-    held.kill("SIGKILL");
+    await killWhileHolding(["answer", db, log, id], { REFUND_HOLD: "1" });
     expect(executions(log).filter((e) => "order" in e)).toEqual([]);
 
     const finished = await runWorker(["continue", db, log]);
@@ -262,6 +311,87 @@ describe("input_required across a crash", () => {
     expect(ran).toHaveLength(1);
     expect(ran[0]).toMatchObject({ order: "1042", answer: { approved: true } });
   }, 120_000); // three worker processes, each starting the server
+
+  it("a Rein graph served over MCP: a client killed after the answer continues the same server thread, and the graph runs past its question once", async () => {
+    const db = join(dir, "graph-crash.db");
+    const log = join(dir, "graph-crash.jsonl");
+    const graph = { REFUND_SERVER: "graph" };
+    const started = await runWorker(["start", db, log], graph);
+    expect(started).toMatchObject({
+      status: "interrupted",
+      question: { type: "mcp.input_required", message: "Refund $25 on order 1042?" },
+    });
+    await killWhileHolding(["answer", db, log, started.asked as string], {
+      ...graph,
+      REFUND_HOLD: "1",
+    });
+    expect(executions(log)).toEqual([]);
+    // The re-run makes the first call again: the server answers what it answered then (the same
+    // thread and question), so the stored answer is found and not asked for again.
+    const finished = await runWorker(["continue", db, log], graph);
+    expect(finished).toMatchObject({ status: "done", tool: "refunded $25 on 1042" });
+    expect(executions(log)).toEqual([{ order: "1042", approved: true }]);
+  }, 180_000); // three worker processes, each starting the server under tsx
+
+  it("a call that needs an approval and then the server's input: killed after each answer, it asks each once and runs once", async () => {
+    const db = join(dir, "approve-input.db");
+    const log = join(dir, "approve-input.jsonl");
+    const approve = { REFUND_APPROVE: "1" };
+    const refunds = () => executions(log).filter((e) => "order" in e);
+
+    // First the approval: nothing has reached the server.
+    const started = await runWorker(["start", db, log], approve);
+    expect(started).toMatchObject({
+      status: "interrupted",
+      question: { action: "refund_order", args: { order: "1042", amount: 25 } },
+    });
+    expect(executions(log)).toEqual([]);
+
+    // The reviewer lowers the amount; the process is killed holding the call that follows.
+    const edit = JSON.stringify({ type: "edit", args: { order: "1042", amount: 20 } });
+    await killWhileHolding(["answer", db, log, started.asked as string, edit], {
+      ...approve,
+      REFUND_HOLD: "call",
+    });
+    expect(executions(log)).toEqual([]);
+
+    // A fresh process makes the approved call (the edit kept, no second approval asked) and
+    // the server's question is the next pause.
+    const asking = await runWorker(["continue", db, log], approve);
+    expect(asking).toMatchObject({
+      status: "interrupted",
+      question: {
+        type: "mcp.input_required",
+        args: { order: "1042", amount: 20 },
+        message: "Refund $20 on order 1042?",
+      },
+    });
+    expect(refunds()).toEqual([]);
+
+    // The server's question answered; killed holding the call that carries the answer.
+    await killWhileHolding(
+      ["answer", db, log, asking.asked as string, JSON.stringify({ approved: true })],
+      { ...approve, REFUND_HOLD: "1" },
+    );
+    expect(refunds()).toEqual([]);
+
+    // A fresh process carries both answers through: the refund runs once, with the edit.
+    const finished = await runWorker(["continue", db, log], approve);
+    expect(finished).toMatchObject({ status: "done", tool: "refunded $20 on 1042" });
+    expect(refunds()).toEqual([
+      {
+        tool: "refund_order",
+        order: "1042",
+        amount: 20,
+        answer: { approved: true },
+        key: expect.any(String) as unknown,
+      },
+    ]);
+    // Every question the server asked was about the approved amount, never the model's.
+    const asks = executions(log).filter((e) => "asked" in e);
+    expect(asks.length).toBeGreaterThan(0);
+    expect(asks.every((e) => e.amount === 20)).toBe(true);
+  }, 240_000); // five worker processes, each starting the server
 });
 
 describe("MCP tools over streamable HTTP", () => {
@@ -281,13 +411,7 @@ describe("MCP tools over streamable HTTP", () => {
         stdio: ["ignore", "pipe", "inherit"],
       },
     );
-    return await new Promise<string>((resolve, reject) => {
-      child?.stdout?.on("data", (chunk: Buffer) => {
-        const match = /listening (\d+)/.exec(chunk.toString());
-        if (match?.[1]) resolve(match[1]);
-      });
-      child?.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
-    });
+    return await listeningPort(child);
   }
 
   it("a server that dies mid-call ends the call within seconds, as an error the model reads", async () => {
@@ -323,6 +447,20 @@ describe("MCP tools over streamable HTTP", () => {
     const result = done.values.messages.find((m): m is ToolMessage => m.role === "tool");
     expect(result).toMatchObject({ status: "error" });
     expect(textOf(result as ToolMessage)).toMatch(/time/i);
+  });
+
+  it("a change of the server's tool list reaches the very next model call of the same run", async () => {
+    const port = await httpServer(join(dir, "http-list.jsonl"));
+    open = await connectMcp({ url: `http://127.0.0.1:${port}/mcp` });
+    const { model, seen } = scripted([[{ id: "c1", name: "enable_escalation", args: {} }]]);
+    const graph = agent({ model, tools: open.tools, checkpointer: new MemorySaver() });
+    await graph.invoke(
+      { messages: [{ role: "user", content: "Escalate" }] },
+      { threadId: "http-list" },
+    );
+    expect(seen[0]?.tools).not.toContain("escalate_ticket");
+    // The announcement comes on the listen stream, not with the result: it still lands first.
+    expect(seen[1]?.tools).toContain("escalate_ticket");
   });
 
   it("connects to a server at a URL and calls its tools", async () => {

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import {
   Client,
   SUPPORTED_PROTOCOL_VERSIONS,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
   type CallToolResult,
   type InputRequiredResult,
 } from "@modelcontextprotocol/client";
@@ -13,7 +16,8 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { InvalidInputError, MemorySaver, START, StateGraph, lastValue } from "@rein/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { registerGraphTool } from "./serve.ts";
+import { listeningPort } from "./fixtures/http.ts";
+import { principalFromToken, registerGraphTool } from "./serve.ts";
 
 const server = fileURLToPath(new URL("./fixtures/approval-server.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "rein-mcp-serve-"));
@@ -35,9 +39,9 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-/** Starts the server process over the given database and connects a 2026-07-28 client to it. */
-async function connect(name: string, key = "test-state-key"): Promise<Client> {
-  const client = new Client(
+/** A 2026-07-28 client that answers the questions itself, as a host that asks a person would. */
+function modernClient(): Client {
+  return new Client(
     { name: "test", version: "1.0.0" },
     {
       versionNegotiation: { mode: "auto" },
@@ -47,15 +51,25 @@ async function connect(name: string, key = "test-state-key"): Promise<Client> {
       inputRequired: { autoFulfill: false },
     },
   );
+}
+
+/** The server process's environment for a database and log named `name`. */
+function serverEnv(name: string, key = "test-state-key"): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    APPROVAL_DB: join(dir, `${name}.db`),
+    APPROVAL_LOG: join(dir, `${name}.jsonl`),
+    APPROVAL_KEY: key,
+  };
+}
+
+/** Starts the server process over the given database and connects a 2026-07-28 client to it. */
+async function connect(name: string, key = "test-state-key"): Promise<Client> {
+  const client = modernClient();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", "--conditions=@rein/source", server],
-    env: {
-      ...(process.env as Record<string, string>),
-      APPROVAL_DB: join(dir, `${name}.db`),
-      APPROVAL_LOG: join(dir, `${name}.jsonl`),
-      APPROVAL_KEY: key,
-    },
+    env: serverEnv(name, key),
     stderr: "inherit",
   });
   await client.connect(transport);
@@ -73,6 +87,14 @@ function call(
 ): Promise<Answer> {
   return client.callTool(
     { name: "refund_order", arguments: { order: "1042", amount }, ...retry },
+    { allowInputRequired: true },
+  );
+}
+
+/** Asks for the $900 payout to Acme, or answers its question with `retry`. */
+function pay(client: Client, retry: object = {}): Promise<Answer> {
+  return client.callTool(
+    { name: "pay_vendor", arguments: { vendor: "Acme", amount: 900 }, ...retry },
     { allowInputRequired: true },
   );
 }
@@ -209,6 +231,165 @@ describe("a Rein graph served as an MCP tool", () => {
       { manager: true },
     ]);
   }, 60_000); // each server process starts under tsx (seconds on a busy machine)
+});
+
+describe("the MCP caller's identity, over HTTP with bearer tokens", () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill("SIGTERM");
+    child = undefined;
+  });
+
+  /** Starts the server on HTTP over the database `name`; resolves its URL. */
+  async function httpServer(name: string): Promise<URL> {
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--conditions=@rein/source", server, "--http"],
+      { env: serverEnv(name), stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const port = await listeningPort(child);
+    return new URL(`http://127.0.0.1:${port}/mcp`);
+  }
+
+  /** A client that calls with `token` as its bearer token. */
+  async function as(url: URL, token: string): Promise<Client> {
+    const client = modernClient();
+    const headers = { authorization: `Bearer ${token}` };
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    open.push(client);
+    return client;
+  }
+
+  it("an approval policy accepts the approver it names and refuses the requester and anyone else", async () => {
+    const url = await httpServer("payout");
+    const log = join(dir, "payout.jsonl");
+    // The clerk asks: the run is theirs (its requester), and it pauses on the policy's question.
+    const clerk = await as(url, "clerk-token");
+    const first = asked(await pay(clerk));
+    const key = Object.keys(first.inputRequests ?? {})[0]!;
+    const yes = {
+      inputResponses: { [key]: { action: "accept", content: { approved: true } } },
+      requestState: first.requestState,
+    };
+
+    // The requester may not approve their own payout (the policy's four eyes).
+    const own = await pay(clerk, yes);
+    expect(own.isError).toBe(true);
+    expect(text(own)).toMatch(/started this run.*not_allowed/);
+    // Someone the policy does not name is refused.
+    const intern = await as(url, "intern-token");
+    const other = await pay(intern, yes);
+    expect(other.isError).toBe(true);
+    expect(text(other)).toMatch(/Only subject lead@example.com, subject clerk@example.com/);
+    expect(refunds(log)).toEqual([]);
+
+    // The finance lead, named by the policy, approves: the payout runs once.
+    const lead = await as(url, "lead-token");
+    const done = await pay(lead, yes);
+    expect(done.isError).toBeFalsy();
+    expect(text(done)).toBe("paid $900 to Acme");
+    expect(refunds(log)).toEqual([{ vendor: "Acme", approved: true }]);
+  }, 60_000); // the server process starts under tsx (seconds on a busy machine)
+
+  it("a call re-made with its idempotency key returns the first call's answer, for that caller only", async () => {
+    const url = await httpServer("payout-replay");
+    const keyed = { _meta: { "rein.dev/idempotency-key": "call-1" } };
+    const clerk = await as(url, "clerk-token");
+    const first = asked(await pay(clerk, keyed));
+    const threadOf = (answer: InputRequiredResult) =>
+      (
+        JSON.parse(Buffer.from(answer.requestState!.split(".")[0]!, "base64url").toString()) as {
+          thread: string;
+        }
+      ).thread;
+    // The same caller, the same key: the same thread and question, no second run.
+    const again = asked(await pay(clerk, keyed));
+    expect(again.inputRequests).toEqual(first.inputRequests);
+    expect(threadOf(again)).toBe(threadOf(first));
+    // Another caller sending the same key gets a run of their own.
+    const intern = await as(url, "intern-token");
+    expect(threadOf(asked(await pay(intern, keyed)))).not.toBe(threadOf(first));
+
+    // The lead's answer, re-sent as it was (a client that crashed before it heard the result):
+    // the same result again, and the payout made once.
+    const lead = await as(url, "lead-token");
+    const key = Object.keys(first.inputRequests ?? {})[0]!;
+    const yes = {
+      ...keyed,
+      inputResponses: { [key]: { action: "accept", content: { approved: true } } },
+      requestState: first.requestState,
+    };
+    expect(text(await pay(lead, yes))).toBe("paid $900 to Acme");
+    expect(text(await pay(lead, yes))).toBe("paid $900 to Acme");
+    expect(refunds(join(dir, "payout-replay.jsonl"))).toEqual([{ vendor: "Acme", approved: true }]);
+  }, 60_000);
+
+  it("a request without a valid token is refused before any tool runs", async () => {
+    const url = await httpServer("payout-anon");
+    const raw = await fetch(url, {
+      method: "POST",
+      headers: { authorization: "Bearer forged-token", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(raw.status).toBe(401);
+    await expect(as(url, "forged-token")).rejects.toThrow();
+    expect(refunds(join(dir, "payout-anon.jsonl"))).toEqual([]);
+  }, 60_000);
+});
+
+describe("the caller over stdio, and the principal option", () => {
+  it("without a verified token the caller is anonymous, and a policy refuses its answer", async () => {
+    const client = await connect("payout-stdio");
+    const first = asked(await pay(client));
+    const key = Object.keys(first.inputRequests ?? {})[0]!;
+    const refused = await pay(client, {
+      inputResponses: { [key]: { action: "accept", content: { approved: true } } },
+      requestState: first.requestState,
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/names no principal.*not_allowed/);
+    expect(refunds(join(dir, "payout-stdio.jsonl"))).toEqual([]);
+  }, 60_000);
+
+  it("reads a verified token's subject, groups and roles, and nothing else", () => {
+    const base = { token: "t", clientId: "desk-app", scopes: [] };
+    expect(principalFromToken(undefined)).toBeUndefined();
+    expect(principalFromToken(base)).toEqual({ subject: "desk-app" });
+    expect(
+      principalFromToken({
+        ...base,
+        extra: { sub: "lead@example.com", groups: ["finance"], roles: ["approver", 7] },
+      }),
+    ).toEqual({ subject: "lead@example.com", groups: ["finance"] });
+  });
+
+  it("a principal option that returns no valid principal is refused, and nothing runs", async () => {
+    let ran = 0;
+    const graph = new StateGraph({ order: lastValue<string>() })
+      .addNode("work", () => {
+        ran++;
+        return {};
+      })
+      .addEdge(START, "work")
+      .compile({ checkpointer: new MemorySaver() });
+    const server = new McpServer({ name: "refunds", version: "1.0.0" });
+    registerGraphTool(server, graph, {
+      name: "refund_order",
+      inputSchema: z.object({ order: z.string() }),
+      secret: "key",
+      // A resolver that lost the subject on the way (a claim renamed upstream).
+      principal: () => ({ subject: " ", roles: ["finance"] }),
+    });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = modernClient();
+    await client.connect(clientSide);
+    open.push(client);
+    const result = await client.callTool({ name: "refund_order", arguments: { order: "1" } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/principal option returned no valid principal.*invalid_input/);
+    expect(ran).toBe(0);
+  });
 });
 
 describe("registerGraphTool's options", () => {

@@ -4,10 +4,12 @@
  * person, the tool answers `input_required` with one form question per pending interrupt and a
  * signed `requestState` naming the thread and those interrupts; the client's next call carries
  * the answers, which resume exactly those interrupts. The thread lives in the graph's store, so
- * the two calls may reach different server processes.
+ * the two calls may reach different server processes. The caller the transport verified starts
+ * the run and answers, so the interrupts' approval policies apply to MCP callers too.
  */
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type {
+  AuthInfo,
   CallToolResult,
   InputRequest,
   InputRequiredResult,
@@ -21,6 +23,7 @@ import {
   Command,
   InvalidInputError,
   ReinError,
+  type ApprovalPrincipal,
   type CompiledGraph,
   type Interrupt,
   type RunResult,
@@ -28,6 +31,8 @@ import {
   type StateOf,
   type UpdateOf,
 } from "@rein/core";
+import { z } from "zod";
+import { IDEMPOTENCY_META_KEY } from "./meta.ts";
 
 /** How a graph becomes an MCP tool: its name and arguments, the key that signs its state. */
 export interface GraphToolOptions<S extends Schema, Input extends StandardSchemaWithJSON> {
@@ -52,6 +57,69 @@ export interface GraphToolOptions<S extends Schema, Input extends StandardSchema
    * `structuredContent`.
    */
   result?: (run: RunResult<StateOf<S>>) => CallToolResult;
+  /**
+   * Who is calling: the actor of the run a first call starts (its requester, for four-eyes
+   * policies) and the principal every answer is checked with against the interrupt's approval
+   * policy. Read it only from what the transport verified, never from the arguments or `_meta`,
+   * which the client writes. Default {@link principalFromToken}: the access token the HTTP
+   * entry verified (`ctx.http.authInfo`); `undefined` (stdio, or no token) calls as the
+   * anonymous actor, whose answers a policy refuses.
+   */
+  principal?: (
+    ctx: ServerContext,
+  ) => ApprovalPrincipal | undefined | Promise<ApprovalPrincipal | undefined>;
+}
+
+/**
+ * The caller of an HTTP request whose bearer token the server verified (`requireBearerAuth` or
+ * `verifyBearerToken` of `@modelcontextprotocol/server`, which put it on `ctx.http.authInfo`):
+ * the subject is the token's `extra.sub` when the verifier set one (the person), else its
+ * `clientId`; `extra.groups` and `extra.roles`, when they are lists of strings, are its groups
+ * and roles. No verified token: `undefined`.
+ */
+export function principalFromToken(authInfo: AuthInfo | undefined): ApprovalPrincipal | undefined {
+  if (!authInfo) return undefined;
+  const extra = authInfo.extra ?? {};
+  const strings = (value: unknown): string[] | undefined =>
+    Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
+  const groups = strings(extra.groups);
+  const roles = strings(extra.roles);
+  return {
+    subject: typeof extra.sub === "string" && extra.sub !== "" ? extra.sub : authInfo.clientId,
+    ...(groups ? { groups } : {}),
+    ...(roles ? { roles } : {}),
+  };
+}
+
+const nonEmpty = z.string().trim().min(1).max(512);
+const principalShape = z.strictObject({
+  subject: nonEmpty,
+  groups: z.array(nonEmpty).optional(),
+  roles: z.array(nonEmpty).optional(),
+});
+
+/**
+ * The caller as `options.principal` names it, checked: a principal without a subject, or with
+ * groups or roles that are not lists of names, would let a policy match the wrong person.
+ *
+ * @throws InvalidInputError when the resolver returns something that is not a principal.
+ */
+async function callerOf(
+  tool: string,
+  resolve: (
+    ctx: ServerContext,
+  ) => ApprovalPrincipal | undefined | Promise<ApprovalPrincipal | undefined>,
+  ctx: ServerContext,
+): Promise<ApprovalPrincipal | undefined> {
+  const principal = await resolve(ctx);
+  if (principal === undefined) return undefined;
+  const checked = principalShape.safeParse(principal);
+  if (!checked.success)
+    throw new InvalidInputError(
+      `registerGraphTool("${tool}")'s principal option returned no valid principal (${checked.error.issues.map((i) => `${i.path.join(".") || "principal"}: ${i.message}`).join("; ")}): return { subject, groups?, roles? } with non-empty names, or undefined for an anonymous caller.`,
+      { tool },
+    );
+  return checked.data;
 }
 
 /** What a `requestState` carries, signed: the thread and the interrupts the answers are for. */
@@ -97,6 +165,27 @@ function verify(
   } catch {
     return undefined;
   }
+}
+
+/** A hex SHA-256 of values, as JSON: ids that say nothing of what they were made from. */
+function digest(values: unknown[]): string {
+  return createHash("sha256").update(JSON.stringify(values)).digest("hex").slice(0, 32);
+}
+
+/**
+ * The request id of a call the client marked with an idempotency key (`_meta`), scoped to the
+ * tool, the caller and the `requestState` it carries, so one caller's key never reaches another
+ * caller's run; `undefined` without a key.
+ */
+function replayKey(
+  tool: string,
+  caller: ApprovalPrincipal | undefined,
+  ctx: ServerContext,
+  token: unknown,
+): string | undefined {
+  const key = ctx.mcpReq._meta?.[IDEMPOTENCY_META_KEY];
+  if (typeof key !== "string" || key === "") return undefined;
+  return `mcp-${digest([tool, caller?.subject ?? null, key, token ?? null])}`;
 }
 
 /** The interrupt's answer schema as stored (JSON Schema), without Rein's own marker key. */
@@ -158,6 +247,25 @@ function answers(state: PendingState, responses: Record<string, unknown> | undef
   return map;
 }
 
+/** The `input_required` answer of a run paused on interrupts: its questions and signed state. */
+async function askAgain<S extends Schema>(
+  graph: CompiledGraph<S>,
+  tool: string,
+  secret: string | Uint8Array,
+  run: RunResult<StateOf<S>>,
+): Promise<InputRequiredResult> {
+  const page = await graph.listInterrupts({ threadId: run.threadId, status: "pending" });
+  const schemas = new Map(page.items.map((item) => [item.id as string, item.answerSchema]));
+  const { inputRequests, wrapped } = questions(run.interrupts, schemas);
+  const state: PendingState = {
+    tool,
+    thread: run.threadId,
+    ids: run.interrupts.map((i) => i.id),
+    wrapped,
+  };
+  return { resultType: "input_required", inputRequests, requestState: mint(secret, state) };
+}
+
 /**
  * Registers `graph` on `server` as the tool `options.name`. A call without `requestState` starts
  * a run on a new thread (`options.threadId`) with the arguments as input; a run that ends is the
@@ -168,9 +276,14 @@ function answers(state: PendingState, responses: Record<string, unknown> | undef
  * and `inputResponses` resumes exactly those interrupts (`Command.resumeMap`) and answers again:
  * the result, or another `input_required` if the graph pauses again.
  *
+ * The caller (`options.principal`; by default the subject of the access token the HTTP entry
+ * verified) starts the run as its actor and answers as its principal, so an interrupt's approval
+ * policy (`approvers`) accepts the approvers it names and refuses everyone else; without a
+ * verified caller the tool calls as the anonymous actor, whose answers a policy refuses.
+ *
  * A state that is forged, of another tool, already used (its interrupts answered) or answered
- * without every question accepted, or an answer that does not match an interrupt's schema, is a
- * tool error (`isError`) and changes nothing.
+ * without every question accepted, an answer that does not match an interrupt's schema, or one
+ * the approval policy refuses, is a tool error (`isError`) and changes nothing.
  *
  * @throws InvalidInputError when `options.secret` is empty.
  *
@@ -197,6 +310,8 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
       `registerGraphTool("${name}") needs a non-empty secret to sign requestState: pass a long random key, the same in every process that shares the graph's store.`,
       { tool: name },
     );
+  const resolvePrincipal =
+    options.principal ?? ((ctx: ServerContext) => principalFromToken(ctx.http?.authInfo));
   const result =
     options.result ??
     ((run: RunResult<StateOf<S>>): CallToolResult => ({
@@ -211,20 +326,7 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
       return refusal(
         `The run ${run.status === "error" ? `failed: ${run.error?.message ?? "unknown error"}` : "was cancelled"}.`,
       );
-    const page = await graph.listInterrupts({ threadId: run.threadId, status: "pending" });
-    const schemas = new Map(page.items.map((item) => [item.id as string, item.answerSchema]));
-    const { inputRequests, wrapped } = questions(run.interrupts, schemas);
-    const state: PendingState = {
-      tool: name,
-      thread: run.threadId,
-      ids: run.interrupts.map((i) => i.id),
-      wrapped,
-    };
-    return {
-      resultType: "input_required",
-      inputRequests,
-      requestState: mint(secret, state),
-    };
+    return await askAgain(graph, name, secret, run);
   }
 
   const handler = async (
@@ -233,10 +335,22 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
   ): Promise<CallToolResult | InputRequiredResult> => {
     const token = ctx.mcpReq.requestState<string>();
     try {
+      const caller = await callerOf(name, resolvePrincipal, ctx);
+      // The caller acts (the audit log names them) and answers as themself (policies check it).
+      const who = caller ? { actor: caller.subject, principal: caller } : {};
+      // A client that re-makes a call after a crash (Rein's does) sends the same idempotency
+      // key: the call returns what the first one did, on the same thread, instead of a run.
+      const retried = replayKey(name, caller, ctx, token);
       if (token === undefined) {
-        const threadId = options.threadId?.(args) ?? randomUUID();
+        const threadId = options.threadId?.(args) ?? retried ?? randomUUID();
         const input = options.input ? options.input(args) : (args as UpdateOf<S>);
-        return await answer(await graph.invoke(input, { threadId }));
+        return await answer(
+          await graph.invoke(input, {
+            threadId,
+            ...(caller ? { actor: caller.subject } : {}),
+            ...(retried ? { requestId: retried } : {}),
+          }),
+        );
       }
       const state = typeof token === "string" ? verify(secret, name, token) : undefined;
       if (!state)
@@ -245,7 +359,13 @@ export function registerGraphTool<S extends Schema, Input extends StandardSchema
         );
       const map = answers(state, ctx.mcpReq.inputResponses);
       if (typeof map === "string") return refusal(map);
-      return await answer(await graph.invoke(Command.resumeMap(map), { threadId: state.thread }));
+      const request = retried ? `${retried}:${digest([map])}` : undefined;
+      return await answer(
+        await graph.invoke(Command.resumeMap(map, who), {
+          threadId: state.thread,
+          ...(request ? { requestId: request } : {}),
+        }),
+      );
     } catch (error) {
       // Rein's own refusals (a stale state, an answer its schema rejects) store nothing.
       if (ReinError.is(error))

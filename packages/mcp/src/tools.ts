@@ -7,13 +7,16 @@ import {
   isInputRequiredResult,
   type CallToolResult,
   type Client,
+  type ElicitRequest,
+  type ElicitResult,
   type InputRequiredResult,
   type Tool as McpTool,
 } from "@modelcontextprotocol/client";
 import type { AnyTool, StandardSchemaV1, ToolContext } from "@rein/core";
 import { z } from "zod";
 import { McpToolError } from "./errors.ts";
-import { askForInput, type InputAnswers } from "./input.ts";
+import { askForInput, askOne, type InputAnswers } from "./input.ts";
+import { IDEMPOTENCY_META_KEY } from "./meta.ts";
 
 /** A call as an approval predicate sees it. */
 export interface McpCall {
@@ -27,9 +30,6 @@ export interface McpCall {
  * `"delete_*"` matches `delete_ticket`), or a predicate over the call.
  */
 export type McpApprovalPolicy = readonly string[] | ((call: McpCall) => boolean);
-
-/** The `_meta` key under which each call carries its idempotency key to the server. */
-export const IDEMPOTENCY_META_KEY = "rein.dev/idempotency-key";
 
 /** A pattern with `*` wildcards as an anchored regular expression. */
 function patternOf(pattern: string): RegExp {
@@ -75,6 +75,56 @@ export interface McpCallSite {
   settled(): Promise<void>;
   /** Registers a call's abort controller, failed when the connection breaks; returns its release. */
   track(controller: AbortController): () => void;
+  /**
+   * Takes the questions a 2025-era server sends mid-call (`elicitation/create`) while this call
+   * is in flight; returns its release.
+   */
+  onElicit(asked: (request: ElicitRequest) => Promise<ElicitResult>): () => void;
+}
+
+/** A 2025-era server's question, waiting for the tool's run to answer it. */
+interface Elicitation {
+  request: ElicitRequest;
+  reply: (result: ElicitResult) => void;
+}
+
+/**
+ * Waits for the call while answering the questions a 2025-era server sends during it, each in
+ * the tool's own run (where an interrupt pauses the run): a stored answer goes back at once; a
+ * question not answered yet pauses the run, and the call is cancelled (the server hears
+ * `cancel`). After the answer the tool is called again from the start, and the server's same
+ * question, asked again, finds it. `asked` counts the questions across the tool's calls.
+ */
+async function answering<T>(
+  call: Promise<T>,
+  questions: Elicitation[],
+  arrived: { wake?: () => void },
+  ask: (request: ElicitRequest) => ElicitResult,
+  cancel: (reason: unknown) => void,
+): Promise<T> {
+  const outcome = call.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  for (;;) {
+    const next = questions.shift();
+    if (next) {
+      try {
+        next.reply(ask(next.request));
+      } catch (error) {
+        // The call is cancelled first, so the server stops it before it reads the reply.
+        cancel(error);
+        next.reply({ action: "cancel" });
+        throw error;
+      }
+      continue;
+    }
+    const woken = new Promise<"question">((resolve) => (arrived.wake = () => resolve("question")));
+    const settled = await Promise.race([outcome, woken]);
+    if (settled === "question") continue;
+    if ("error" in settled) throw settled.error;
+    return settled.value;
+  }
 }
 
 /** One request to the server: the call, or its retry carrying the person's answers. */
@@ -84,10 +134,21 @@ async function callOnce(
   args: Record<string, unknown>,
   ctx: ToolContext,
   retry: InputAnswers | undefined,
+  asked: { count: number },
 ): Promise<CallToolResult | InputRequiredResult> {
   const controller = new AbortController();
   const release = site.track(controller);
   const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  const questions: Elicitation[] = [];
+  const arrived: { wake?: () => void } = {};
+  // The transport hands the question over; the run answers it (an interrupt needs the run).
+  const stopAsking = site.onElicit(
+    (request) =>
+      new Promise<ElicitResult>((reply) => {
+        questions.push({ request, reply });
+        arrived.wake?.();
+      }),
+  );
   try {
     // Protocol revision 2026-07-28: a retry carries `inputResponses` and echoes `requestState`.
     const params = {
@@ -97,18 +158,40 @@ async function callOnce(
       ...(retry ? { inputResponses: retry.inputResponses } : {}),
       ...(retry?.requestState !== undefined ? { requestState: retry.requestState } : {}),
     };
-    const result: CallToolResult | InputRequiredResult = await site.client.callTool(params, {
+    const call = site.client.callTool(params, {
       signal,
       timeout: site.timeout,
       resetTimeoutOnProgress: true,
       allowInputRequired: true,
     });
+    const ask = (request: ElicitRequest): ElicitResult => {
+      const n = ++asked.count;
+      return askOne(
+        {
+          tool: tool.name,
+          args,
+          toolCallId: ctx.toolCallId,
+          round: n,
+          key: "elicitation",
+          interruptKey: `mcp:${ctx.toolCallId}:elicitation:${n}`,
+        },
+        request,
+      ) as ElicitResult;
+    };
+    const result: CallToolResult | InputRequiredResult = await answering(
+      call,
+      questions,
+      arrived,
+      ask,
+      (reason) => controller.abort(reason),
+    );
     return result;
   } catch (error) {
     // The connection broke mid-call: say so, rather than the bare abort.
     if (controller.signal.aborted && !ctx.signal.aborted) throw controller.signal.reason;
     throw error;
   } finally {
+    stopAsking();
     release();
   }
 }
@@ -133,8 +216,10 @@ export function reinTool(
     needsApproval: (args: Record<string, unknown>) => needsApproval({ name: tool.name, args }),
     run: async (args: Record<string, unknown>, ctx) => {
       let retry: InputAnswers | undefined;
+      // 2025-era questions asked so far in this run of the tool (each its own interrupt).
+      const asked = { count: 0 };
       for (let round = 1; ; round++) {
-        const result = await callOnce(site, tool, args, ctx, retry);
+        const result = await callOnce(site, tool, args, ctx, retry, asked);
         if (!isInputRequiredResult(result)) {
           // A call that changed the server's tool list returns once the new list is in.
           await site.settled();
