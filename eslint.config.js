@@ -63,12 +63,12 @@ const coreFloorRules = [
 ];
 
 // The server's folders are floors too, top to bottom (docs/architecture.md draws them): cli/, the
-// entry files (app.ts composes the server, index.ts exports it), langgraph/ (the LangGraph protocol
-// layer), routes/, notify/, webhooks/, and
-// the ground: the other root files with metrics/ and scale/, which they run on. A file imports
+// entry files (app.ts composes the server, index.ts exports it), plugins/ (one Fastify plugin per
+// feature), langgraph/ (the LangGraph protocol layer), routes/, notify/, webhooks/, and
+// the ground: the other root files with metrics/, scale/ and identity/, which they run on. A file imports
 // from its own floor and the floors below it, never from one above (type-only imports
 // included). testing/ and the tests stand on top of everything.
-const serverFloors = ["cli", "langgraph", "routes", "notify", "webhooks"];
+const serverFloors = ["cli", "plugins", "langgraph", "routes", "notify", "webhooks"];
 const serverEntries = "(app|index)\\.ts$";
 const serverTests = ["**/*.test.ts", "**/*.test-d.ts"];
 const serverFloorRules = [
@@ -84,13 +84,13 @@ const serverFloorRules = [
     },
   })),
   {
-    files: ["packages/server/src/{metrics,scale}/**/*.ts"],
+    files: ["packages/server/src/{metrics,scale,identity}/**/*.ts"],
     ignores: serverTests,
     rules: {
       "no-restricted-imports": refuseImports(
         "\\.\\./",
         [...["testing", ...serverFloors].map((f) => `${f}/`), serverEntries],
-        "metrics/ and scale/ are the server's ground floor: they import no feature folder (docs/architecture.md).",
+        "metrics/, scale/ and identity/ are the server's ground floor: they import no feature folder (docs/architecture.md).",
       ),
     },
   },
@@ -167,12 +167,12 @@ export default tseslint.config(
     },
   },
   {
-    // Functions over the budget from before it existed, outside core: route tables, SQL
-    // statement tables and screens. Warned, not refused, until each is next split.
+    // Functions over the budget from before it existed, outside core: route tables and SQL
+    // statement tables. Warned, not refused, until each is next split. The console's screens
+    // are split into parts, hooks and pure modules, so a long screen fails the lint.
     files: [
-      "packages/console/src/ui/screens/{Decision,DecisionCard,Queue,Thread}.tsx",
       "packages/postgres/src/{answers,approval-functions,migrations,statements}.ts",
-      "packages/server/src/{app,cli/main}.ts",
+      "packages/server/src/cli/main.ts",
       "packages/server/src/routes/{interrupts,runs,threads}.ts",
       "packages/sqlite/src/statements.ts",
     ],

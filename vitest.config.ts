@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { defaultServerConditions } from "vite";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Inside the repository, tests run against `src` of every workspace package: each export map
 // lists a "@rein/source" condition ahead of the built `dist` files (docs/packaging.md), and this
@@ -25,6 +26,28 @@ const clientMajors = [
     to: "langchain-core-v1-0",
   },
 ];
+
+/**
+ * The deployment fault suites: throwaway Postgres clusters stopped, failed over and put behind
+ * PgBouncer, network namespaces, signals to whole process trees. They time takeovers and restarts
+ * across real processes, so they run last, one file at a time, with the machine to themselves.
+ * Every other file runs in parallel: most of their time is spent waiting on sockets, child
+ * processes and Postgres, not on a core (at least two files at once, even on a 2-core machine).
+ */
+const serialSuites = [
+  "packages/server/src/scale/{pgbouncer,failover,partition,restarts,rolling,joined-restart,faults,takeover-reconnect}.int.test.ts",
+  "packages/server/src/cli/signals.int.test.ts",
+  "packages/server/src/thread-claims-kill.int.test.ts",
+  "packages/postgres/src/{failover,outage,crash-loop}.int.test.ts",
+];
+const parallelWorkers = Math.max(2, availableParallelism() - 1);
+
+/**
+ * Files left out of this run, space-separated globs (`scripts/test-node-versions.sh` leaves out the
+ * fault and browser suites on the other Node majors). An environment variable, not `--exclude`:
+ * a project's own `exclude` replaces the command line's.
+ */
+const leftOut = (process.env["REIN_TEST_EXCLUDE"] ?? "").split(/\s+/).filter(Boolean);
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -52,6 +75,18 @@ export default defineConfig({
             ...(existsSync("bench/node_modules") ? ["bench/src/**/*.test.ts"] : []),
             "tests/**/*.test.ts",
           ],
+          exclude: [...configDefaults.exclude, ...serialSuites, ...leftOut],
+          maxWorkers: parallelWorkers,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "rein-serial",
+          include: serialSuites,
+          exclude: [...configDefaults.exclude, ...leftOut],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       ...clientMajors.map((major) => ({
@@ -65,6 +100,8 @@ export default defineConfig({
         test: {
           name: major.name,
           include: [`${major.dir}/src/**/*.test.ts`],
+          exclude: [...configDefaults.exclude, ...leftOut],
+          maxWorkers: parallelWorkers,
           // The adapter's tests check that this is the client they were handed.
           env: { REIN_CLIENT_UNDER_TEST: major.name },
         },

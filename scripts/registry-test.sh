@@ -10,7 +10,8 @@
 #    @rein/ai-sdk` by name from that registry and runs the getting-started guide's code there:
 #    the pause in one process, the answer in another, then `npx rein serve` with the guide's
 #    agent (the console renders in Chromium, the API answers, the guide's client and the CLI
-#    drive a run to its end);
+#    drive a run to its end; `GET /auth/config` answers, and an API key is made, used, listed
+#    and revoked with `rein keys`);
 # 5. `npm create rein@latest my-app` from the registry: npm install, npm test, npm start, and
 #    `/` and the API answer.
 #

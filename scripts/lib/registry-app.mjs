@@ -131,6 +131,22 @@ async function guide() {
     await consoleRenders(server.url);
     const refused = await api(server.url, "not-a-token-0000000000", "GET", "/threads");
     expect("the API refuses a wrong token", refused.status, refused.status === 401);
+    const ready = await fetch(`${server.url}/readyz`);
+    expect("GET /readyz answers ready", ready.status, ready.status === 200);
+    // The LangGraph-protocol layer is on by default: a LangGraph client's first calls.
+    const info = await fetch(`${server.url}/langgraph/info`, { headers: { "x-api-key": token } });
+    expect("the LangGraph-protocol layer serves /langgraph/info", info.status, info.status === 200);
+    const lgThread = await fetch(`${server.url}/langgraph/threads`, {
+      method: "POST",
+      headers: { "x-api-key": token, "content-type": "application/json" },
+      body: "{}",
+    });
+    const lgBody = await lgThread.json();
+    expect(
+      "POST /langgraph/threads creates a thread in LangGraph's shape",
+      lgBody,
+      lgThread.status === 200 && typeof lgBody.thread_id === "string",
+    );
     const env = { REIN_URL: server.url, REIN_TOKEN: token };
     const client = await npx(["tsx", "client.ts"], env);
     expect(
@@ -151,9 +167,37 @@ async function guide() {
       await npx(["rein", "resume", "cli-1", "--value", '{"type":"accept"}', "--json"], env),
     );
     expect("rein resume finishes the run", resumed.status, resumed.status === "done");
+    await identity(server.url, env);
   } finally {
     server.stop();
   }
+}
+
+/**
+ * The identity surface of the installed server: `GET /auth/config` (no issuer here, so no single
+ * sign-on), and an API key made, used, listed and revoked with `rein keys`.
+ */
+async function identity(url, env) {
+  const config = await (await fetch(`${url}/auth/config`)).json();
+  expect("GET /auth/config offers no issuer", config, config.oidc === null);
+  const created = await npx(
+    ["rein", "keys", "create", "--name", "rehearsal", "--scopes", "read"],
+    env,
+  );
+  const key = /rein_[A-Za-z0-9]+_\S+/.exec(created)?.[0];
+  const id = key?.split("_").slice(0, 2).join("_");
+  expect("rein keys create shows the key once", created, key !== undefined);
+  const me = await api(url, key, "GET", "/whoami");
+  expect("the key acts as key:<id>", me.body, me.body.subject === `key:${id}`);
+  const listed = await npx(["rein", "keys", "list"], env);
+  expect("rein keys list names it, active", listed, new RegExp(`${id}\\s.*active`).test(listed));
+  await npx(["rein", "keys", "revoke", id], env);
+  const refused = await api(url, key, "GET", "/whoami");
+  expect(
+    "after rein keys revoke the key is refused",
+    refused.body,
+    refused.body.error === "key_revoked",
+  );
 }
 
 async function starter() {
