@@ -39,6 +39,9 @@ export function startServer(
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      // Node options of the server process only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+      // profile it under the bench's load (Node refuses `--cpu-prof` in NODE_OPTIONS).
+      ...(process.env["REIN_BENCH_SERVER_NODE_ARGS"]?.split(" ").filter(Boolean) ?? []),
       // With the condition on the command line the bin runs the sources in this very process;
       // without it, it would start itself again in a grandchild that a signal to this child
       // would leave running.
