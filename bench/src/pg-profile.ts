@@ -9,10 +9,14 @@
  * rows written per table with their HOT updates and the index entries they cost.
  *
  * Phases: the library's start→pause and resume (`prepare` then `ask`, the pause-resume graph)
- * and a 10-node chain (per superstep), then `rein serve` on the same database: start→pause
- * (create the thread, run it until it asks) and resume over HTTP, as the server-load bench does.
+ * and a 10-node chain (per superstep); LangGraph.js's start→pause and resume of the same graph on
+ * its PostgresSaver (schema `langgraph` of the same database), the peer of the library's figures;
+ * then `rein serve` on the same database: start→pause (create the thread, run it until it asks)
+ * and resume over HTTP, as the server-load bench does.
  */
 import { parseArgs } from "node:util";
+import { Command as PeerCommand } from "@langchain/langgraph";
+import { PostgresSaver as PeerPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresSaver } from "@rein/postgres";
 import { Command, END, lastValue, RunConfig, START, StateGraph } from "@rein/core";
 import pg from "pg";
@@ -21,7 +25,8 @@ import { post } from "./load/seed.ts";
 import { startServer } from "./load/server.ts";
 import { startCluster, type Cluster } from "./profile/cluster.ts";
 import { indexEntries, measurePhase, type PhaseCost } from "./profile/stats.ts";
-import { benchApprovalGraph } from "./scenarios/pause-resume.ts";
+import { peerThread, peerInterrupts } from "./harness/peer.ts";
+import { benchApprovalGraph, peerApprovalGraph } from "./scenarios/pause-resume.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +37,7 @@ const { values } = parseArgs({
 });
 const ops = Number(values.ops);
 const schema = "rein";
+const peerSchema = "langgraph";
 
 const cluster: Cluster | undefined = values.url ? undefined : startCluster(Number(values.port));
 const adminUrl = values.url ?? cluster?.url ?? "";
@@ -45,9 +51,10 @@ try {
   await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
   await admin.query(`CREATE DATABASE ${database}`);
   await withSaver(() => Promise.resolve()); // migrations, outside every phase
+  await withPeerSaver((saver) => saver.setup()); // LangGraph.js's tables, outside every phase
   const results: [string, number, PhaseCost][] = [];
-  const phase = async (name: string, per: number, fn: () => Promise<void>) => {
-    results.push([name, per, await measurePhase(admin, workload, schema, fn)]);
+  const phase = async (name: string, per: number, fn: () => Promise<void>, tables = schema) => {
+    results.push([name, per, await measurePhase(admin, workload, tables, fn)]);
   };
   await phase("library: start → pause", ops, () =>
     withSaver(async (saver) => {
@@ -75,6 +82,32 @@ try {
         if (r.status !== "done" || r.values.n !== 10) throw new Error("the chain did not finish");
       }
     }),
+  );
+  await phase(
+    "LangGraph.js: start → pause",
+    ops,
+    () =>
+      withPeerSaver(async (saver) => {
+        const graph = peerApprovalGraph(saver);
+        for (let i = 0; i < ops; i++) {
+          const r = await graph.invoke({ n: 1 }, peerThread(`peer-${i}`));
+          if (peerInterrupts(r).length !== 1) throw new Error("LangGraph.js did not pause");
+        }
+      }),
+    peerSchema,
+  );
+  await phase(
+    "LangGraph.js: resume",
+    ops,
+    () =>
+      withPeerSaver(async (saver) => {
+        const graph = peerApprovalGraph(saver);
+        for (let i = 0; i < ops; i++) {
+          const r = await graph.invoke(new PeerCommand({ resume: "yes" }), peerThread(`peer-${i}`));
+          if (r.answer !== "yes") throw new Error("LangGraph.js did not finish the resume");
+        }
+      }),
+    peerSchema,
   );
   const store = { kind: "postgres" as const, url: workload, schema };
   const server = await startServer(store);
@@ -120,6 +153,18 @@ async function withSaver(fn: (saver: PostgresSaver) => Promise<void>): Promise<v
   }
 }
 
+/** Runs `fn` on LangGraph.js's PostgresSaver over a pool of its own, ended afterwards. */
+async function withPeerSaver(fn: (saver: PeerPostgresSaver) => Promise<void>): Promise<void> {
+  const saver = new PeerPostgresSaver(new pg.Pool({ connectionString: workload }), undefined, {
+    schema: peerSchema,
+  });
+  try {
+    await fn(saver);
+  } finally {
+    await saver.end();
+  }
+}
+
 function chain(saver: PostgresSaver) {
   const names = Array.from({ length: 10 }, (_, i) => `n${i}`);
   let builder = new StateGraph({ n: lastValue<number>(() => 0) });
@@ -148,7 +193,7 @@ function f(n: number): string {
 /** A statement's text on one line, its schema left out, cut to `max` characters. */
 function short(query: string, max = 110): string {
   const one = query
-    .replace(/"rein"\./g, "")
+    .replace(/"rein"\.|"?langgraph"?\./g, "")
     .replace(/\s+/g, " ")
     .trim();
   return (one.length > max ? `${one.slice(0, max - 1)}…` : one).replace(/\|/g, "\\|");

@@ -86,8 +86,9 @@ function reinRoundTrip(saver: Checkpointer): RoundTrip {
 
 const PeerState = Annotation.Root({ n: Annotation<number>(), answer: Annotation<string>() });
 
-function peerRoundTrip(saver: BaseCheckpointSaver): RoundTrip {
-  const graph = new PeerGraph(PeerState)
+/** LangGraph.js's side of the round trip: the same two nodes (also profiled by pg-profile). */
+export function peerApprovalGraph(saver: BaseCheckpointSaver) {
+  return new PeerGraph(PeerState)
     .addNode("prepare", (s) => ({ n: s.n + 1 }))
     .addNode("ask", (s) => ({
       answer: peerInterrupt<{ question: string }, string>({ question: `approve ${s.n}?` }),
@@ -96,6 +97,10 @@ function peerRoundTrip(saver: BaseCheckpointSaver): RoundTrip {
     .addEdge("prepare", "ask")
     .addEdge("ask", PEER_END)
     .compile({ checkpointer: saver });
+}
+
+function peerRoundTrip(saver: BaseCheckpointSaver): RoundTrip {
+  const graph = peerApprovalGraph(saver);
   return {
     async pause(threadId) {
       const r = await graph.invoke({ n: 1 }, peerThread(threadId));
