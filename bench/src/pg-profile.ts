@@ -208,7 +208,9 @@ function report(results: [string, number, PhaseCost][]): string {
       `Per ${per === ops ? "operation" : "step"}: ${f(cost.commits / per)} transactions committed, ` +
         `${f(cost.walBytes / per)} WAL bytes in ${f(cost.walRecords / per)} records ` +
         `(${f(cost.walFpi / per)} full-page images), ` +
-        `${f(cost.statements.filter((s) => s.toplevel).reduce((a, s) => a + s.calls, 0) / per)} statements sent.`,
+        `${f(cost.statements.filter((s) => s.toplevel).reduce((a, s) => a + s.calls, 0) / per)} statements sent, ` +
+        `${f(cost.statements.filter((s) => s.toplevel).reduce((a, s) => a + s.totalMs, 0) / per)} ms inside the server ` +
+        "(the statements sent, summed).",
       "",
       "| statement | where | calls | rows | mean ms | shared blocks | WAL bytes |",
       "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
