@@ -10,6 +10,7 @@ import type {
   EncodedRunRow as RunRow,
   EncodedTaskResultRow as TaskResultRow,
   EncodedCheckpointRow,
+  EncodedInterruptRow as InterruptRow,
   EncodedThreadRow as ThreadRow,
   RunRecord,
   StoredInterrupt,
@@ -22,7 +23,6 @@ import {
   RecordCodec,
   rootGraphOf,
   runColumns,
-  type InterruptColumns,
 } from "@rein/core/store";
 
 /** A row of `checkpoints` (`versions` is jsonb, parsed by the driver). */
@@ -39,21 +39,8 @@ export interface ChainRow {
   value: string;
 }
 
-/** The run and task-result rows this store reads, as every SQL store shapes them. */
-export type { RunRow, TaskResultRow, ThreadRow };
-
-/** The columns an interrupt record is rebuilt from. */
-export interface InterruptRow extends InterruptColumns {
-  record: string;
-  answer: string | null;
-  answered_by: string | null;
-  answered_at: string | null;
-  /** The encoded approval policy and approvals (migration 7; NULL or absent: none). */
-  policy?: string | null;
-  approvals?: string | null;
-  /** The ladder step reached (migration 10; NULL or absent: none). */
-  stage?: string | null;
-}
+/** The thread, run, task-result and interrupt rows this store reads, as every SQL store shapes them. */
+export type { InterruptRow, RunRow, TaskResultRow, ThreadRow };
 
 /** Thirteen parallel arrays, one per interrupt column, for an `unnest` upsert. */
 export type InterruptArrays = (string | null)[][];

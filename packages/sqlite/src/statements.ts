@@ -8,6 +8,7 @@ import type {
   EncodedRunRow as RunRow,
   EncodedTaskResultRow as TaskResultRow,
   EncodedCheckpointRow,
+  EncodedInterruptRow,
   EncodedThreadRow as ThreadRow,
 } from "@rein/core/store";
 
@@ -67,18 +68,11 @@ export interface PendingSummaryRow {
   oldestCreatedAt: string;
 }
 
-/** The columns an interrupt record is rebuilt from. */
-export interface InterruptRow extends InterruptColumns {
-  record: string;
-  answer: string | null;
-  answered_by: string | null;
-  answered_at: string | null;
-  /** The encoded approval policy and approvals (NULL: none). */
-  policy: string | null;
-  approvals: string | null;
-  /** The ladder step reached (NULL: none yet). */
-  stage: string | null;
-}
+/**
+ * The columns an interrupt record is rebuilt from: every SQL store's row, with the approval
+ * policy, approvals and ladder stage always selected here (NULL: none).
+ */
+export type InterruptRow = Required<EncodedInterruptRow>;
 
 /** Bind parameters of an interrupt upsert. */
 export interface InterruptParams extends InterruptColumns {

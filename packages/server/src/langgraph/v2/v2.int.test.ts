@@ -95,6 +95,31 @@ function suite(backend: Backend): void {
       sendCommand(base, TOKENS["alice"]!.token, threadId, body);
 
     /** A natively created fan-out thread, paused on both sub-agents through the SDK's transport. */
+    /**
+     * Another subscriber of the thread's events on `channels`, opened now: `heard` settles with
+     * what it hears until the root pauses again after an `input.answered` (a promise in an object,
+     * so awaiting the subscription does not wait for the events).
+     */
+    async function heardUntilPausedAgain(threadId: string, channels: string[]) {
+      const observer = await fetch(`${base}/threads/${threadId}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
+        body: JSON.stringify({ channels }),
+      });
+      let answeredSeen = false;
+      const heard = readSse(observer, (e) => {
+        const data = e.data as { method?: string; params?: { namespace: string[]; data: Json } };
+        if (data.method === "input.answered") answeredSeen = true;
+        return (
+          answeredSeen &&
+          data.method === "lifecycle" &&
+          data.params?.namespace.length === 0 &&
+          data.params.data["event"] === "interrupted"
+        );
+      });
+      return { heard };
+    }
+
     async function pausedFanout(threadId: string) {
       expect((await alice("POST", "/threads", { graph: "fanout", threadId })).status).toBe(201);
       const thread = sdk.threads.stream(threadId, { assistantId: "fanout" });
@@ -117,22 +142,7 @@ function suite(backend: Backend): void {
       expect(executionsOf("t-one", "refund")).toBe(1);
 
       // Another subscriber on the thread, opened after the pause: it must hear the answer.
-      const observer = await fetch(`${base}/threads/t-one/stream/events`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
-        body: JSON.stringify({ channels: ["input", "lifecycle"] }),
-      });
-      let answeredSeen = false;
-      const heard = readSse(observer, (e) => {
-        const data = e.data as { method?: string; params?: { namespace: string[]; data: Json } };
-        if (data.method === "input.answered") answeredSeen = true;
-        return (
-          answeredSeen &&
-          data.method === "lifecycle" &&
-          data.params?.namespace.length === 0 &&
-          data.params.data["event"] === "interrupted"
-        );
-      });
+      const { heard } = await heardUntilPausedAgain("t-one", ["input", "lifecycle"]);
 
       await thread.input.respond({
         namespace: research.namespace,
@@ -185,22 +195,13 @@ function suite(backend: Backend): void {
 
     it("a targeted answer streams the answered sub-agent's run to the thread's subscribers", async () => {
       const { thread, research, refund } = await pausedFanout("t-live");
-      const observer = await fetch(`${base}/threads/t-live/stream/events`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": TOKENS["alice"]!.token },
-        body: JSON.stringify({ channels: ["values", "updates", "lifecycle", "input", "tasks"] }),
-      });
-      let answeredSeen = false;
-      const heard = readSse(observer, (e) => {
-        const data = e.data as { method?: string; params?: { namespace: string[]; data: Json } };
-        if (data.method === "input.answered") answeredSeen = true;
-        return (
-          answeredSeen &&
-          data.method === "lifecycle" &&
-          data.params?.namespace.length === 0 &&
-          data.params.data["event"] === "interrupted"
-        );
-      });
+      const { heard } = await heardUntilPausedAgain("t-live", [
+        "values",
+        "updates",
+        "lifecycle",
+        "input",
+        "tasks",
+      ]);
       await thread.input.respond({
         namespace: research.namespace,
         interrupt_id: research.interruptId,
