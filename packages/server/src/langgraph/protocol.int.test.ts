@@ -5,6 +5,7 @@
  * questions are answered one at a time without re-running the sibling, and ambiguous, stale or
  * misplaced answers are refused with nothing changed.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import {
@@ -297,6 +298,14 @@ function suite(backend: Backend): void {
         detail: expect.any(String) as string,
       });
       const admin = sdk(server, TOKENS["admin"]!.token);
+      // Deleting a run is not served (a run's checkpoints are its thread's history): 501 naming
+      // it, even to an admin, and nothing changes.
+      const runDelete = await refusal(admin.runs.delete(thread.thread_id, randomUUID()));
+      expect(runDelete.status).toBe(501);
+      expect(runDelete.body).toMatchObject({
+        error: "not_implemented",
+        details: { feature: "Deleting a run" },
+      });
       await admin.threads.delete(thread.thread_id);
       expect(await snapshotStore(server.store)).toBe(before);
     });
